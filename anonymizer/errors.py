@@ -1,0 +1,64 @@
+"""Errors of the anonymizer, one class per phase, each building its message from fields.
+
+Every error a user can cause derives from :class:`AnonymizerError`; input errors also
+derive from ``ValueError`` so that generic callers can catch them as such.
+"""
+
+from __future__ import annotations
+
+
+class AnonymizerError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+class SpecError(AnonymizerError, ValueError):
+    """A release spec or a call's arguments are invalid.
+
+    Args:
+        field: dotted path of the offending field, e.g. ``columns.age.type``.
+        problem: what is wrong, as a sentence fragment.
+        value: the offending value, if any (shown with ``repr``).
+    """
+
+    def __init__(self, field: str, problem: str, value: object = ...):
+        self.field, self.problem, self.value = field, problem, value
+        shown = "" if value is ... else f" (got {value!r})"
+        super().__init__(f"{field}: {problem}{shown}")
+
+
+class DataError(AnonymizerError, ValueError):
+    """The data does not fit the spec (missing table, NULLs, empty table, k above rows)."""
+
+    def __init__(self, table: str, problem: str):
+        self.table, self.problem = table, problem
+        super().__init__(f"table {table}: {problem}")
+
+
+class TemplateError(AnonymizerError):
+    """A SQL template is missing, fails to render, or its statement fails in DuckDB."""
+
+    def __init__(self, template: str, problem: str):
+        self.template, self.problem = template, problem
+        super().__init__(f"template {template}: {problem}")
+
+
+class UnsupportedError(AnonymizerError):
+    """A combination the engine does not offer (e.g. an algorithm option for a model)."""
+
+
+class PrivacyCheckFailed(AnonymizerError):
+    """The candidate output does not satisfy a declared privacy model; nothing is published.
+
+    Args:
+        model: the model as text, e.g. ``5-anonymity``.
+        achieved: the figure measured on the candidate.
+        classes: how many equivalence classes fail.
+    """
+
+    def __init__(self, model: str, achieved: object, classes: int, view: str | None = None):
+        self.model, self.achieved, self.classes, self.view = model, achieved, classes, view
+        where = f" for {view}" if view else ""
+        super().__init__(
+            f"verification failed{where}: {model} does not hold "
+            f"({classes} equivalence class(es) fail, achieved {achieved}); nothing was published"
+        )

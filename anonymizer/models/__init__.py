@@ -1,0 +1,27 @@
+"""Privacy models as SQL checks, one class per model (see :mod:`.base` for the contract)."""
+
+from __future__ import annotations
+
+from .base import PrivacyModel
+from .catalog import (
+    AlphaKAnonymity,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    KAnonymity,
+    RecursiveCLDiversity,
+    TCloseness,
+    build_model,
+    MODEL_TYPES,
+)
+
+__all__ = [
+    "PrivacyModel",
+    "KAnonymity",
+    "DistinctLDiversity",
+    "EntropyLDiversity",
+    "RecursiveCLDiversity",
+    "TCloseness",
+    "AlphaKAnonymity",
+    "build_model",
+    "MODEL_TYPES",
+]

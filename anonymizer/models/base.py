@@ -1,0 +1,46 @@
+"""The interface every privacy model implements.
+
+A model decides, for one equivalence class, whether it is safe, and measures a figure.
+All models read the same input, a *histogram* relation ``(gid, s, n)``: ``n`` rows of the
+group ``gid`` carry sensitive value ``s`` (for models without a sensitive attribute,
+``s`` is constant). The same SQL therefore checks published classes (verification),
+candidate halves of a Mondrian split, and generalized classes of a lattice node.
+
+A model's template (``templates/models/<template>.sql.j2``) renders a ``SELECT gid,
+figure, ok`` over ``{{ hist }}``; models that compare with the whole table (t-closeness)
+also read ``{{ glob }}``, the table-wide distribution ``(s, p, rnk)``. Parameters are
+bound, named ``$<prefix>_<name>`` so that several models can share one statement.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class PrivacyModel:
+    """Base class: parameters are frozen fields; subclasses set the class attributes."""
+
+    #: template under ``templates/models/`` rendering ``gid, figure, ok`` per group.
+    template: ClassVar[str] = ""
+    #: how the per-class figures combine into the table's figure: ``min`` or ``max``.
+    figure_agg: ClassVar[str] = "min"
+    #: whether a model that holds for a partition holds for any union of its parts
+    #: (lets a lattice search prune, and lets Mondrian stop at the first failing split).
+    monotonic: ClassVar[bool] = True
+    #: whether the check needs the table-wide distribution ``glob``.
+    needs_global: ClassVar[bool] = False
+
+    @property
+    def sensitive(self) -> str | None:
+        """The sensitive attribute this model protects, or ``None``."""
+        return getattr(self, "attribute", None)
+
+    def params(self, prefix: str) -> dict[str, Any]:
+        """Bound parameters for this model's template, named ``<prefix>_<field>``."""
+        return {f"{prefix}_{k}": v for k, v in self.values().items()}
+
+    def values(self) -> dict[str, Any]:
+        """The model's numeric parameters by name (``k``, ``l``, ``c``, ``t``, ``alpha``)."""
+        raise NotImplementedError

@@ -1,0 +1,222 @@
+"""The privacy models, one frozen class each, and :func:`build_model` from a spec entry.
+
+Citations: k-anonymity (Sweeney 2002); distinct, entropy and recursive (c,l)-diversity
+(Machanavajjhala et al. 2007, Defs. 4.1 and 4.2 and the distinct variant); t-closeness
+with the Earth Mover's Distance, equal, ordered and hierarchical ground distances (Li,
+Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from ..errors import SpecError
+from .base import PrivacyModel
+
+
+@dataclass(frozen=True)
+class KAnonymity(PrivacyModel):
+    """Every equivalence class holds at least ``k`` rows. Figure: smallest class size."""
+
+    k: int
+    template: ClassVar[str] = "models/k_anonymity.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"k": self.k}
+
+    def __str__(self) -> str:
+        return f"{self.k}-anonymity"
+
+
+@dataclass(frozen=True)
+class DistinctLDiversity(PrivacyModel):
+    """Every class has at least ``l`` distinct sensitive values. Figure: fewest distinct."""
+
+    l: int
+    attribute: str
+    template: ClassVar[str] = "models/distinct_l_diversity.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"l": self.l}
+
+    def __str__(self) -> str:
+        return f"distinct-{self.l}-diversity on {self.attribute!r}"
+
+
+@dataclass(frozen=True)
+class EntropyLDiversity(PrivacyModel):
+    """Every class has entropy ``-sum p log p >= log l``. Figure: ``exp`` of the smallest entropy."""
+
+    l: float
+    attribute: str
+    template: ClassVar[str] = "models/entropy_l_diversity.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"l": float(self.l), "log_l": math.log(self.l)}
+
+    def __str__(self) -> str:
+        return f"entropy-{self.l:g}-diversity on {self.attribute!r}"
+
+
+@dataclass(frozen=True)
+class RecursiveCLDiversity(PrivacyModel):
+    """Every class has ``r_1 < c (r_l + ... + r_m)`` for its sorted counts ``r_i``.
+
+    Figure: the largest ``l`` for which every class satisfies the inequality at this ``c``.
+    """
+
+    c: float
+    l: int
+    attribute: str
+    template: ClassVar[str] = "models/recursive_cl_diversity.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"c": float(self.c), "l": self.l}
+
+    def __str__(self) -> str:
+        return f"recursive-({self.c:g},{self.l})-diversity on {self.attribute!r}"
+
+
+@dataclass(frozen=True)
+class TCloseness(PrivacyModel):
+    """Every class's sensitive distribution is within EMD ``t`` of the table's.
+
+    ``distance``: ``equal`` (categorical), ``ordered`` (values in their order) or
+    ``hierarchical`` (ground distance by the sensitive attribute's hierarchy).
+    Figure: the largest EMD of any class. Not monotonic in general (Li et al. 2007
+    prove it for generalization, which is what we use it for), so it is marked monotonic.
+    """
+
+    t: float
+    attribute: str
+    distance: str = "equal"
+    figure_agg: ClassVar[str] = "max"
+    needs_global: ClassVar[bool] = True
+
+    @property
+    def template(self) -> str:  # type: ignore[override]
+        return f"models/t_closeness_{self.distance}.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"t": float(self.t)}
+
+    def __str__(self) -> str:
+        return f"{self.t:g}-closeness ({self.distance} distance) on {self.attribute!r}"
+
+
+@dataclass(frozen=True)
+class AlphaKAnonymity(PrivacyModel):
+    """Every class has at least ``k`` rows and no sensitive value (or the given ``value``)
+    above relative frequency ``alpha`` (Wong et al. 2006). Figure: largest frequency."""
+
+    alpha: float
+    k: int
+    attribute: str
+    value: str | None = None
+    template: ClassVar[str] = "models/alpha_k_anonymity.sql.j2"
+    figure_agg: ClassVar[str] = "max"
+
+    def values(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"alpha": float(self.alpha), "k": self.k}
+        if self.value is not None:
+            out["value"] = self.value
+        return out
+
+    def __str__(self) -> str:
+        on = f", value {self.value!r}" if self.value is not None else ""
+        return f"({self.alpha:g},{self.k})-anonymity on {self.attribute!r}{on}"
+
+
+def _num(entry: dict, key: str, where: str, kind: type, low: float, high: float | None = None,
+         strict_low: bool = False):
+    if key not in entry:
+        raise SpecError(f"{where}.{key}", "is required")
+    value = entry[key]
+    ok_type = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind is int:
+        ok_type = isinstance(value, int) and not isinstance(value, bool)
+    if not ok_type:
+        raise SpecError(f"{where}.{key}", f"must be a {'whole number' if kind is int else 'number'}", value)
+    too_low = value <= low if strict_low else value < low
+    if too_low or (high is not None and value > high):
+        bound = f"{'>' if strict_low else '>='} {low}" + (f" and <= {high}" if high is not None else "")
+        raise SpecError(f"{where}.{key}", f"must be {bound}", value)
+    return value
+
+
+def _attr(entry: dict, where: str) -> str:
+    value = entry.get("sensitive")
+    if not isinstance(value, str) or not value:
+        raise SpecError(f"{where}.sensitive", "must name a sensitive column", value)
+    return value
+
+
+def _k(e, w):
+    return KAnonymity(_num(e, "k", w, int, 1))
+
+
+def _distinct(e, w):
+    return DistinctLDiversity(_num(e, "l", w, int, 1), _attr(e, w))
+
+
+def _entropy(e, w):
+    return EntropyLDiversity(_num(e, "l", w, float, 1), _attr(e, w))
+
+
+def _recursive(e, w):
+    return RecursiveCLDiversity(_num(e, "c", w, float, 0, strict_low=True), _num(e, "l", w, int, 2), _attr(e, w))
+
+
+def _t(e, w):
+    distance = e.get("distance", "equal")
+    if distance not in ("equal", "ordered", "hierarchical"):
+        raise SpecError(f"{w}.distance", "must be one of equal, ordered, hierarchical", distance)
+    return TCloseness(_num(e, "t", w, float, 0, 1), _attr(e, w), distance)
+
+
+def _alpha_k(e, w):
+    value = e.get("value")
+    if value is not None and not isinstance(value, (str, int, float)):
+        raise SpecError(f"{w}.value", "must be a single sensitive value", value)
+    return AlphaKAnonymity(_num(e, "alpha", w, float, 0, 1, strict_low=True), _num(e, "k", w, int, 1),
+                           _attr(e, w), None if value is None else str(value))
+
+
+#: spec ``type`` -> builder taking (entry, field path); aliases included.
+MODEL_TYPES = {
+    "k-anonymity": _k,
+    "distinct-l-diversity": _distinct,
+    "entropy-l-diversity": _entropy,
+    "recursive-cl-diversity": _recursive,
+    "t-closeness": _t,
+    "alpha-k-anonymity": _alpha_k,
+}
+
+_KEYS = {
+    "k-anonymity": {"k"},
+    "distinct-l-diversity": {"l", "sensitive"},
+    "entropy-l-diversity": {"l", "sensitive"},
+    "recursive-cl-diversity": {"c", "l", "sensitive"},
+    "t-closeness": {"t", "sensitive", "distance"},
+    "alpha-k-anonymity": {"alpha", "k", "sensitive", "value"},
+}
+
+
+def build_model(entry: Any, where: str) -> PrivacyModel:
+    """Build a model from a spec entry such as ``{"type": "k-anonymity", "k": 5}``.
+
+    Example:
+        >>> str(build_model({"type": "distinct-l-diversity", "l": 3, "sensitive": "disease"}, "models[0]"))
+        "distinct-3-diversity on 'disease'"
+    """
+    if not isinstance(entry, dict):
+        raise SpecError(where, "must be a mapping with a 'type'", entry)
+    kind = str(entry.get("type", "")).replace("_", "-").lower()
+    if kind not in MODEL_TYPES:
+        raise SpecError(f"{where}.type", f"must be one of {', '.join(MODEL_TYPES)}", entry.get("type"))
+    extra = set(entry) - _KEYS[kind] - {"type"}
+    if extra:
+        raise SpecError(f"{where}.{sorted(extra)[0]}", f"is not an option of {kind}")
+    return MODEL_TYPES[kind](entry, where)

@@ -1,0 +1,353 @@
+"""The release spec: what to anonymize, how, and where to publish it.
+
+A spec is a YAML file or a dict, validated completely before the first query. Errors name
+the field (``columns.age.role``) and the value. A spec looks like::
+
+    release: adult_k5
+    source: {table: adult}            # or {path: adult.csv, table: adult, delimiter: ';'}
+    columns:
+      age: {role: quasi, type: numeric, hierarchy: {intervals: [5, 10, 20]}}
+      education: {role: quasi, hierarchy: {csv: hierarchies/education.csv}}
+      sex: {role: quasi, order: [Female, Male]}
+      occupation: {role: sensitive}
+      fnlwgt: {role: identifier}      # dropped
+      salary: {role: insensitive}     # passed through
+    models:
+      - {type: k-anonymity, k: 5}
+      - {type: distinct-l-diversity, l: 2, sensitive: occupation}
+    algorithm: {name: mondrian}       # or {name: full-domain, levels: {age: 1}}
+    suppression_limit: 0.0            # fraction of rows that may be suppressed
+    nulls: error                      # or suppress: rows with a NULL QI are suppressed
+    output: {view: adult, schema: published}
+
+Every source column needs a role, unless ``default_role`` says what unlisted columns are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import yaml
+
+from .errors import SpecError
+from .models import PrivacyModel, build_model
+
+ROLES = ("identifier", "quasi", "sensitive", "insensitive")
+TYPES = ("numeric", "categorical")
+ALGORITHMS = ("mondrian", "full-domain")
+NULL_POLICIES = ("error", "suppress")
+
+
+@dataclass(frozen=True)
+class Hierarchy:
+    """A generalization hierarchy: ``csv`` (ARX format ``value;level1;...``) or
+    ``intervals`` (numeric widths per level, the last level ``*``)."""
+
+    kind: str
+    path: Path | None = None
+    widths: tuple[float, ...] = ()
+    delimiter: str = ";"
+
+
+@dataclass(frozen=True)
+class Column:
+    """One source column and its role. ``type`` is ``None`` until resolved from the table."""
+
+    name: str
+    role: str
+    type: str | None = None
+    hierarchy: Hierarchy | None = None
+    order: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the data is: an existing ``table`` (in ``schema``), or a CSV/Parquet ``path``
+    loaded into ``table``."""
+
+    table: str
+    schema: str | None = None
+    path: Path | None = None
+    delimiter: str | None = None
+    header: bool = True
+    null_string: str | None = None
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    """The algorithm and its options."""
+
+    name: str
+    relaxed: bool = False
+    levels: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Output:
+    """Where the release goes: ``schema.view`` points at ``snapshot_schema.<view>__v<N>``."""
+
+    view: str
+    schema: str = "published"
+    snapshot_schema: str = "_anon_releases"
+
+
+@dataclass(frozen=True)
+class ReleaseSpec:
+    """A validated release spec."""
+
+    release: str
+    source: Source
+    columns: tuple[Column, ...]
+    models: tuple[PrivacyModel, ...]
+    algorithm: Algorithm
+    suppression_limit: float = 0.0
+    nulls: str = "error"
+    default_role: str | None = None
+    output: Output = field(default_factory=lambda: Output("release"))
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    # -- views --------------------------------------------------------------------
+    def by_role(self, role: str) -> tuple[Column, ...]:
+        return tuple(c for c in self.columns if c.role == role)
+
+    @property
+    def quasi(self) -> tuple[Column, ...]:
+        return self.by_role("quasi")
+
+    @property
+    def sensitive(self) -> tuple[Column, ...]:
+        return self.by_role("sensitive")
+
+    @property
+    def k(self) -> int:
+        """The largest k any model demands (1 if none does)."""
+        return max([getattr(m, "k", 1) for m in self.models] or [1])
+
+    def spec_hash(self) -> str:
+        """A stable hash of the spec as written (key order does not matter)."""
+        text = json.dumps(self.raw, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+# -- parsing ---------------------------------------------------------------------
+def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> ReleaseSpec:
+    """Read and validate a spec from a YAML file path, YAML text, or a dict.
+
+    Relative paths inside the spec resolve against the spec file's folder (or
+    ``base_dir``, or the working directory for dicts).
+
+    Example:
+        >>> s = load_spec({"release": "r", "source": {"table": "t"},
+        ...     "columns": {"a": {"role": "quasi"}}, "models": [{"type": "k-anonymity", "k": 2}]})
+        >>> s.algorithm.name, s.output.view, str(s.models[0])
+        ('mondrian', 'r', '2-anonymity')
+    """
+    if isinstance(source, Mapping):
+        data, base = dict(source), Path(base_dir or ".")
+    else:
+        text, base = _read_text(source, base_dir)
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
+            raise SpecError(where, f"malformed YAML: {getattr(exc, 'problem', exc)}") from exc
+    if not isinstance(data, dict):
+        raise SpecError("spec", "must be a mapping of fields (release, source, columns, models, ...)", data)
+    return parse_spec(data, base)
+
+
+def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:
+    path = Path(source)
+    if isinstance(source, Path) or (len(str(source)) < 4096 and "\n" not in str(source)):
+        if not path.is_file():
+            raise SpecError("spec", "no such file", str(source))
+        return path.read_text(), Path(base_dir or path.parent)
+    return str(source), Path(base_dir or ".")
+
+
+_TOP = {"release", "source", "columns", "models", "algorithm", "suppression_limit", "nulls",
+        "default_role", "output", "description"}
+
+
+def parse_spec(data: dict, base: Path) -> ReleaseSpec:
+    """Validate a spec dict (see the module docstring) and return a :class:`ReleaseSpec`."""
+    unknown = set(data) - _TOP
+    if unknown:
+        raise SpecError(sorted(unknown)[0], f"is not a spec field (fields: {', '.join(sorted(_TOP))})")
+    release = _name(data.get("release"), "release")
+    columns = _columns(data.get("columns"), base)
+    default_role = data.get("default_role")
+    if default_role is not None and default_role not in ROLES:
+        raise SpecError("default_role", f"must be one of {', '.join(ROLES)}", default_role)
+    if not any(c.role == "quasi" for c in columns):
+        raise SpecError("columns", "at least one column must have role 'quasi'")
+    models = _models(data.get("models"), columns)
+    suppression = data.get("suppression_limit", 0.0)
+    if isinstance(suppression, bool) or not isinstance(suppression, (int, float)) or not 0 <= suppression <= 1:
+        raise SpecError("suppression_limit", "must be a fraction of rows between 0 and 1", suppression)
+    nulls = data.get("nulls", "error")
+    if nulls not in NULL_POLICIES:
+        raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
+    return ReleaseSpec(
+        release=release,
+        source=_source(data.get("source"), base, release),
+        columns=columns,
+        models=models,
+        algorithm=_algorithm(data.get("algorithm", {"name": "mondrian"}), columns),
+        suppression_limit=float(suppression),
+        nulls=nulls,
+        default_role=default_role,
+        output=_output(data.get("output", {}), release),
+        raw=data,
+    )
+
+
+def _name(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(where, "must be a non-empty name", value)
+    if len(value) > 120:
+        raise SpecError(where, "must be at most 120 characters", value)
+    return value
+
+
+def _mapping(value: Any, where: str, keys: set[str]) -> dict:
+    if not isinstance(value, dict):
+        raise SpecError(where, "must be a mapping", value)
+    extra = set(value) - keys
+    if extra:
+        raise SpecError(f"{where}.{sorted(extra)[0]}", f"is not an option here (options: {', '.join(sorted(keys))})")
+    return value
+
+
+def _source(value: Any, base: Path, release: str) -> Source:
+    if isinstance(value, str):
+        value = {"table": value}
+    v = _mapping(value, "source", {"table", "schema", "path", "delimiter", "header", "null_string"})
+    if "path" in v:
+        path = Path(str(v["path"]))
+        path = path if path.is_absolute() else base / path
+        if path.suffix.lower() not in (".csv", ".parquet", ".gz", ".tsv"):
+            raise SpecError("source.path", "must be a .csv, .tsv, .csv.gz or .parquet file", str(v["path"]))
+        if not path.is_file():
+            raise SpecError("source.path", "no such file", str(path))
+        return Source(table=_name(v.get("table", release), "source.table"), schema=v.get("schema"), path=path,
+                      delimiter=v.get("delimiter"), header=bool(v.get("header", True)),
+                      null_string=v.get("null_string"))
+    if "table" not in v:
+        raise SpecError("source", "needs a 'table' (or a 'path' to a CSV/Parquet file)")
+    schema = v.get("schema")
+    if schema is not None:
+        _name(schema, "source.schema")
+    return Source(table=_name(v["table"], "source.table"), schema=schema)
+
+
+def _columns(value: Any, base: Path) -> tuple[Column, ...]:
+    if not isinstance(value, dict) or not value:
+        raise SpecError("columns", "must map each column name to its role", value)
+    seen: dict[str, str] = {}
+    out = []
+    for name, entry in value.items():
+        where = f"columns.{name}"
+        name = _name(name, "columns")
+        if name.lower() in seen:
+            raise SpecError(where, f"duplicates column {seen[name.lower()]!r} (names are case-insensitive)")
+        seen[name.lower()] = name
+        if isinstance(entry, str):
+            entry = {"role": entry}
+        e = _mapping(entry, where, {"role", "type", "hierarchy", "order"})
+        role = e.get("role")
+        if role not in ROLES:
+            raise SpecError(f"{where}.role", f"must be one of {', '.join(ROLES)}", role)
+        ctype = e.get("type")
+        if ctype is not None and ctype not in TYPES:
+            raise SpecError(f"{where}.type", f"must be one of {', '.join(TYPES)}", ctype)
+        order = e.get("order")
+        if order is not None:
+            if not isinstance(order, list) or not order or len(set(map(str, order))) != len(order):
+                raise SpecError(f"{where}.order", "must be a list of distinct values", order)
+            order = tuple(str(o) for o in order)
+        hierarchy = _hierarchy(e.get("hierarchy"), f"{where}.hierarchy", base) if "hierarchy" in e else None
+        if (order or hierarchy) and role not in ("quasi", "sensitive"):
+            raise SpecError(where, "only quasi-identifiers and sensitive columns take a hierarchy or an order")
+        if hierarchy and hierarchy.kind == "intervals" and ctype == "categorical":
+            raise SpecError(f"{where}.hierarchy", "intervals need a numeric column")
+        out.append(Column(name, role, ctype, hierarchy, order))
+    return tuple(out)
+
+
+def _hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
+    if isinstance(value, str):
+        value = {"csv": value}
+    v = _mapping(value, where, {"csv", "intervals", "delimiter"})
+    if ("csv" in v) == ("intervals" in v):
+        raise SpecError(where, "needs exactly one of 'csv' (a file) or 'intervals' (widths per level)")
+    if "csv" in v:
+        path = Path(str(v["csv"]))
+        path = path if path.is_absolute() else base / path
+        if not path.is_file():
+            raise SpecError(f"{where}.csv", "no such file", str(path))
+        return Hierarchy("csv", path=path, delimiter=str(v.get("delimiter", ";")))
+    widths = v["intervals"]
+    if (not isinstance(widths, list) or not widths
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0 for w in widths)
+            or list(widths) != sorted(widths)):
+        raise SpecError(f"{where}.intervals", "must be a list of increasing positive widths", widths)
+    return Hierarchy("intervals", widths=tuple(float(w) for w in widths))
+
+
+def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]:
+    if not isinstance(value, list) or not value:
+        raise SpecError("models", "must be a non-empty list of privacy models", value)
+    models = tuple(build_model(entry, f"models[{i}]") for i, entry in enumerate(value))
+    roles = {c.name: c.role for c in columns}
+    for i, m in enumerate(models):
+        if m.sensitive is not None and roles.get(m.sensitive) != "sensitive":
+            raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive'", m.sensitive)
+    return models
+
+
+def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
+    if isinstance(value, str):
+        value = {"name": value}
+    v = _mapping(value, "algorithm", {"name", "relaxed", "levels"})
+    name = str(v.get("name", "mondrian")).replace("_", "-")
+    if name not in ALGORITHMS:
+        raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
+    relaxed = v.get("relaxed", False)
+    if not isinstance(relaxed, bool):
+        raise SpecError("algorithm.relaxed", "must be true or false", relaxed)
+    levels = v.get("levels", {})
+    quasi = {c.name: c for c in columns if c.role == "quasi"}
+    if name == "full-domain":
+        if not isinstance(levels, dict):
+            raise SpecError("algorithm.levels", "must map each quasi-identifier to a hierarchy level", levels)
+        for q, col in quasi.items():
+            if q not in levels:
+                raise SpecError(f"algorithm.levels.{q}", "is required for full-domain generalization")
+            if col.hierarchy is None and levels[q] != 0:
+                raise SpecError(f"columns.{q}.hierarchy", "is required to generalize to a level above 0")
+        for q, lv in levels.items():
+            if q not in quasi:
+                raise SpecError(f"algorithm.levels.{q}", "is not a quasi-identifier")
+            if not isinstance(lv, int) or isinstance(lv, bool) or lv < 0:
+                raise SpecError(f"algorithm.levels.{q}", "must be a whole number >= 0", lv)
+    elif levels:
+        raise SpecError("algorithm.levels", "only applies to full-domain generalization")
+    return Algorithm(name, relaxed, dict(levels))
+
+
+def _output(value: Any, release: str) -> Output:
+    v = _mapping(value or {}, "output", {"view", "schema", "snapshot_schema"})
+    out = Output(
+        view=_name(v.get("view", release), "output.view"),
+        schema=_name(v.get("schema", "published"), "output.schema"),
+        snapshot_schema=_name(v.get("snapshot_schema", "_anon_releases"), "output.snapshot_schema"),
+    )
+    if out.schema == out.snapshot_schema:
+        raise SpecError("output.snapshot_schema", "must differ from output.schema", out.snapshot_schema)
+    return out
