@@ -329,8 +329,6 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         for q, col in quasi.items():
             if q not in levels:
                 raise SpecError(f"algorithm.levels.{q}", "is required for full-domain generalization")
-            if col.hierarchy is None and levels[q] != 0:
-                raise SpecError(f"columns.{q}.hierarchy", "is required to generalize to a level above 0")
         for q, lv in levels.items():
             if q not in quasi:
                 raise SpecError(f"algorithm.levels.{q}", "is not a quasi-identifier")
