@@ -2,6 +2,7 @@
 
 from .errors import AnonymizerError, DataError, PrivacyCheckFailed, SpecError, TemplateError
 from .spec import ReleaseSpec, load_spec
+from .api import anonymize
 
 __all__ = ["AnonymizerError", "DataError", "PrivacyCheckFailed", "SpecError", "TemplateError",
-           "ReleaseSpec", "load_spec"]
+           "ReleaseSpec", "load_spec", "anonymize"]

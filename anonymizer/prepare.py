@@ -145,10 +145,13 @@ def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> 
     return replace(spec, columns=tuple(resolved))
 
 
-def prepare(engine: Engine, spec: ReleaseSpec) -> Plan:
-    """Load and check the source, code the QIs and build ``base`` (see module docstring)."""
+def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
+    """Load and check the source, code the QIs and build ``base`` (see module docstring).
+
+    ``source``: the quoted source relation when the caller already loaded it.
+    """
     engine.open_work()
-    source = load_source(engine, spec)
+    source = source or load_source(engine, spec)
     spec = resolve_columns(spec, describe(engine, source), source)
     rows, nulls = _null_counts(engine, spec, source)
     plan = Plan(spec, source, rows, engine.work("base"), rows)
@@ -159,10 +162,7 @@ def prepare(engine: Engine, spec: ReleaseSpec) -> Plan:
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
     engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep,
-               where_sensitive=[ident(k.column.name) for k in plan.sensitive])
-    if plan.sensitive:
-        notnull = " AND ".join(f"{k.internal} IS NOT NULL" for k in plan.sensitive)
-        engine.execute(f"DELETE FROM {plan.base} WHERE NOT ({notnull})")
+               not_null=[ident(k.column.name) for k in plan.sensitive])
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")

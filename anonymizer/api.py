@@ -1,0 +1,53 @@
+"""The Python entry point: run a release spec on a DuckDB connection or a pandas DataFrame.
+
+Example:
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"age": [21, 22, 23, 24, 41, 42, 43, 44],
+    ...                    "disease": ["flu", "cold", "flu", "hiv", "cold", "flu", "hiv", "flu"]})
+    >>> r = anonymize({"release": "toy", "source": {"table": "patients"},
+    ...                "columns": {"age": "quasi", "disease": "sensitive"},
+    ...                "models": [{"type": "k-anonymity", "k": 4}]}, data=df)
+    >>> r.view, r.rows_out, r.measures["k"]
+    ('published.toy', 8, 4)
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import duckdb
+import pandas as pd
+
+from .release import ReleaseResult, run_release
+from .spec import ReleaseSpec, load_spec
+from .sqlnames import ident, table
+
+
+def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,
+              *, data: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None,
+              force: bool = False) -> ReleaseResult:
+    """Run ``spec`` (a :class:`ReleaseSpec`, a dict, or a YAML path) and publish the result.
+
+    Args:
+        con: the DuckDB connection holding the source; a new in-memory one if omitted.
+        data: a DataFrame to use as the source: it is copied into the spec's source table.
+    Returns:
+        The :class:`ReleaseResult`; ``result.con`` is the connection, so the published view
+        can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``).
+    """
+    parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
+    con = con if con is not None else duckdb.connect()
+    if data is not None:
+        src = parsed.source
+        name = table(src.schema, src.table) if src.schema else ident(src.table)
+        if src.schema:
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(src.schema)}")
+        con.register("__anonymizer_input", data)
+        try:
+            con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM __anonymizer_input")
+        finally:
+            con.unregister("__anonymizer_input")
+    result = run_release(parsed, con, progress=progress, force=force)
+    result.con = con  # type: ignore[attr-defined]
+    return result

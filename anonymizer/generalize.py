@@ -1,0 +1,75 @@
+"""Turn an algorithm's classes into the candidate release with readable generalized values.
+
+Each quasi-identifier ``age`` is published as ``age`` (a label: the value, ``[low, high]``,
+a hierarchy node or a value set ``{a, b}``) with machine-readable bounds: ``age_low`` and
+``age_high`` for numeric QIs, ``age_values`` (the list of covered values, in the
+generalization order) for categorical ones. ``eq_class`` numbers the equivalence classes.
+Sensitive and insensitive columns pass through under their names; identifiers are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .engine import Engine
+from .errors import SpecError
+from .prepare import Plan
+from .sqlnames import ident
+
+EQ_CLASS = "eq_class"
+
+
+@dataclass
+class Candidate:
+    """The candidate table in the work schema and the names it publishes."""
+
+    table: str                    # quoted work table (internal and published columns)
+    published: list[str]          # published column names, in order
+    qi_columns: list[str]         # the published label column of each QI
+    classes: int
+    rows: int
+
+
+def published_names(plan: Plan) -> tuple[list[str], list[str]]:
+    """The published column names (and the QI label names) of a plan, checked for clashes."""
+    names, labels = [EQ_CLASS], []
+    for q in plan.qis:
+        labels.append(q.name)
+        names += [q.name] + ([f"{q.name}_low", f"{q.name}_high"] if q.numeric else [f"{q.name}_values"])
+    names += [k.column.name for k in plan.sensitive + plan.passthrough]
+    seen: set[str] = set()
+    for n in names:
+        if n.lower() in seen:
+            raise SpecError(f"columns.{n}", "clashes with a generated output column (eq_class, <qi>_low, "
+                                            "<qi>_high, <qi>_values); rename the column or give it another role")
+        seen.add(n.lower())
+    return names, labels
+
+
+def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None) -> Candidate:
+    """Label every QI range of ``assign`` and join the candidate release.
+
+    Args:
+        assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
+        levels: for full-domain results, the hierarchy level of each QI (labels are that
+            level's nodes); ``None`` for Mondrian-style range labels.
+    """
+    published, labels = published_names(plan)
+    qis = []
+    for q in plan.qis:
+        target = engine.work(f"labels{q.index}")
+        ctx = dict(target=target, assign=assign, lo_col=f"__lo{q.index}", hi_col=f"__hi{q.index}",
+                   dom=q.dom, hier=q.hier, numeric=q.numeric)
+        if levels is None:
+            engine.run("generalize/range_labels.sql.j2", **ctx)
+        else:
+            engine.run("generalize/level_labels.sql.j2", {"level": levels[q.name]}, **ctx)
+        qis.append({"i": q.index, "labels": target, "numeric": q.numeric, "out": ident(q.name),
+                    "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
+                    "out_values": ident(f"{q.name}_values")})
+    kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
+    table = engine.work("candidate")
+    engine.run("generalize/candidate.sql.j2", target=table, base=plan.base, assign=assign, qis=qis,
+               kept=kept, eq_class=ident(EQ_CLASS))
+    rows, classes = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
+    return Candidate(table, published, labels, classes, rows)

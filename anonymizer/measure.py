@@ -1,0 +1,220 @@
+"""``anonymizer check``: measure the privacy of any table, in SQL.
+
+:func:`measure_table` reports, for a table and its quasi-identifiers (QIs): row and class
+counts, k (smallest equivalence class), the distribution of class sizes, prosecutor
+re-identification risk (El Emam and Dankar 2008: a record's risk is 1/|E| for its class E),
+and per sensitive attribute the figures of distinct, entropy and recursive (c,l)-diversity
+(Machanavajjhala et al. 2007), t-closeness (Li et al. 2007) and (alpha,k)-anonymity
+(Wong et al. 2006). Everything is computed by DuckDB; Python reads one row per model
+and at most a few dozen rows of the size distribution.
+
+Table names: a tuple or list gives the name's parts exactly (``("sales", "my.table")``);
+a string is split at dots into ``[catalog.]schema.table`` parts (``"sales.people"``). To
+name a table whose name itself contains a dot, pass a tuple.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable, Mapping, Sequence
+
+import duckdb
+
+from .engine import Engine, render
+from .errors import DataError, SpecError
+from .models.catalog import (
+    AlphaKAnonymity,
+    DistinctLDiversity,
+    EntropyLDiversity,
+    RecursiveCLDiversity,
+    TCloseness,
+)
+from .models.check import evaluate_all
+from .sqlnames import ident, table as qualified
+
+#: a record is "at risk" when its prosecutor risk 1/|E| is above this (classes below 5 rows,
+#: the threshold El Emam et al. use for public releases).
+RISK_THRESHOLD = 0.2
+#: at most this many distinct class sizes are listed one by one; beyond, sizes are bucketed.
+MAX_SIZE_ROWS = 20
+
+_ORDERED_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                  "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE",
+                  "TIME", "TIMESTAMP", "INTERVAL")
+
+
+def table_parts(name: str | Sequence[str]) -> tuple[str, ...]:
+    """Split a table name by the module's rule (see above).
+
+    Example:
+        >>> table_parts("sales.people"), table_parts(("a.b",))
+        (('sales', 'people'), ('a.b',))
+    """
+    if isinstance(name, str):
+        parts = tuple(name.split("."))
+    elif isinstance(name, (tuple, list)):
+        parts = tuple(name)
+    else:
+        raise SpecError("table", "must be a name or a tuple of name parts", name)
+    if not 1 <= len(parts) <= 3 or not all(isinstance(p, str) and p for p in parts):
+        raise SpecError("table", "must be [catalog.][schema.]table with non-empty parts", name)
+    return parts
+
+
+def _columns(con: duckdb.DuckDBPyConnection, rel: str, shown: str) -> dict[str, str]:
+    """Column name -> DuckDB type of the relation, or a DataError if it does not exist."""
+    try:
+        cur = con.execute(f"DESCRIBE SELECT * FROM {rel}")
+    except duckdb.CatalogException as exc:
+        raise DataError(shown, "does not exist") from exc
+    except duckdb.Error as exc:
+        raise DataError(shown, f"cannot be read: {exc}") from exc
+    return {row[0]: row[1] for row in cur.fetchall()}
+
+
+def _check_columns(cols: Mapping[str, str], wanted: Iterable[str], role: str, shown: str) -> None:
+    names = list(wanted)
+    for name in names:
+        if not isinstance(name, str) or not name:
+            raise SpecError(role, "must list column names", name)
+    missing = [n for n in names if n not in cols]
+    if missing:
+        raise SpecError(role, f"unknown column(s) {', '.join(map(repr, missing))} in table {shown}; "
+                              f"it has {', '.join(map(repr, cols))}")
+    if len(set(names)) != len(names):
+        raise SpecError(role, "lists a column twice", names)
+
+
+def _distance_for(name: str, col_type: str, distance: str | Mapping[str, str] | None) -> str:
+    chosen = distance.get(name) if isinstance(distance, Mapping) else distance
+    if chosen is None:
+        return "ordered" if col_type.upper().startswith(_ORDERED_TYPES) else "equal"
+    if chosen not in ("equal", "ordered", "hierarchical"):
+        raise SpecError(f"distance.{name}", "must be one of equal, ordered, hierarchical", chosen)
+    return chosen
+
+
+def _size_distribution(engine: Engine, sizes_sql: str) -> list[dict[str, int]]:
+    """Class sizes with their class and row counts; bucketed by powers of two when there
+    are more than :data:`MAX_SIZE_ROWS` distinct sizes."""
+    rows = engine.rows("metrics/size_distribution.sql.j2", {"max_rows": MAX_SIZE_ROWS},
+                       sizes=sizes_sql)
+    return [{"min_size": int(lo), "max_size": int(hi), "classes": int(c), "rows": int(r)}
+            for lo, hi, c, r in rows]
+
+
+def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis: Sequence[str],
+                  sensitive: Sequence[str] = (), c: float = 2.0,
+                  distance: str | Mapping[str, str] | None = None,
+                  hierarchies: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
+
+    Args:
+        con: an open DuckDB connection.
+        table: the table (see the module's naming rule).
+        qis: quasi-identifier column names (unquoted); an empty list makes the whole
+            table one class.
+        sensitive: sensitive column names.
+        c: the ``c`` of recursive (c,l)-diversity.
+        distance: the t-closeness ground distance, for all sensitive attributes (a
+            string) or per attribute (a mapping); by default ``ordered`` for numeric and
+            temporal columns and ``equal`` otherwise.
+        hierarchies: for ``hierarchical`` distance, attribute -> quoted relation
+            ``(s, level, node)`` (see ``templates/models/t_closeness_hierarchical.sql.j2``).
+
+    Returns:
+        a JSON-ready dict: ``table``, ``qis``, ``rows``, ``classes``, ``k``,
+        ``class_sizes`` (list of ``{min_size, max_size, classes, rows}``),
+        ``risk`` (``highest`` = 1/k, ``average`` = classes/rows, ``threshold``,
+        ``records_at_risk`` = rows whose risk 1/|E| is above the threshold, and
+        ``share_at_risk``), and ``sensitive``: ``{name: {distinct_l, entropy_l,
+        recursive_l, c, t, distance, alpha}}``.
+
+    Raises:
+        DataError: the table does not exist or is empty.
+        SpecError: unknown or repeated columns, a bad ``c`` or distance.
+    """
+    parts = table_parts(table)
+    shown = ".".join(parts)
+    rel = qualified(*parts)
+    cols = _columns(con, rel, shown)
+    _check_columns(cols, qis, "qis", shown)
+    _check_columns(cols, sensitive, "sensitive", shown)
+    if not isinstance(c, (int, float)) or isinstance(c, bool) or not c > 0:
+        raise SpecError("c", "must be a number > 0", c)
+    engine = Engine(con)
+    group_cols = [ident(q) for q in qis]
+    sizes_sql = render("models/class_sizes.sql.j2", source=rel, qis=group_cols)
+    rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",
+                                                {"threshold": RISK_THRESHOLD}, sizes=sizes_sql)
+    if not rows:
+        raise DataError(shown, "is empty: there is nothing to measure")
+    rows, classes, k, at_risk = int(rows), int(classes), int(k), int(at_risk)
+    result: dict[str, Any] = {
+        "table": shown,
+        "qis": list(qis),
+        "rows": rows,
+        "classes": classes,
+        "k": k,
+        "class_sizes": _size_distribution(engine, sizes_sql),
+        "risk": {
+            "highest": 1.0 / k,
+            "average": classes / rows,
+            "threshold": RISK_THRESHOLD,
+            "records_at_risk": at_risk,
+            "share_at_risk": at_risk / rows,
+        },
+        "sensitive": {},
+    }
+    models = []
+    dists = {}
+    for name in sensitive:
+        dists[name] = _distance_for(name, cols[name], distance)
+        models += [DistinctLDiversity(1, name), EntropyLDiversity(1, name),
+                   RecursiveCLDiversity(float(c), 2, name), TCloseness(1.0, name, dists[name]),
+                   AlphaKAnonymity(1.0, 1, name)]
+    if models:
+        hiers = dict(hierarchies or {})
+        found = evaluate_all(engine, models, rel, group_cols, {n: ident(n) for n in sensitive},
+                             hiers=hiers)
+        for i, name in enumerate(sensitive):
+            d, e, r, t, a = found[5 * i: 5 * i + 5]
+            result["sensitive"][name] = {
+                "distinct_l": int(d.figure),
+                "entropy_l": float(e.figure),
+                "recursive_l": int(r.figure),
+                "c": float(c),
+                "t": float(t.figure),
+                "distance": dists[name],
+                "alpha": float(a.figure),
+            }
+    return result
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}" if isinstance(x, float) and math.isfinite(x) else str(x)
+
+
+def format_measure(result: Mapping[str, Any]) -> str:
+    """A readable multi-line summary of :func:`measure_table`'s result."""
+    risk = result["risk"]
+    qis = ", ".join(result.get("qis", [])) or "(none: one class)"
+    lines = [
+        f"table {result.get('table', '?')}: {result['rows']} rows in {result['classes']} "
+        f"equivalence classes over {qis}",
+        f"  k-anonymity: k = {result['k']} (smallest class)",
+        f"  prosecutor risk: highest {_fmt(risk['highest'])}, average {_fmt(risk['average'])}; "
+        f"{risk['records_at_risk']} records ({risk['share_at_risk']:.1%}) in classes with risk "
+        f"above {_fmt(risk['threshold'])}",
+        "  class sizes:",
+    ]
+    for entry in result["class_sizes"]:
+        lo, hi = entry["min_size"], entry["max_size"]
+        size = f"{lo}" if lo == hi else f"{lo}-{hi}"
+        lines.append(f"    size {size:>11}: {entry['classes']} classes, {entry['rows']} rows")
+    for name, m in result.get("sensitive", {}).items():
+        lines.append(f"  sensitive {name!r}: distinct l = {m['distinct_l']}, "
+                     f"entropy l = {_fmt(m['entropy_l'])}, recursive ({_fmt(m['c'])},l) l = "
+                     f"{m['recursive_l']}, t = {_fmt(m['t'])} ({m['distance']} distance), "
+                     f"alpha = {_fmt(m['alpha'])}")
+    return "\n".join(lines)

@@ -1,0 +1,113 @@
+"""Publish a verified candidate: versioned snapshot, atomic view promotion, audit row.
+
+A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases."r__v<N>"``
+and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
+all in one transaction: if any step fails nothing changes, and what was published before
+stays as it was. Before promotion the snapshot is compared with the candidate by symmetric
+``EXCEPT ALL`` counts, so the view shows exactly the rows that passed verification.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from .engine import Engine
+from .errors import AnonymizerError
+from .sqlnames import ident, table
+from .spec import ReleaseSpec
+
+AUDIT = "_audit"
+
+
+@dataclass(frozen=True)
+class Published:
+    """Where a release went."""
+
+    version: int
+    view: str           # schema.view as text (unquoted, for people)
+    snapshot: str       # schema.table as text
+    unchanged: bool = False
+
+
+def audit_table(spec: ReleaseSpec) -> str:
+    """Quoted name of the audit table."""
+    return table(spec.output.snapshot_schema, AUDIT)
+
+
+def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
+    audit = audit_table(spec)
+    engine.run("publish/audit_table.sql.j2", schema=ident(spec.output.snapshot_schema), audit=audit)
+    return audit
+
+
+def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
+    """The latest audit row of this release, as a dict, or ``None``."""
+    row = engine.one("publish/latest.sql.j2", {"release": spec.release}, audit=ensure_audit(engine, spec))
+    if row is None:
+        return None
+    keys = ("version", "spec_hash", "source_fingerprint", "snapshot", "view_name", "figures",
+            "rows_in", "rows_out", "suppressed")
+    return dict(zip(keys, row))
+
+
+def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
+    """Rows and a content hash of the columns the spec reads."""
+    cols = [ident(c.name) for c in spec.columns]
+    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
+    return f"{rows}:{digest}"
+
+
+def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: str) -> Published | None:
+    """The current release if the spec and source are unchanged and its view still stands."""
+    last = latest(engine, spec)
+    if not last or last["spec_hash"] != spec_hash or last["source_fingerprint"] != source_print:
+        return None
+    view_exists = engine.execute(
+        "SELECT count(*) FROM duckdb_views() WHERE schema_name = $s AND view_name = $v",
+        {"s": spec.output.schema, "v": spec.output.view}).fetchone()[0]
+    snap_exists = engine.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = $s AND table_name = $t",
+        {"s": spec.output.snapshot_schema, "t": f"{spec.release}__v{last['version']}"}).fetchone()[0]
+    if not (view_exists and snap_exists):
+        return None
+    return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
+
+
+def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict) -> Published:
+    """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
+
+    Args:
+        candidate: quoted work table holding the verified candidate.
+        columns: the published column names.
+        record: audit values (spec_hash, fingerprint, algorithm, parameters, figures,
+            rows_in, rows_out, suppressed, timings).
+    """
+    audit = ensure_audit(engine, spec)
+    last = latest(engine, spec)
+    version = (last["version"] if last else 0) + 1
+    snap_name = f"{spec.release}__v{version}"
+    snapshot = table(spec.output.snapshot_schema, snap_name)
+    view = table(spec.output.schema, spec.output.view)
+    cols = [ident(c) for c in columns]
+    engine.execute("BEGIN TRANSACTION")
+    try:
+        engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols)
+        missing, extra = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot,
+                                    candidate=candidate, columns=cols)
+        if missing or extra:
+            raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
+                                  f"({missing} rows missing, {extra} extra); nothing was published")
+        engine.run("publish/promote.sql.j2", schema=ident(spec.output.schema), view=view, snapshot=snapshot)
+        params = {
+            "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
+            "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
+            **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
+            **{k: json.dumps(record[k], default=str) for k in ("parameters", "figures", "timings")},
+        }
+        engine.run("publish/audit_insert.sql.j2", params, audit=audit)
+        engine.execute("COMMIT")
+    except BaseException:
+        engine.execute("ROLLBACK")
+        raise
+    return Published(version, params["view_name"], params["snapshot"])

@@ -1,0 +1,168 @@
+"""Run a release end to end: plan, algorithm rounds, verification gate, publish, metrics.
+
+    spec --validate--> plan -> algorithm -> candidate -> verify (SQL) -> publish -> report
+
+Nothing is published unless every declared privacy model holds on the candidate, checked
+again in SQL on the published columns (what a reader of the view sees), and the
+suppressed rows stay within the spec's limit. Re-running an unchanged release (same spec,
+same hierarchy files, same source content) publishes nothing new and returns the current one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import duckdb
+
+from .algorithms import run_algorithm
+from .engine import Engine
+from .errors import PrivacyCheckFailed
+from .generalize import Candidate, build_candidate
+from .measure import measure_table
+from .metrics import utility_report
+from .models import KAnonymity
+from .models.check import evaluate_all
+from .prepare import Plan, load_source, prepare, resolve_columns, describe
+from .publish import Published, fingerprint, publish, unchanged
+from .spec import ReleaseSpec
+from .sqlnames import ident
+
+
+@dataclass
+class ReleaseResult:
+    """What a release did: where it went and every figure measured on it."""
+
+    release: str
+    version: int
+    view: str
+    snapshot: str
+    unchanged: bool
+    rows_in: int
+    rows_out: int
+    suppressed: int
+    classes: int
+    models: list[dict] = field(default_factory=list)
+    measures: dict = field(default_factory=dict)
+    utility: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    algorithm: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def spec_fingerprint(spec: ReleaseSpec) -> str:
+    """Hash of the spec as written plus the content of every hierarchy file it names."""
+    h = hashlib.sha256(spec.spec_hash().encode())
+    for col in spec.columns:
+        if col.hierarchy is not None and col.hierarchy.path is not None:
+            h.update(col.hierarchy.path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
+                progress: Callable[[str], None] | None = None, keep_work: bool = False,
+                force: bool = False) -> ReleaseResult:
+    """Anonymize ``spec``'s source in ``con`` and publish it (see module docstring).
+
+    Args:
+        force: publish a new version even when nothing changed.
+    Raises:
+        SpecError, DataError: bad spec or data (nothing is published).
+        PrivacyCheckFailed: the candidate fails a model or the suppression limit.
+    """
+    engine = Engine(con, progress=progress, keep_work=keep_work)
+    clock: dict[str, float] = {}
+    start = time.perf_counter()
+    with engine.workspace():
+        engine.say(f"release {spec.release}: loading {spec.source.table}")
+        source = load_source(engine, spec)
+        spec = resolve_columns(spec, describe(engine, source), source)
+        spec_hash, source_print = spec_fingerprint(spec), fingerprint(engine, spec, source)
+        current = None if force else unchanged(engine, spec, spec_hash, source_print)
+        if current is not None:
+            engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
+            return _unchanged_result(engine, spec, current)
+        clock["load"] = time.perf_counter() - start
+        t0 = time.perf_counter()
+        plan = prepare(engine, spec, source)
+        clock["prepare"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs")
+        result = run_algorithm(engine, plan)
+        clock["algorithm"] = time.perf_counter() - t0
+        suppressed = plan.null_suppressed + result.suppressed
+        _check_suppression(spec, plan, suppressed)
+        t0 = time.perf_counter()
+        levels = dict(spec.algorithm.levels) if spec.algorithm.name == "full-domain" else None
+        candidate = build_candidate(engine, plan, result.assign, levels)
+        clock["generalize"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        checks = verify(engine, plan, candidate)
+        clock["verify"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        measures = measure_table(con, candidate.table, candidate.qi_columns,
+                                 [k.column.name for k in plan.sensitive])
+        utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
+        clock["metrics"] = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        record = {
+            "spec_hash": spec_hash, "fingerprint": source_print, "algorithm": spec.algorithm.name,
+            "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
+                           "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
+            "figures": {"models": checks, "k": measures.get("k"), "utility": utility},
+            "rows_in": plan.rows, "rows_out": candidate.rows, "suppressed": suppressed, "timings": clock,
+        }
+        published = publish(engine, spec, candidate.table, candidate.published, record)
+        clock["publish"] = time.perf_counter() - t0
+        clock["total"] = time.perf_counter() - start
+        engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
+        return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
+                             plan.rows, candidate.rows, suppressed, candidate.classes, checks, measures,
+                             utility, clock, {"name": spec.algorithm.name, "rounds": result.rounds,
+                                              **result.notes})
+
+
+def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
+    """Re-check every declared model on the candidate's published QI columns.
+
+    Raises PrivacyCheckFailed for the first model that does not hold.
+    """
+    models = list(plan.spec.models)
+    if not any(isinstance(m, KAnonymity) for m in models):
+        models.insert(0, KAnonymity(1))
+    column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
+    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of)
+    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    for r in results:
+        if not r.holds:
+            raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
+    return [{"model": r.model, "figure": r.figure, "holds": r.holds} for r in results]
+
+
+def _check_suppression(spec: ReleaseSpec, plan: Plan, suppressed: int) -> None:
+    allowed = int(spec.suppression_limit * plan.rows)
+    if suppressed > allowed:
+        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
+                                 f"{suppressed} rows suppressed", 0,
+                                 f"{spec.output.schema}.{spec.output.view}")
+
+
+def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
+    return [{"lo_col": f"__lo{q.index}", "hi_col": f"__hi{q.index}", "dom": q.dom, "numeric": q.numeric,
+             "m": q.m, "name": q.name} for q in plan.qis]
+
+
+def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:
+    row = engine.execute(
+        "SELECT rows_in, rows_out, suppressed, figures, timings FROM "
+        f"{ident(spec.output.snapshot_schema)}.{ident('_audit')} WHERE release = $r AND version = $v",
+        {"r": spec.release, "v": current.version}).fetchone()
+    figures = json.loads(row[3]) if row[3] else {}
+    return ReleaseResult(spec.release, current.version, current.view, current.snapshot, True,
+                         row[0], row[1], row[2], 0, figures.get("models", []), {"k": figures.get("k")},
+                         figures.get("utility", {}), json.loads(row[4]) if row[4] else {})

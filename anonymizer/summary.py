@@ -1,0 +1,39 @@
+"""Readable summaries of a release for people (the CLI prints them; ``--json`` prints dicts)."""
+
+from __future__ import annotations
+
+from .release import ReleaseResult
+
+
+def _fmt(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def format_release(r: ReleaseResult) -> str:
+    """A short multi-line summary: where it went, rows, privacy achieved, utility, time."""
+    head = (f"release {r.release} v{r.version} " + ("unchanged: nothing new published" if r.unchanged
+                                                   else f"published as {r.view}"))
+    lines = [head, f"  snapshot      {r.snapshot}",
+             f"  rows          {r.rows_in} in, {r.rows_out} out, {r.suppressed} suppressed"
+             + (f" ({r.suppressed / r.rows_in:.2%})" if r.rows_in else "")]
+    if r.classes:
+        lines.append(f"  classes       {r.classes} (average size {r.rows_out / r.classes:.1f})")
+    m = r.measures or {}
+    if m.get("k") is not None:
+        lines.append(f"  achieved k    {m['k']}")
+    for name, s in (m.get("sensitive") or {}).items():
+        lines.append(f"  {name!s:<13} distinct l {_fmt(s.get('distinct_l'))}, entropy l {_fmt(s.get('entropy_l'))}, "
+                     f"recursive l (c=2) {_fmt(s.get('recursive_l'))}, t {_fmt(s.get('t'))}")
+    for model in r.models:
+        lines.append(f"  model         {model['model']}: {'holds' if model['holds'] else 'FAILS'} "
+                     f"(figure {_fmt(model['figure'])})")
+    u = r.utility or {}
+    if u:
+        lines.append("  utility       " + ", ".join(f"{k} {_fmt(v)}" for k, v in u.items()))
+    if r.timings:
+        total = r.timings.get("total", sum(r.timings.values()))
+        parts = ", ".join(f"{k} {v:.2f}s" for k, v in r.timings.items() if k != "total")
+        lines.append(f"  elapsed       {total:.2f}s ({parts})")
+    return "\n".join(lines)
