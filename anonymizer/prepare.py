@@ -60,6 +60,7 @@ class Kept:
     column: Column
     internal: str
     numeric: bool
+    hier: str | None = None   # quoted (s, level, node) table, for sensitive columns with a hierarchy file
 
 
 @dataclass
@@ -157,7 +158,8 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     plan = Plan(spec, source, rows, engine.work("base"), rows)
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, spec, source, i, col))
-    plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric") for j, c in enumerate(spec.sensitive)]
+    plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, j, c))
+                      for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
@@ -222,7 +224,17 @@ def _code_qi(engine: Engine, spec: ReleaseSpec, source: str, i: int, col: Column
     return QI(i, col, numeric, dom, hier, m, top, lo, hi)
 
 
-def _load_hierarchy(engine: Engine, i: int, path: Path, delim: str) -> tuple[str, int]:
+def _sensitive_hierarchy(engine: Engine, j: int, col: Column) -> str | None:
+    """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
+    if col.hierarchy is None or col.hierarchy.kind != "csv":
+        return None
+    leaves, levels = _load_hierarchy(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
+    target = engine.work(f"shier{j}")
+    engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)
+    return target
+
+
+def _load_hierarchy(engine: Engine, i: int | str, path: Path, delim: str) -> tuple[str, int]:
     raw, leaves = engine.work(f"hraw{i}"), engine.work(f"leaves{i}")
     engine.run("prepare/load_hierarchy.sql.j2", {"path": str(path), "delim": delim}, target=raw)
     ncols = len(describe(engine, raw))

@@ -134,6 +134,19 @@ class ReleaseSpec:
 
 
 # -- parsing ---------------------------------------------------------------------
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that rejects a key given twice in one mapping (PyYAML keeps the last)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise SpecError(f"line {key_node.start_mark.line + 1}", f"key {key!r} is given twice")
+            seen.add(key)
+        return super().construct_mapping(node, deep=deep)
+
+
 def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> ReleaseSpec:
     """Read and validate a spec from a YAML file path, YAML text, or a dict.
 
@@ -151,7 +164,7 @@ def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | Non
     else:
         text, base = _read_text(source, base_dir)
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"
@@ -304,10 +317,15 @@ def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]
     if not isinstance(value, list) or not value:
         raise SpecError("models", "must be a non-empty list of privacy models", value)
     models = tuple(build_model(entry, f"models[{i}]") for i, entry in enumerate(value))
-    roles = {c.name: c.role for c in columns}
+    by_name = {c.name: c for c in columns}
     for i, m in enumerate(models):
-        if m.sensitive is not None and roles.get(m.sensitive) != "sensitive":
+        if m.sensitive is None:
+            continue
+        col = by_name.get(m.sensitive)
+        if col is None or col.role != "sensitive":
             raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive'", m.sensitive)
+        if getattr(m, "distance", None) == "hierarchical" and (col.hierarchy is None or col.hierarchy.kind != "csv"):
+            raise SpecError(f"models[{i}].distance", f"hierarchical needs a hierarchy file on column {col.name!r}")
     return models
 
 

@@ -1,0 +1,104 @@
+"""Utility metrics of a candidate release, computed in SQL (one module per metric).
+
+The candidate contract (produced by the release engine): a relation with columns
+``__rid`` (row id), ``__cid`` (equivalence class id) and, for each quasi-identifier
+``i`` (0..d-1), ``__lo{i}`` and ``__hi{i}``: INTEGER codes into a domain table
+``dom{i}(code INTEGER 0..m_i-1, value, num DOUBLE)`` (``num`` is the numeric value of
+a numeric QI, NULL for a categorical one). Suppressed rows are absent from the
+candidate; the source's row count ``total_rows`` (N) is passed in.
+
+A QI is described by a dict ``{"lo_col", "hi_col", "dom", "numeric", "m"}`` with quoted
+column and relation names (see :func:`qi`).
+
+Metrics: :func:`~.ncp.ncp` (Xu et al. 2006), :func:`~.loss.loss` (ARX),
+:func:`~.discernibility.discernibility` (Bayardo and Agrawal 2005),
+:func:`~.cavg.cavg` (LeFevre et al. 2006), :func:`~.suppression.suppression`, and
+:func:`utility_report` bundling them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..engine import Engine, render
+from ..errors import SpecError
+from ..sqlnames import ident
+
+#: the class id column of a candidate.
+CID = ident("__cid")
+
+
+def qi(i: int, dom: str, numeric: bool, m: int) -> dict[str, Any]:
+    """The description of QI ``i`` under the candidate contract's column names."""
+    return {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "dom": dom,
+            "numeric": bool(numeric), "m": int(m)}
+
+
+def domain_params(qis: Sequence[Mapping[str, Any]]) -> dict[str, int]:
+    """Bound parameters ``m<i>`` (domain sizes) of the metric templates."""
+    return {f"m{i}": int(q["m"]) for i, q in enumerate(qis)}
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """Table-level figures of the candidate's classes (read as one row)."""
+
+    released: int
+    classes: int
+    smallest: int
+    sum_squares: int
+    suppressed: int
+    total: int
+
+
+def class_stats(engine: Engine, candidate: str, total_rows: int) -> ClassStats:
+    """Released rows, classes, smallest class and sum of squared class sizes, in SQL."""
+    if total_rows <= 0:
+        raise SpecError("total_rows", "must be a positive row count", total_rows)
+    sizes = render("models/class_sizes.sql.j2", source=candidate, qis=[CID])
+    released, classes, smallest, dm, _risk = engine.one(
+        "metrics/class_summary.sql.j2", {"threshold": 1.0}, sizes=sizes)
+    released = int(released or 0)
+    if released > total_rows:
+        raise SpecError("total_rows", f"is below the candidate's {released} rows", total_rows)
+    return ClassStats(released, int(classes), int(smallest or 0), int(dm or 0),
+                      total_rows - released, total_rows)
+
+
+from .cavg import cavg  # noqa: E402
+from .discernibility import discernibility  # noqa: E402
+from .loss import loss  # noqa: E402
+from .ncp import ncp  # noqa: E402
+from .suppression import suppression  # noqa: E402
+
+
+def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]],
+                   total_rows: int, k: int | None = None) -> dict[str, Any]:
+    """All utility metrics of a candidate as a JSON-ready dict.
+
+    Keys: ``rows`` (N), ``released``, ``suppressed``, ``suppression`` (ratio),
+    ``classes``, ``ncp`` (mean per cell, suppressed cells count 1), ``ncp_sum`` (NCP(T)
+    over released rows), ``loss`` (ARX), ``discernibility`` (C_DM) and, when ``k`` is
+    given, ``cavg`` (C_AVG).
+    """
+    stats = class_stats(engine, candidate, total_rows)
+    ncp_sum, ncp_mean = ncp(engine, candidate, qis, total_rows, stats=stats)
+    out: dict[str, Any] = {
+        "rows": total_rows,
+        "released": stats.released,
+        "suppressed": stats.suppressed,
+        "suppression": suppression(engine, candidate, total_rows, stats=stats),
+        "classes": stats.classes,
+        "ncp": ncp_mean,
+        "ncp_sum": ncp_sum,
+        "loss": loss(engine, candidate, qis, total_rows, stats=stats),
+        "discernibility": discernibility(engine, candidate, total_rows, stats=stats),
+    }
+    if k is not None:
+        out["cavg"] = cavg(engine, candidate, total_rows, k, stats=stats)
+    return out
+
+
+__all__ = ["CID", "ClassStats", "class_stats", "qi", "domain_params", "ncp", "loss",
+           "discernibility", "cavg", "suppression", "utility_report"]
