@@ -158,7 +158,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     plan = Plan(spec, source, rows, engine.work("base"), rows)
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, spec, source, i, col))
-    plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, j, c))
+    plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
@@ -200,10 +200,7 @@ def _code_qi(engine: Engine, spec: ReleaseSpec, source: str, i: int, col: Column
         leaves = engine.work(f"order{i}")
         engine.run("prepare/order_leaves.sql.j2", {"values": list(col.order)}, target=leaves)
     if leaves is not None:
-        missing, sample = engine.one("prepare/unmatched.sql.j2", source=source, column=column, leaves=leaves)
-        if missing:
-            what = "hierarchy" if levels else "order"
-            raise SpecError(f"columns.{col.name}.{what}", f"does not cover {missing} value(s) of the column, e.g. {sample}")
+        _check_covered(engine, source, col, leaves, "hierarchy" if levels else "order")
     if numeric:
         order_by = "vals.value"
     elif levels:
@@ -224,14 +221,21 @@ def _code_qi(engine: Engine, spec: ReleaseSpec, source: str, i: int, col: Column
     return QI(i, col, numeric, dom, hier, m, top, lo, hi)
 
 
-def _sensitive_hierarchy(engine: Engine, j: int, col: Column) -> str | None:
+def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> str | None:
     """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
     if col.hierarchy is None or col.hierarchy.kind != "csv":
         return None
     leaves, levels = _load_hierarchy(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
+    _check_covered(engine, source, col, leaves, "hierarchy")
     target = engine.work(f"shier{j}")
     engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)
     return target
+
+
+def _check_covered(engine: Engine, source: str, col: Column, leaves: str, what: str) -> None:
+    missing, sample = engine.one("prepare/unmatched.sql.j2", source=source, column=ident(col.name), leaves=leaves)
+    if missing:
+        raise SpecError(f"columns.{col.name}.{what}", f"does not cover {missing} value(s) of the column, e.g. {sample}")
 
 
 def _load_hierarchy(engine: Engine, i: int | str, path: Path, delim: str) -> tuple[str, int]:

@@ -23,7 +23,7 @@ from .engine import Engine
 from .errors import PrivacyCheckFailed
 from .generalize import Candidate, build_candidate
 from .measure import measure_table
-from .metrics import utility_report
+from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
 from .prepare import Plan, load_source, prepare, resolve_columns, describe
@@ -136,7 +136,9 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
     if not any(isinstance(m, KAnonymity) for m in models):
         models.insert(0, KAnonymity(1))
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
-    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of)
+    hiers = {k.column.name: k.hier for k in plan.sensitive if k.hier}
+    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of,
+                           hiers=hiers)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     for r in results:
         if not r.holds:
@@ -153,8 +155,7 @@ def _check_suppression(spec: ReleaseSpec, plan: Plan, suppressed: int) -> None:
 
 
 def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
-    return [{"lo_col": f"__lo{q.index}", "hi_col": f"__hi{q.index}", "dom": q.dom, "numeric": q.numeric,
-             "m": q.m, "name": q.name} for q in plan.qis]
+    return [metric_qi(q.index, q.dom, q.numeric, q.m) for q in plan.qis]
 
 
 def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:

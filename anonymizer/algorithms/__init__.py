@@ -3,7 +3,35 @@
 
 from __future__ import annotations
 
-from .result import AlgorithmResult
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AlgorithmResult:
+    """The outcome of an algorithm run.
+
+    Attributes:
+        assign: quoted work table ``(__rid, __cid, __lo0, __hi0, ..)``, one row per kept row.
+        classes: number of equivalence classes.
+        suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included).
+        rounds: rounds (Mondrian) or statements (full-domain) it took.
+        seconds: wall time of the algorithm.
+        notes: algorithm-specific figures (per-round timings, levels, ...).
+        labels: ``"hier"`` when labels come from each QI's ``hier`` table at ``levels``
+            (full-domain); ``"ranges"`` when they are built from the code ranges (Mondrian).
+        levels: the level per QI name, for ``labels == "hier"``.
+    """
+
+    assign: str
+    classes: int
+    suppressed: int
+    rounds: int
+    seconds: float
+    notes: dict = field(default_factory=dict)
+    labels: str = "ranges"
+    levels: dict[str, int] | None = None
+
+
 from .mondrian import mondrian
 from .full_domain import full_domain, check_levels
 

@@ -1,23 +1,14 @@
-"""Fixtures and oracles for the model tests: a fresh in-memory DuckDB per test, and
-brute-force pure-Python versions of the models' per-class figures."""
+"""Fixtures and oracles for the model tests (``con``, a fresh DuckDB, is tests/conftest.py's): brute-force pure-Python versions of the models' per-class figures."""
 
 from __future__ import annotations
 
 import math
 from collections import Counter
 
-import duckdb
 import numpy as np
 import pytest
 
 from anonymizer.engine import Engine
-
-
-@pytest.fixture
-def con():
-    c = duckdb.connect()
-    yield c
-    c.close()
 
 
 @pytest.fixture

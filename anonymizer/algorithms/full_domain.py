@@ -1,0 +1,134 @@
+"""Full-domain generalization at a given level vector, with record suppression.
+
+Papers: Samarati, "Protecting respondents' identities in microdata release" (IEEE TKDE
+2001) and Sweeney, "Achieving k-anonymity privacy protection using generalization and
+suppression" (2002): every value of a QI is replaced by its ancestor at the same hierarchy
+level (a *full-domain* recoding, one node of the generalization lattice), and the rows of
+classes that still fail the privacy models are suppressed, up to a limit. This is the node
+check of the lattice searches (PrivacyFrost2, paper 003, section 4): :func:`check_levels`
+judges one level vector in one SQL statement and returns the failing classes and rows per
+model, so a search can call it per node without materializing anything.
+
+Steps (each one SQL statement):
+
+1. generalize and judge (``full_domain/check.sql.j2``): classes are the distinct vectors of
+   hierarchy nodes; a class fails k-anonymity if it has fewer than k rows, and any other
+   model by its template (``anonymizer.models.check.model_sql``) over the class histograms;
+2. if the rows of failing classes, plus rows already suppressed for NULLs, fit within
+   ``suppression_limit * rows``, write ``assign`` without them (``full_domain/assign.sql.j2``);
+   otherwise raise :class:`~anonymizer.errors.PrivacyCheckFailed` naming the model and the
+   rows that would need suppression.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..engine import Engine
+from ..errors import PrivacyCheckFailed, SpecError
+from ..models import check
+from ..prepare import Plan
+from ..sqlnames import ident
+from . import AlgorithmResult
+
+
+@dataclass(frozen=True)
+class LevelCheck:
+    """What :func:`check_levels` found at one level vector.
+
+    Attributes:
+        levels: the level per QI name.
+        classes: equivalence classes at these levels.
+        failing_classes: classes failing at least one model.
+        failing_rows: rows in those classes (what suppression would remove).
+        per_model: ``(model text, failing classes, failing rows)`` per declared model.
+    """
+
+    levels: dict[str, int]
+    classes: int
+    failing_classes: int
+    failing_rows: int
+    per_model: tuple[tuple[str, int, int], ...]
+
+
+def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None) -> AlgorithmResult:
+    """Generalize ``plan.base`` to ``levels`` (default: the spec's), suppress failing classes
+    within the limit and write ``engine.work("assign")``."""
+    start = time.perf_counter()
+    levels = validate_levels(plan, plan.spec.algorithm.levels if levels is None else levels)
+    found = check_levels(engine, plan, levels)                      # step 1
+    limit = int(plan.spec.suppression_limit * plan.rows)
+    if found.failing_rows + plan.null_suppressed > limit:           # step 2
+        _fail(plan, found, limit)
+    assign = engine.work("assign")
+    context, params = _context(engine, plan, levels)
+    engine.run("full_domain/assign.sql.j2", params, target=assign, **context)
+    return AlgorithmResult(assign=assign, classes=found.classes - found.failing_classes,
+                           suppressed=found.failing_rows, rounds=2, seconds=time.perf_counter() - start,
+                           notes={"levels": levels, "per_model": found.per_model,
+                                  "suppression_limit_rows": limit},
+                           labels="hier", levels=levels)
+
+
+def check_levels(engine: Engine, plan: Plan, levels: dict[str, int]) -> LevelCheck:
+    """Judge one level vector in one SQL statement (nothing is written).
+
+    Example (a lattice search keeps the nodes whose failing rows fit the limit):
+        ``[lv for lv in nodes if check_levels(engine, plan, lv).failing_rows <= limit]``
+    """
+    levels = validate_levels(plan, levels)
+    context, params = _context(engine, plan, levels)
+    row = engine.one("full_domain/check.sql.j2", params, **context)
+    classes, bad_classes, bad_rows = row[:3]
+    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i]))
+                      for i, m in enumerate(plan.spec.models))
+    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model)
+
+
+def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
+    """Check that ``levels`` gives every QI a level within its hierarchy (0..height)."""
+    out = {}
+    for q in plan.qis:
+        level = levels.get(q.name)
+        if level is None:
+            raise SpecError(f"algorithm.levels.{q.name}", "is required for full-domain generalization")
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= q.height:
+            raise SpecError(f"algorithm.levels.{q.name}",
+                            f"must be a level between 0 and {q.height} (the top, '*', of its hierarchy)", level)
+        out[q.name] = level
+    unknown = set(levels) - set(out)
+    if unknown:
+        raise SpecError(f"algorithm.levels.{sorted(unknown)[0]}", "is not a quasi-identifier")
+    return out
+
+
+def _context(engine: Engine, plan: Plan, levels: dict[str, int]) -> tuple[dict, dict]:
+    """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2."""
+    column = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
+    globs = [check.global_sql(plan.base, s) if any(m.needs_global and column[m.sensitive] == s
+                                                   for m in plan.spec.models if m.sensitive) else None
+             for s in sens]
+    models, params = [], {f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)}
+    for i, m in enumerate(plan.spec.models):
+        params.update(m.params(f"m{i}"))
+        if m.sensitive is None:
+            models.append({"sql": None})
+        else:
+            j = sens.index(column[m.sensitive])
+            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None)})
+    qis = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
+    context = {"base": plan.base, "qis": qis, "sens": sens, "globs": globs, "models": models}
+    text = engine.sql("full_domain/check.sql.j2", **context)
+    return context, check.used_params(text, params)
+
+
+def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
+    worst = max(found.per_model, key=lambda m: m[2])
+    needed = found.failing_rows + plan.null_suppressed
+    raise PrivacyCheckFailed(
+        worst[0],
+        f"{needed} rows would need suppression ({worst[2]} in classes failing {worst[0]}), "
+        f"suppression_limit allows {limit}",
+        worst[1])

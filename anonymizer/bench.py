@@ -1,0 +1,134 @@
+"""Benchmarks: Mondrian and a k-anonymity check on synthetic Adult-like tables.
+
+Each run reports its time next to the time of one plain ``GROUP BY`` count over the same
+QI columns of the same table (``scan_seconds``); the ratio is what compares across
+machines (DESIGN.md, "Tests, oracles and benchmarks"). Targets: Mondrian k=10 over 6 QIs
+on 10M rows within 30 s and 25 scans; the k-check within 2 s on 10M rows.
+
+Example:
+    >>> runs = list(run_bench([2000], repeat=1, check_only=True))
+    >>> runs[0]["bench"], runs[0]["rows"]
+    ('k-check', 2000)
+"""
+
+from __future__ import annotations
+
+import resource
+import statistics
+import time
+from typing import Iterator
+
+import duckdb
+
+from .algorithms import full_domain, run_algorithm
+from .engine import Engine
+from .prepare import prepare
+from .spec import load_spec
+from .sqlnames import ident
+from .synthetic import make_adult_like
+
+#: QIs in the order benchmarks take them (the first ``qis`` of these).
+BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex",
+             "race", "hours_per_week", "native_country", "relationship")
+_NUMERIC = {"age", "hours_per_week"}
+
+
+def run_bench(rows_list, algorithm: str = "mondrian", k: int = 10, qis: int = 6, repeat: int = 3,
+              check_only: bool = False, db: str | None = None) -> Iterator[dict]:
+    """Yield one result dict per run (see the module docstring).
+
+    Args:
+        rows_list: table sizes to generate, e.g. ``[1_000_000, 10_000_000]``.
+        algorithm: ``mondrian`` or ``full-domain`` (at the top level but one, for timing).
+        k: the k of k-anonymity.
+        qis: how many quasi-identifiers (1 to 10).
+        repeat: runs per size.
+        check_only: only time the k-anonymity check, not the algorithm.
+        db: a DuckDB file to hold the data (default: in memory).
+
+    Yields:
+        dicts with bench, rows, qis, k, seconds, scan_seconds, ratio, peak_mb, duckdb_mb,
+        classes, rounds (and prepare_seconds for algorithm runs).
+    """
+    if not 1 <= qis <= len(BENCH_QIS):
+        raise ValueError(f"qis must be between 1 and {len(BENCH_QIS)}, got {qis}")
+    con = duckdb.connect(db or ":memory:")
+    con.execute("SET enable_progress_bar = false")
+    try:
+        engine = Engine(con)
+        names = BENCH_QIS[:qis]
+        for rows in rows_list:
+            source = make_adult_like(engine, f"bench_{rows}", rows, seed=rows)
+            for _ in range(repeat):
+                scan = _scan(engine, source, names)
+                if check_only:
+                    yield _k_check(engine, source, names, rows, k, scan)
+                else:
+                    yield _algorithm_run(engine, f"bench_{rows}", names, rows, k, algorithm, scan)
+            engine.execute(f"DROP TABLE {source}")
+    finally:
+        con.close()
+
+
+def summarize(runs: list[dict]) -> list[dict]:
+    """Medians of the numeric figures per (bench, rows)."""
+    groups: dict[tuple, list[dict]] = {}
+    for r in runs:
+        groups.setdefault((r["bench"], r["rows"]), []).append(r)
+    out = []
+    for group in groups.values():
+        row = dict(group[0])
+        for key, value in row.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                row[key] = statistics.median(g[key] for g in group)
+        out.append(row)
+    return out
+
+
+def _scan(engine: Engine, source: str, names) -> float:
+    start = time.perf_counter()
+    engine.one("bench/scan.sql.j2", source=source, qis=[ident(n) for n in names])
+    return time.perf_counter() - start
+
+
+def _memory(engine: Engine) -> tuple[float, float]:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    duck = engine.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0]
+    return round(peak, 1), round(duck / 2**20, 1)
+
+
+def _record(bench, rows, names, k, seconds, scan, engine, **extra) -> dict:
+    peak, duck = _memory(engine)
+    return {"bench": bench, "rows": rows, "qis": len(names), "k": k, "seconds": round(seconds, 3),
+            "scan_seconds": round(scan, 3), "ratio": round(seconds / scan, 2) if scan else None,
+            "peak_mb": peak, "duckdb_mb": duck, **extra}
+
+
+def _k_check(engine: Engine, source: str, names, rows: int, k: int, scan: float) -> dict:
+    start = time.perf_counter()
+    failing, failing_rows, classes = engine.one("bench/k_check.sql.j2", {"k": k}, source=source,
+                                                qis=[ident(n) for n in names])
+    return _record("k-check", rows, names, k, time.perf_counter() - start, scan, engine,
+                   classes=classes, rounds=1, failing_classes=failing, failing_rows=int(failing_rows))
+
+
+def _algorithm_run(engine: Engine, table: str, names, rows: int, k: int, algorithm: str, scan: float) -> dict:
+    columns = {n: {"role": "quasi", "type": "numeric" if n in _NUMERIC else "categorical"} for n in names}
+    spec_dict = {"release": "bench", "source": {"table": table}, "columns": columns,
+                 "default_role": "insensitive", "models": [{"type": "k-anonymity", "k": k}],
+                 "algorithm": {"name": algorithm}}
+    if algorithm == "full-domain":
+        spec_dict["algorithm"]["levels"] = {n: 0 for n in names}
+        spec_dict["suppression_limit"] = 1.0
+    with engine.workspace():
+        start = time.perf_counter()
+        plan = prepare(engine, load_spec(spec_dict))
+        prepared = time.perf_counter()
+        if algorithm == "full-domain":
+            result = full_domain(engine, plan, {q.name: max(q.height - 1, 0) for q in plan.qis})
+        else:
+            result = run_algorithm(engine, plan)
+        seconds = time.perf_counter() - prepared
+        return _record(algorithm, rows, names, k, seconds, scan, engine, classes=result.classes,
+                       rounds=result.rounds, prepare_seconds=round(prepared - start, 3),
+                       round_seconds=result.notes.get("round_seconds"))
