@@ -80,6 +80,10 @@ class Plan:
     def null_suppressed(self) -> int:
         return self.rows - self.base_rows
 
+    def hier_of(self, model) -> str | None:
+        """The (s, level, node) hierarchy of a model's sensitive column, if it has one."""
+        return self.kept(model.sensitive).hier if model.sensitive is not None else None
+
     def kept(self, name: str) -> Kept:
         for k in self.sensitive + self.passthrough:
             if k.column.name == name:

@@ -105,7 +105,7 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         checks = verify(engine, plan, candidate)
         clock["verify"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        measures = measure_table(con, candidate.table, candidate.qi_columns,
+        measures = measure_table(con, (engine.work_schema, "candidate"), candidate.qi_columns,
                                  [k.column.name for k in plan.sensitive])
         utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
         clock["metrics"] = time.perf_counter() - t0

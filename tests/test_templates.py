@@ -1,37 +1,47 @@
-"""Every template is rendered by a real run here, and every statement it renders parses
-with sqlglot (DuckDB dialect). Rendered SQL is collected by wrapping Engine.execute."""
+"""Every template is rendered by a real run here, and every statement executed parses with
+sqlglot (DuckDB dialect). Template names are collected by wrapping the jinja environment's
+``get_template`` (model templates are composed into larger statements), executed SQL by
+wrapping ``Engine.execute``."""
 
 from __future__ import annotations
 
 import sqlglot
 
 from anonymizer import anonymize
-from anonymizer.demo import demo_spec, load_adult
+from anonymizer.demo import data_path, demo_spec, load_adult
+from anonymizer.spec import load_spec
+from anonymizer import engine as engine_module
 from anonymizer.engine import Engine, list_templates
 from anonymizer.measure import measure_table
 from anonymizer.release import run_release
 from tests.conftest import arx_hierarchy
 from tests.test_release import WEIRD, make_weird
 
-EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/algorithms
+EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/algorithms.
     "bench/",
 }
 
 
-def collect(monkeypatch) -> dict[str, list[str]]:
-    seen: dict[str, list[str]] = {}
-    original = Engine.execute
+def collect(monkeypatch) -> tuple[set[str], dict[str, list[str]]]:
+    rendered: set[str] = set()
+    executed: dict[str, list[str]] = {}
+    original, get_template = Engine.execute, engine_module._ENV.get_template
 
     def recording(self, text, params=None, *, template="<inline>"):
-        seen.setdefault(template, []).append(text)
+        executed.setdefault(template, []).append(text)
         return original(self, text, params, template=template)
 
+    def loading(name, *args, **kwargs):
+        rendered.add(name)
+        return get_template(name, *args, **kwargs)
+
     monkeypatch.setattr(Engine, "execute", recording)
-    return seen
+    monkeypatch.setattr(engine_module._ENV, "get_template", loading)
+    return rendered, executed
 
 
 def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
-    seen = collect(monkeypatch)
+    rendered, executed = collect(monkeypatch)
     load_adult(con)
     run_release(demo_spec(k=20), con)
     make_weird(con)
@@ -44,9 +54,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         {"type": "entropy-l-diversity", "l": 1.5, "sensitive": 'a"b'},
         {"type": "t-closeness", "t": 0.9, "sensitive": 'a"b', "distance": "ordered"}]), con)
     occ = {"role": "sensitive", "hierarchy": {"csv": arx_hierarchy("occupation")}}
-    anonymize(dict(demo_spec(k=20).raw, release="hier_t", columns=dict(demo_spec().raw["columns"], occupation=occ),
-                   models=[{"type": "t-closeness", "t": 0.9, "sensitive": "occupation", "distance": "hierarchical"}]),
-              con)
+    hier_t = dict(demo_spec().raw, release="hier_t", columns=dict(demo_spec().raw["columns"], occupation=occ),
+                  models=[{"type": "t-closeness", "t": 0.9, "sensitive": "occupation", "distance": "hierarchical"}])
+    anonymize(load_spec(hier_t, base_dir=data_path(".")), con)
     con.execute("CREATE TABLE ages AS SELECT range % 50 AS age, 'x' AS s FROM range(100)")
     anonymize({"release": "iv", "source": {"table": "ages"}, "columns": {
         "age": {"role": "quasi", "hierarchy": {"intervals": [10, 20]}}, "s": "sensitive"},
@@ -56,9 +66,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize({"release": "csv", "source": {"path": str(csv), "table": "fromcsv"}, "columns": {
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
-    missing = [t for t in list_templates() if t not in seen and not t.startswith(tuple(EXEMPT))]
+    missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
-    for template, texts in seen.items():
+    for template, texts in executed.items():
         for text in texts:
             try:
                 sqlglot.parse(text, read="duckdb")

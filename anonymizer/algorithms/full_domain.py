@@ -117,7 +117,8 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int]) -> tuple[dict, 
             models.append({"sql": None})
         else:
             j = sens.index(column[m.sensitive])
-            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None)})
+            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
+                                                          plan.hier_of(m))})
     qis = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
     context = {"base": plan.base, "qis": qis, "sens": sens, "globs": globs, "models": models}
     text = engine.sql("full_domain/check.sql.j2", **context)

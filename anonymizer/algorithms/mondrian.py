@@ -62,7 +62,8 @@ class _Run:
     checked: list[tuple[int, object, str]]  # (index, model, quoted s column) with a sensitive attribute
     globs: dict[int, str] = field(default_factory=dict)
     params: dict = field(default_factory=dict)
-    cells: str = ""
+    cells: str = ""                     # the current working set (pid, <keys>, n)
+    cell_count: int = 0
     done_created: bool = False
 
     def t(self, name: str) -> str:
@@ -102,7 +103,7 @@ def mondrian(engine: Engine, plan: Plan) -> AlgorithmResult:
     return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds": timings, "relaxed": run.relaxed,
-                                  "cells": run.params.get("cells")})
+                                  "cells": run.cell_count})
 
 
 # -- setup ----------------------------------------------------------------------------
@@ -126,7 +127,8 @@ def _check_whole_table(run: _Run) -> None:
         raise DataError(plan.source, f"{plan.base_rows} rows are left to anonymize, fewer than "
                                      f"k={plan.spec.k}: no equivalence class can be formed")
     column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    for result in check.evaluate_all(run.engine, plan.spec.models, plan.base, [], column_of):
+    for result in check.evaluate_all(run.engine, plan.spec.models, plan.base, [], column_of,
+                                     hiers={k.column.name: k.hier for k in plan.sensitive if k.hier}):
         if not result.holds:
             raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
                                      f"satisfy it)", result.figure, result.failing)
@@ -135,7 +137,7 @@ def _check_whole_table(run: _Run) -> None:
 def _collapse_to_cells(run: _Run) -> None:
     run.cells = run.t("cells_0")
     run.engine.run("mondrian/cells.sql.j2", target=run.cells, base=run.plan.base, keys=run.keys)
-    run.params["cells"] = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
+    run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
     for i, _, s in run.checked:
         if getattr(run.plan.spec.models[i], "needs_global", False):
             run.globs[i] = run.t(f"glob{i}")
@@ -176,7 +178,7 @@ def _check_models(run: _Run) -> str | None:
             sides[s] = run.t(f"sides{len(sides)}")
             run.engine.run("mondrian/sides.sql.j2", {"k": run.params["k"]}, target=sides[s], cells=run.cells,
                            cand=run.t("cand"), qis=run.qis, keys=run.keys, s=s, relaxed=run.relaxed)
-        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i)))
+        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model)))
     ok = run.t("ok")
     text = run.engine.sql("mondrian/model_ok.sql.j2", target=ok, checks=checks)
     run.engine.execute(text, check.used_params(text, run.params), template="mondrian/model_ok.sql.j2")
