@@ -5,6 +5,13 @@ a hierarchy node or a value set ``{a, b}``) with machine-readable bounds: ``age_
 ``age_high`` for numeric QIs, ``age_values`` (the list of covered values, in the
 generalization order) for categorical ones. ``eq_class`` numbers the equivalence classes.
 Sensitive and insensitive columns pass through under their names; identifiers are dropped.
+
+Two forms, chosen by the algorithm's result:
+
+- local (Mondrian) classes: a numeric QI becomes the class's range ``[min, max]``; a
+  categorical QI becomes the set of values the class holds (value-set generalization; named
+  after the hierarchy node when the set is exactly that node's leaves);
+- full-domain levels: every QI becomes its hierarchy node at the chosen level.
 """
 
 from __future__ import annotations
@@ -55,21 +62,30 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             level's nodes); ``None`` for Mondrian-style range labels.
     """
     published, labels = published_names(plan)
+    by_set = [q for q in plan.qis if levels is None and not q.numeric]
+    class_values = engine.work("class_values") if by_set else None
+    if by_set:
+        engine.run("generalize/class_values.sql.j2", target=class_values, assign=assign, base=plan.base,
+                   qis=[{"i": q.index} for q in by_set])
     qis = []
     for q in plan.qis:
         target = engine.work(f"labels{q.index}")
         ctx = dict(target=target, assign=assign, lo_col=f"__lo{q.index}", hi_col=f"__hi{q.index}",
-                   dom=q.dom, hier=q.hier, numeric=q.numeric)
-        if levels is None:
-            engine.run("generalize/range_labels.sql.j2", **ctx)
-        else:
+                   dom=q.dom, hier=q.hier)
+        if levels is not None:
             engine.run("generalize/level_labels.sql.j2", {"level": levels[q.name]}, **ctx)
-        qis.append({"i": q.index, "labels": target, "numeric": q.numeric, "out": ident(q.name),
+        elif q in by_set:
+            engine.run("generalize/set_labels.sql.j2", target=target, class_values=class_values, i=q.index,
+                       dom=q.dom, hier=q.hier)
+        else:
+            engine.run("generalize/range_labels.sql.j2", **ctx)
+        qis.append({"i": q.index, "labels": target, "numeric": q.numeric, "by_set": q in by_set,
+                    "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
                     "out_values": ident(f"{q.name}_values")})
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
     engine.run("generalize/candidate.sql.j2", target=table, base=plan.base, assign=assign, qis=qis,
-               kept=kept, eq_class=ident(EQ_CLASS))
+               kept=kept, eq_class=ident(EQ_CLASS), class_values=class_values)
     rows, classes = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
     return Candidate(table, published, labels, classes, rows)

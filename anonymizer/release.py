@@ -155,7 +155,7 @@ def _check_suppression(spec: ReleaseSpec, plan: Plan, suppressed: int) -> None:
 
 
 def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
-    return [metric_qi(q.index, q.dom, q.numeric, q.m) for q in plan.qis]
+    return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True) for q in plan.qis]
 
 
 def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:

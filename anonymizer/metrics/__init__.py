@@ -29,9 +29,15 @@ from ..sqlnames import ident
 CID = ident("__cid")
 
 
-def qi(i: int, dom: str, numeric: bool, m: int) -> dict[str, Any]:
-    """The description of QI ``i`` under the candidate contract's column names."""
-    return {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "dom": dom,
+def qi(i: int, dom: str, numeric: bool, m: int, sized: bool = False) -> dict[str, Any]:
+    """The description of QI ``i`` under the candidate contract's column names.
+
+    ``sized``: the candidate has ``__n{i}``, the number of domain values a cell covers
+    (value-set generalization covers fewer than ``hi - lo + 1``); otherwise the cell
+    covers the whole code range.
+    """
+    size = ident(f"__n{i}") if sized else f"({ident(f'__hi{i}')} - {ident(f'__lo{i}')} + 1)"
+    return {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "size": size, "dom": dom,
             "numeric": bool(numeric), "m": int(m)}
 
 
