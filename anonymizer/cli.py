@@ -103,7 +103,9 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
         _fail(exc)
     _emit(result, as_json)
     if not as_json:
-        click.echo(f"\nLook at it:  duckdb {db} \"SELECT * FROM {result.view} LIMIT 5\"")
+        click.echo(f"\nMeasure it again:  anonymizer check --db {db} --table {result.view} "
+                   "--qi age,sex,race,marital-status,education,native-country,workclass "
+                   "--sensitive occupation,income")
 
 
 def _csv(value: str | None) -> list[str]:

@@ -80,6 +80,11 @@ class Plan:
     def null_suppressed(self) -> int:
         return self.rows - self.base_rows
 
+    @property
+    def hiers(self) -> dict[str, str]:
+        """Sensitive column name -> its (s, level, node) hierarchy table, where it has one."""
+        return {k.column.name: k.hier for k in self.sensitive if k.hier}
+
     def hier_of(self, model) -> str | None:
         """The (s, level, node) hierarchy of a model's sensitive column, if it has one."""
         return self.kept(model.sensitive).hier if model.sensitive is not None else None
@@ -168,6 +173,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
     engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep,
+               has_rowid=_has_rowid(engine, source),
                not_null=[ident(k.column.name) for k in plan.sensitive])
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
     if plan.base_rows == 0:
@@ -176,6 +182,18 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
         raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
                                 f"{spec.suppression_limit:g} allows ({int(spec.suppression_limit * rows)} rows)")
     return plan
+
+
+def _has_rowid(engine: Engine, source: str) -> bool:
+    """Whether the source is a table with a ``rowid`` (views and table functions have none;
+    a user column called ``rowid`` would shadow it)."""
+    if "rowid" in (name.lower() for name in describe(engine, source)):
+        return False
+    try:
+        engine.con.execute(f"SELECT rowid FROM {source} LIMIT 0")
+    except Exception:  # noqa: BLE001 - a binder error means: no rowid
+        return False
+    return True
 
 
 def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:

@@ -136,9 +136,8 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
     if not any(isinstance(m, KAnonymity) for m in models):
         models.insert(0, KAnonymity(1))
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
-    hiers = {k.column.name: k.hier for k in plan.sensitive if k.hier}
     results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of,
-                           hiers=hiers)
+                           hiers=plan.hiers)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     for r in results:
         if not r.holds:

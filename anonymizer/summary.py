@@ -31,7 +31,9 @@ def format_release(r: ReleaseResult) -> str:
                      f"(figure {_fmt(model['figure'])})")
     u = r.utility or {}
     if u:
-        lines.append("  utility       " + ", ".join(f"{k} {_fmt(v)}" for k, v in u.items()))
+        shown = [("NCP per cell", "ncp"), ("NCP(T)", "ncp_sum"), ("loss (ARX)", "loss"),
+                 ("discernibility C_DM", "discernibility"), ("C_AVG", "cavg")]
+        lines.append("  utility       " + ", ".join(f"{label} {_fmt(u[key])}" for label, key in shown if key in u))
     if r.timings:
         total = r.timings.get("total", sum(r.timings.values()))
         parts = ", ".join(f"{k} {v:.2f}s" for k, v in r.timings.items() if k != "total")

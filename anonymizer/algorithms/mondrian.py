@@ -128,7 +128,7 @@ def _check_whole_table(run: _Run) -> None:
                                      f"k={plan.spec.k}: no equivalence class can be formed")
     column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
     for result in check.evaluate_all(run.engine, plan.spec.models, plan.base, [], column_of,
-                                     hiers={k.column.name: k.hier for k in plan.sensitive if k.hier}):
+                                     hiers=plan.hiers):
         if not result.holds:
             raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
                                      f"satisfy it)", result.figure, result.failing)
