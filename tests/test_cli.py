@@ -1,0 +1,68 @@
+"""The command line: each command once, its exit codes, and its JSON."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from anonymizer.cli import main
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_help_teaches():
+    out = invoke("--help").output
+    for command in ("demo", "run", "check", "bench", "validate"):
+        assert command in out
+    assert "anonymizer demo" in out
+
+
+def test_demo_publishes_and_check_measures(tmp_path):
+    db = tmp_path / "demo.duckdb"
+    res = invoke("demo", "--db", db, "--quiet")
+    assert res.exit_code == 0, res.output
+    assert "published as published.adult" in res.output and "achieved k    10" in res.output
+    res = invoke("check", "--db", db, "--table", "published.adult", "--qi", "age,sex,race,marital-status,"
+                 "education,native-country,workclass", "--sensitive", "occupation", "--sensitive", "income", "--json")
+    assert res.exit_code == 0, res.output
+    figures = json.loads(res.output)
+    assert figures["rows"] == 30162 and figures["k"] >= 10
+    assert figures["sensitive"]["occupation"]["distinct_l"] >= 3
+    assert figures["sensitive"]["income"]["t"] <= 0.2 + 1e-9
+    assert {"entropy_l", "distinct_l", "t"} <= set(figures["sensitive"]["income"])
+    again = invoke("demo", "--db", db, "--json")
+    assert again.exit_code == 0 and json.loads(again.output)["unchanged"] is True
+
+
+def test_run_json_and_exit_codes(tmp_path):
+    db = tmp_path / "w.duckdb"
+    spec = tmp_path / "r.yml"
+    csv = tmp_path / "p.csv"
+    csv.write_text("age,zip,disease\n" + "".join(f"{20 + i % 40},{1000 + i % 9},{['a', 'b', 'c'][i % 3]}\n"
+                                                  for i in range(90)))
+    spec.write_text(f"release: r\nsource: {{path: {csv}, table: people}}\ncolumns: {{age: quasi, zip: quasi, "
+                    "disease: sensitive}\nmodels: [{type: k-anonymity, k: 5}, "
+                    "{type: distinct-l-diversity, l: 2, sensitive: disease}]\n")
+    assert invoke("validate", spec).exit_code == 0
+    res = invoke("run", spec, "--db", db, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["view"] == "published.r" and out["version"] == 1 and out["measures"]["k"] >= 5
+    spec.write_text(spec.read_text().replace("l: 2", "l: 4"))
+    failing = invoke("run", spec, "--db", db)
+    assert failing.exit_code == 1 and "nothing was published" in failing.output
+    spec.write_text("release: r\nsource: {table: people}\ncolumns: {age: quasy}\nmodels: [{type: k-anonymity, k: 5}]\n")
+    bad = invoke("run", spec, "--db", db)
+    assert bad.exit_code == 2 and "columns.age.role" in bad.output
+
+
+def test_bench_prints_json_lines():
+    for kind in ("mondrian", "k-check"):
+        res = invoke("bench", "--rows", 3000, "--bench", kind, "--repeat", 1, "--k", 5)
+        assert res.exit_code == 0, res.output
+        line = json.loads(res.output.strip().splitlines()[-1])
+        assert line["rows"] == 3000 and line["bench"] == kind
+        assert {"seconds", "scan_seconds", "ratio", "peak_mb"} <= set(line)
