@@ -30,9 +30,16 @@ Choices the paper leaves open:
 - strict cut: the median code (smallest code whose cumulative count reaches half); when it
   is the partition's largest code, the largest code below it, so S_r is never empty;
 - relaxed: S_l is every row below the median code plus as many rows *at* it as make
-  |S_l| = floor(n / 2), tied cells taken in a fixed pseudo-random order (hash of the cell);
-  a QI with a single value in the partition is never split (the two halves would carry the
-  same generalized values);
+  |S_l| = floor(n / 2). Which tied rows go left is free in the paper; we take the tied
+  cells in lexicographic order of their codes on the partition's QIs by decreasing width
+  (then a hash of the cell), i.e. the tie is cut along the next widest QI. An arbitrary
+  (hash) order left both halves with the partition's full range on every other QI: on
+  Adult at k=5 that tripled the loss (0.067 against 0.030 now; strict: 0.020). Relaxed
+  halves every partition exactly, so all partitions of a round hold floor or ceil of
+  N / 2^r rows and the classes hold k..2k-1 rows but not necessarily k (Adult, k=5: 7
+  or 8). A QI with a single value in the partition is never split (the two halves would
+  carry the same generalized values); a partition whose rows all share one QI vector is
+  a class even with >= 2k rows;
 - every declared model must hold on both sides (not only k); the root (the whole table)
   must satisfy them all, else :class:`~anonymizer.errors.PrivacyCheckFailed`.
 """
@@ -188,7 +195,8 @@ def _check_models(run: _Run) -> str | None:
 def _decide(run: _Run, ok: str | None, next_cid: int) -> dict:
     decide = run.t("decide")
     run.engine.run("mondrian/decide.sql.j2", {"k": run.params["k"], "next_cid": next_cid}, target=decide,
-                   hist=run.t("hist"), cand=run.t("cand"), ok=ok, qis=run.qis)
+                   hist=run.t("hist"), cand=run.t("cand"), ok=ok, qis=run.qis,
+                   relaxed=run.relaxed)
     names = ("partitions", "rows", "splitting", "finished", "finished_rows")
     return dict(zip(names, run.engine.one("mondrian/round_counts.sql.j2", decide=decide)))
 
