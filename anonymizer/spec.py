@@ -285,8 +285,11 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
                 raise SpecError(f"{where}.order", "must be a list of distinct values", order)
             order = tuple(str(o) for o in order)
         hierarchy = _hierarchy(e.get("hierarchy"), f"{where}.hierarchy", base) if "hierarchy" in e else None
-        if (order or hierarchy) and role not in ("quasi", "sensitive"):
-            raise SpecError(where, "only quasi-identifiers and sensitive columns take a hierarchy or an order")
+        if order and role != "quasi":
+            raise SpecError(f"{where}.order", "only quasi-identifiers take an order")
+        if hierarchy and role not in ("quasi", "sensitive"):
+            raise SpecError(f"{where}.hierarchy", "only quasi-identifiers and sensitive columns (for "
+                                                  "hierarchical t-closeness) take a hierarchy")
         if hierarchy and hierarchy.kind == "intervals" and ctype == "categorical":
             raise SpecError(f"{where}.hierarchy", "intervals need a numeric column")
         out.append(Column(name, role, ctype, hierarchy, order))
