@@ -146,7 +146,3 @@ class Engine:
             yield self
         finally:
             self.close_work()
-
-    def seconds(self) -> float:
-        """Total time spent in DuckDB so far."""
-        return sum(s.seconds for s in self.log)
