@@ -138,12 +138,12 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
 
 
 @main.command()
-@click.option("--rows", "rows", multiple=True, type=int, default=[1_000_000], show_default=True,
+@click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
 @click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check"]), default="mondrian",
               show_default=True, help="What to time: an algorithm (from coding the QIs to the classes), "
                                       "or one k-anonymity check.")
-@click.option("--k", type=int, default=10, show_default=True)
+@click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
 @click.option("--qis", type=click.IntRange(1, 8), default=6, show_default=True, help="Number of QIs.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per size.")
 def bench(rows: tuple[int, ...], kind: str, k: int, qis: int, repeat: int) -> None:

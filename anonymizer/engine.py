@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterator
 import duckdb
 import jinja2
 
-from .errors import TemplateError
+from .errors import DataError, TemplateError
 from .sqlnames import ident, table
 
 _TEMPLATES = resources.files("anonymizer") / "templates"
@@ -114,6 +114,19 @@ class Engine:
         """Run a template returning a *small aggregate* (per class size, per partition
         statistic) and return its rows. Never use it to read table rows."""
         return self.run(template, params, **context).fetchall()
+
+    def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
+        """Column name -> DuckDB type of ``relation`` (metadata, not rows).
+
+        Raises DataError naming ``shown`` (default: the relation) if it cannot be read.
+        """
+        try:
+            cur = self.con.execute(f"DESCRIBE SELECT * FROM {relation}")
+        except duckdb.CatalogException as exc:
+            raise DataError(shown or relation, "does not exist") from exc
+        except duckdb.Error as exc:
+            raise DataError(shown or relation, f"cannot be read: {exc}") from exc
+        return {row[0]: row[1] for row in cur.fetchall()}
 
     def say(self, message: str) -> None:
         """Report progress to the user, if a progress callback was given."""

@@ -61,17 +61,6 @@ def table_parts(name: str | Sequence[str]) -> tuple[str, ...]:
     return parts
 
 
-def _columns(con: duckdb.DuckDBPyConnection, rel: str, shown: str) -> dict[str, str]:
-    """Column name -> DuckDB type of the relation, or a DataError if it does not exist."""
-    try:
-        cur = con.execute(f"DESCRIBE SELECT * FROM {rel}")
-    except duckdb.CatalogException as exc:
-        raise DataError(shown, "does not exist") from exc
-    except duckdb.Error as exc:
-        raise DataError(shown, f"cannot be read: {exc}") from exc
-    return {row[0]: row[1] for row in cur.fetchall()}
-
-
 def _check_columns(cols: Mapping[str, str], wanted: Iterable[str], role: str, shown: str) -> None:
     names = list(wanted)
     for name in names:
@@ -137,12 +126,12 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     parts = table_parts(table)
     shown = ".".join(parts)
     rel = qualified(*parts)
-    cols = _columns(con, rel, shown)
+    engine = Engine(con)
+    cols = engine.columns(rel, shown)
     _check_columns(cols, qis, "qis", shown)
     _check_columns(cols, sensitive, "sensitive", shown)
     if not isinstance(c, (int, float)) or isinstance(c, bool) or not c > 0:
         raise SpecError("c", "must be a number > 0", c)
-    engine = Engine(con)
     group_cols = [ident(q) for q in qis]
     sizes_sql = render("models/class_sizes.sql.j2", source=rel, qis=group_cols)
     rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",

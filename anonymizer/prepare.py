@@ -121,15 +121,6 @@ def load_source(engine: Engine, spec: ReleaseSpec) -> str:
     return target
 
 
-def describe(engine: Engine, relation: str) -> dict[str, str]:
-    """Column name -> DuckDB type of a relation (metadata, not rows)."""
-    try:
-        cols = engine.execute(f"DESCRIBE {relation}").fetchall()
-    except Exception as exc:  # noqa: BLE001 - re-raised with the name
-        raise DataError(relation, "does not exist (or cannot be read)") from exc
-    return {c[0]: c[1] for c in cols}
-
-
 def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> ReleaseSpec:
     """Match spec columns to the table's (case-insensitively), infer QI types, check types."""
     by_lower = {n.lower(): n for n in types}
@@ -162,7 +153,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     """
     engine.open_work()
     source = source or load_source(engine, spec)
-    spec = resolve_columns(spec, describe(engine, source), source)
+    spec = resolve_columns(spec, engine.columns(source), source)
     rows, nulls = _null_counts(engine, spec, source)
     plan = Plan(spec, source, rows, engine.work("base"), rows)
     for i, col in enumerate(spec.quasi):
@@ -187,7 +178,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
 def _has_rowid(engine: Engine, source: str) -> bool:
     """Whether the source is a table with a ``rowid`` (views and table functions have none;
     a user column called ``rowid`` would shadow it)."""
-    if "rowid" in (name.lower() for name in describe(engine, source)):
+    if "rowid" in (name.lower() for name in engine.columns(source)):
         return False
     try:
         engine.con.execute(f"SELECT rowid FROM {source} LIMIT 0")
@@ -263,7 +254,7 @@ def _check_covered(engine: Engine, source: str, col: Column, leaves: str, what: 
 def _load_hierarchy(engine: Engine, i: int | str, path: Path, delim: str) -> tuple[str, int]:
     raw, leaves = engine.work(f"hraw{i}"), engine.work(f"leaves{i}")
     engine.run("prepare/load_hierarchy.sql.j2", {"path": str(path), "delim": delim}, target=raw)
-    ncols = len(describe(engine, raw))
+    ncols = len(engine.columns(raw))
     if ncols < 2:
         raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")
     engine.run("prepare/leaves.sql.j2", target=leaves, raw=raw, levels=ncols - 1)

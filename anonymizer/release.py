@@ -26,7 +26,7 @@ from .measure import measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
-from .prepare import Plan, load_source, prepare, resolve_columns, describe
+from .prepare import Plan, load_source, prepare, resolve_columns
 from .publish import Published, fingerprint, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
@@ -81,7 +81,7 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec)
-        spec = resolve_columns(spec, describe(engine, source), source)
+        spec = resolve_columns(spec, engine.columns(source), source)
         spec_hash, source_print = spec_fingerprint(spec), fingerprint(engine, spec, source)
         current = None if force else unchanged(engine, spec, spec_hash, source_print)
         if current is not None:
