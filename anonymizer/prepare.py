@@ -5,8 +5,9 @@ After :func:`prepare` the run's work schema holds, for each quasi-identifier ``i
 - ``dom{i}(code, value, num)``: its distinct values coded ``0..m-1`` in generalization
   order (numeric order; a hierarchy's leaf order, so that every node is a contiguous code
   range; a declared order; or alphabetical), ``num`` the numeric value or NULL;
-- ``hier{i}(code, level, label, lo, hi)``: each value's node at every level, level 0 the
-  value itself and the top level ``*``, with the node's range of leaf codes;
+- ``hier{i}(code, level, label, lo, hi, distortion)``: each value's node at every level,
+  level 0 the value itself and the top level ``*``, with the node's range of leaf codes and
+  its distortion (built by :mod:`anonymizer.hierarchy`, one builder per kind);
 
 and ``base(__rid, q0..q{d-1}, s0.., x0..)``: the rows with QIs as codes, sensitive
 (``s``) and passed-through (``x``) columns as they are. Algorithms work on ``base`` only.
@@ -19,15 +20,15 @@ counts them as suppressed (they count against ``suppression_limit``).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from .engine import Engine
 from .errors import DataError, SpecError
+from .hierarchy import build_hierarchy, column_type
+from .hierarchy.coverage import check_covered
+from .hierarchy.csv_file import load_leaves
+from .hierarchy.spec import is_numeric_type
 from .spec import Column, ReleaseSpec
 from .sqlnames import ident, table
-
-NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                 "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL")
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,12 @@ class QI:
     column: Column
     numeric: bool
     dom: str            # quoted work table (code, value, num)
-    hier: str           # quoted work table (code, level, label, lo, hi)
+    hier: str           # quoted work table (code, level, label, lo, hi, distortion)
     m: int              # number of distinct values
     height: int         # top level (the '*' level)
     num_min: float | None = None
     num_max: float | None = None
+    nested: bool = True  # every node lies inside one node of the next level (DBGH's need not)
 
     @property
     def code(self) -> str:
@@ -130,19 +132,15 @@ def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> 
         if real is None:
             raise SpecError(f"columns.{col.name}", f"is not a column of {relation} (columns: {', '.join(types)})")
         listed.add(real)
-        is_num = types[real].split("(")[0].upper() in NUMERIC_TYPES
-        ctype = col.type or ("numeric" if is_num else "categorical")
-        if ctype == "numeric" and not is_num:
-            raise SpecError(f"columns.{col.name}.type", f"is numeric but the column is {types[real]}", ctype)
-        if col.hierarchy and col.hierarchy.kind == "intervals" and not is_num:
-            raise SpecError(f"columns.{col.name}.hierarchy", f"intervals need a numeric column, not {types[real]}")
+        if col.type == "numeric" and not is_numeric_type(types[real]):
+            raise SpecError(f"columns.{col.name}.type", f"is numeric but the column is {types[real]}", col.type)
+        ctype = column_type(col.hierarchy, f"columns.{col.name}.hierarchy", types[real], col.type)
         resolved.append(replace(col, name=real, type=ctype))
     for real in types:
         if real not in listed:
             if spec.default_role is None:
                 raise SpecError(f"columns.{real}", "has no role: give every source column a role, or set default_role")
-            is_num = types[real].split("(")[0].upper() in NUMERIC_TYPES
-            resolved.append(Column(real, spec.default_role, "numeric" if is_num else "categorical"))
+            resolved.append(Column(real, spec.default_role, column_type(None, f"columns.{real}", types[real], None)))
     return replace(spec, columns=tuple(resolved))
 
 
@@ -157,7 +155,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     rows, nulls = _null_counts(engine, spec, source)
     plan = Plan(spec, source, rows, engine.work("base"), rows)
     for i, col in enumerate(spec.quasi):
-        plan.qis.append(_code_qi(engine, spec, source, i, col))
+        plan.qis.append(_code_qi(engine, source, i, col))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -201,61 +199,18 @@ def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, d
     return rows, nulls
 
 
-def _code_qi(engine: Engine, spec: ReleaseSpec, source: str, i: int, col: Column) -> QI:
-    numeric, column = col.type == "numeric", ident(col.name)
-    dom, hier = engine.work(f"dom{i}"), engine.work(f"hier{i}")
-    leaves, levels, widths = None, 0, ()
-    if col.hierarchy and col.hierarchy.kind == "csv":
-        leaves, levels = _load_hierarchy(engine, i, col.hierarchy.path, col.hierarchy.delimiter)
-    elif col.hierarchy:
-        widths = col.hierarchy.widths
-    elif col.order:
-        leaves = engine.work(f"order{i}")
-        engine.run("prepare/order_leaves.sql.j2", {"values": list(col.order)}, target=leaves)
-    if leaves is not None:
-        _check_covered(engine, source, col, leaves, "hierarchy" if levels else "order")
-    if numeric:
-        order_by = "vals.value"
-    elif levels:
-        order_by = ", ".join([f"lv.h{j}" for j in range(levels, 0, -1)] + ["vals.value"])
-    elif leaves is not None:
-        order_by = "lv.pos"
-    else:
-        order_by = "vals.value"
-    engine.run("prepare/domain.sql.j2", target=dom, source=source, column=column, numeric=numeric,
-               order_by=order_by, leaves=leaves)
-    # A hierarchy file whose last level is already a single node ('*') needs no extra top.
-    add_top = not levels or engine.execute(f"SELECT count(DISTINCT h{levels}) > 1 FROM {leaves}").fetchone()[0]
-    top = levels + len(widths) + (1 if add_top else 0)
-    engine.run("prepare/hierarchy_levels.sql.j2", {f"w{j + 1}": w for j, w in enumerate(widths)},
-               target=hier, dom=dom, leaves=leaves if levels else None, csv_levels=levels,
-               widths=widths, add_top=add_top, top=top)
-    m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
-    return QI(i, col, numeric, dom, hier, m, top, lo, hi)
+def _code_qi(engine: Engine, source: str, i: int, col: Column) -> QI:
+    coded = build_hierarchy(engine, source, col, str(i))
+    return QI(i, col, col.type == "numeric", coded.dom, coded.hier, coded.m, coded.height, coded.num_min,
+              coded.num_max, coded.nested)
 
 
 def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> str | None:
     """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
-    if col.hierarchy is None or col.hierarchy.kind != "csv":
+    if col.hierarchy is None:
         return None
-    leaves, levels = _load_hierarchy(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
-    _check_covered(engine, source, col, leaves, "hierarchy")
+    leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
+    check_covered(engine, source, col.name, leaves, f"columns.{col.name}.hierarchy")
     target = engine.work(f"shier{j}")
     engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)
     return target
-
-
-def _check_covered(engine: Engine, source: str, col: Column, leaves: str, what: str) -> None:
-    missing, sample = engine.one("prepare/unmatched.sql.j2", source=source, column=ident(col.name), leaves=leaves)
-    if missing:
-        raise SpecError(f"columns.{col.name}.{what}", f"does not cover {missing} value(s) of the column, e.g. {sample}")
-
-
-def _load_hierarchy(engine: Engine, i: int | str, path: Path, delim: str) -> tuple[str, int]:
-    raw, leaves = engine.work(f"hraw{i}"), engine.work(f"leaves{i}")
-    engine.run("prepare/load_hierarchy.sql.j2", {"path": str(path), "delim": delim}, target=raw)
-    ncols = len(engine.columns(raw))
-    if ncols < 2:
-        raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")
-    engine.run("prepare/leaves.sql.j2", target=leaves, raw=raw, levels=ncols - 1)
-    return leaves, ncols - 1

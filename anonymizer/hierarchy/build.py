@@ -1,0 +1,71 @@
+"""Code a column and build its hierarchy as mapping tables in the work schema.
+
+For a quasi-identifier the work schema gets (the contract every algorithm reads):
+
+- ``dom<key>(code INTEGER, value, num DOUBLE)``: the distinct values coded ``0..m-1`` in
+  generalization order, the order the hierarchy kind needs for every node to be a contiguous
+  code range (numeric or date order, a file's paths, a declared order, (length, value));
+- ``hier<key>(code, level, label, lo, hi, distortion)``: each code's node at every level,
+  level 0 the value itself, the top level the single node ``*``, ``lo..hi`` the node's codes,
+  ``distortion`` the node's distortion (paper 001, Definition 9: 0 for a value, the height
+  for the root; the paper's builders divide it further, see their modules).
+
+Each kind of hierarchy is one module with two steps, looked up in :data:`BUILDERS`:
+``order(site) -> Order`` (how to code the values; run before the domain exists) and
+``levels(domain) -> Levels`` (write levels ``1..top-1`` into ``domain.nodes``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..engine import Engine
+from ..errors import SpecError
+from ..sqlnames import ident
+from . import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
+from .site import Domain, Site
+from .spec import INTEGER_TYPES
+
+if TYPE_CHECKING:
+    from ..spec import Column
+
+BUILDERS = {"flat": flat, "csv": csv_file, "intervals": intervals, "masking": masking, "ordered": ordered,
+            "dates": dates, "cgh": cgh, "dbgh": dbgh, "cbgh": cbgh}
+
+
+@dataclass(frozen=True)
+class Coded:
+    """A column's domain and hierarchy tables and their figures."""
+
+    dom: str              # quoted (code, value, num)
+    hier: str             # quoted (code, level, label, lo, hi, distortion)
+    m: int                # distinct values
+    height: int           # the top level
+    nested: bool          # every node lies inside one node of the next level
+    num_min: float | None
+    num_max: float | None
+
+
+def build_hierarchy(engine: Engine, source: str, column: "Column", key: str) -> Coded:
+    """Code ``column`` of ``source`` and build its hierarchy (see the module docstring).
+
+    ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables.
+    """
+    builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
+    site = Site(engine, source, column, key)
+    order = builder.order(site)
+    dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
+    engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
+               order_by=order.order_by, leaves=order.leaves)
+    m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
+    integer = numeric and engine.columns(dom)["value"].upper() in INTEGER_TYPES
+    domain = Domain(site, dom, order.leaves, m, lo, hi, integer)
+    levels = builder.levels(domain)
+    engine.run("hierarchy/mapping.sql.j2", {"top": levels.top} if levels.add_top else None, target=hier, dom=dom,
+               inner=domain.nodes if levels.inner else None, add_top=levels.add_top)
+    nested, broken = engine.one("hierarchy/shape.sql.j2", hier=hier)
+    if broken:
+        raise SpecError(site.where, f"{broken} is not a contiguous range of the column's values in "
+                                    "generalization order (is the hierarchy a tree?)")
+    return Coded(dom, hier, m, levels.top, nested, lo, hi)

@@ -1,0 +1,46 @@
+"""Hierarchies from ARX-format CSV files: ``value;level1;level2;...`` per line, no header.
+
+The file's last column may already be one node (ARX files end in ``*``); otherwise the top
+``*`` is added above it. A categorical column is coded in the order of its paths (top level
+first), which makes every node a contiguous code range when the file is a tree; a numeric
+column keeps numeric order. Distortion: the level (paper 001, Definition 9).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine import Engine
+from ..errors import SpecError
+from .coverage import check_covered
+from .site import BY_VALUE, Domain, Levels, Order, Site
+
+
+def load_leaves(engine: Engine, key: str, path: Path, delimiter: str) -> tuple[str, int]:
+    """Read the file into ``leaves<key>(value, h1..hH)``; return the table and H."""
+    raw, leaves = engine.work(f"hraw{key}"), engine.work(f"leaves{key}")
+    engine.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=raw)
+    ncols = len(engine.columns(raw))
+    if ncols < 2:
+        raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")
+    engine.run("hierarchy/csv_leaves.sql.j2", target=leaves, raw=raw, levels=ncols - 1)
+    return leaves, ncols - 1
+
+
+def order(site: Site) -> Order:
+    """Load the file, check it names every value, and order by its paths (numeric: by value)."""
+    h = site.column.hierarchy
+    leaves, height = load_leaves(site.engine, site.key, h.path, h.delimiter)
+    check_covered(site.engine, site.source, site.column.name, leaves, site.where)
+    if site.column.type == "numeric":
+        return Order(BY_VALUE.order_by, leaves)
+    return Order(", ".join([f"lv.h{j}" for j in range(height, 0, -1)] + ["vals.value"]), leaves)
+
+
+def levels(domain: Domain) -> Levels:
+    """The file's columns as levels 1..H, and ``*`` above unless level H is one node."""
+    engine, leaves = domain.site.engine, domain.leaves
+    height = len(engine.columns(leaves)) - 1
+    engine.run("hierarchy/csv_levels.sql.j2", target=domain.nodes, dom=domain.dom, leaves=leaves, levels=height)
+    add_top = engine.execute(f"SELECT count(DISTINCT h{height}) > 1 FROM {leaves}").fetchone()[0]
+    return Levels(top=height + 1 if add_top else height, add_top=add_top)
