@@ -53,16 +53,19 @@ def published_names(plan: Plan) -> tuple[list[str], list[str]]:
     return names, labels
 
 
-def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None) -> Candidate:
+def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
+                    level_columns: bool = False) -> Candidate:
     """Label every QI range of ``assign`` and join the candidate release.
 
     Args:
         assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
         levels: for full-domain results, the hierarchy level of each QI (labels are that
             level's nodes); ``None`` for Mondrian-style range labels.
+        level_columns: labels are hierarchy nodes at each row's own level, the ``__lv<i>``
+            columns of ``assign`` (lattice searches, partial-domain generalization).
     """
     published, labels = published_names(plan)
-    by_set = [q for q in plan.qis if levels is None and not q.numeric]
+    by_set = [q for q in plan.qis if levels is None and not level_columns and not q.numeric]
     class_values = engine.work("class_values") if by_set else None
     if by_set:
         engine.run("generalize/class_values.sql.j2", target=class_values, assign=assign, base=plan.base,
@@ -74,6 +77,8 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
                    dom=q.dom, hier=q.hier)
         if levels is not None:
             engine.run("generalize/level_labels.sql.j2", {"level": levels[q.name]}, **ctx)
+        elif level_columns:
+            engine.run("generalize/level_labels.sql.j2", lv_col=f"__lv{q.index}", **ctx)
         elif q in by_set:
             engine.run("generalize/set_labels.sql.j2", target=target, class_values=class_values, i=q.index,
                        dom=q.dom, hier=q.hier)

@@ -98,8 +98,8 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         suppressed = plan.null_suppressed + result.suppressed
         _check_suppression(spec, plan, suppressed)
         t0 = time.perf_counter()
-        levels = dict(spec.algorithm.levels) if spec.algorithm.name == "full-domain" else None
-        candidate = build_candidate(engine, plan, result.assign, levels)
+        candidate = build_candidate(engine, plan, result.assign, result.levels if result.labels == "hier" else None,
+                                    level_columns=result.labels == "hier-rows")
         clock["generalize"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         checks = verify(engine, plan, candidate)

@@ -34,23 +34,14 @@ from typing import Any, Mapping
 import yaml
 
 from .errors import SpecError
+from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
 from .models import PrivacyModel, build_model
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive")
 TYPES = ("numeric", "categorical")
-ALGORITHMS = ("mondrian", "full-domain")
+ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal")
+SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
-
-
-@dataclass(frozen=True)
-class Hierarchy:
-    """A generalization hierarchy: ``csv`` (ARX format ``value;level1;...``) or
-    ``intervals`` (numeric widths per level, the last level ``*``)."""
-
-    kind: str
-    path: Path | None = None
-    widths: tuple[float, ...] = ()
-    delimiter: str = ";"
 
 
 @dataclass(frozen=True)
@@ -79,11 +70,26 @@ class Source:
 
 @dataclass(frozen=True)
 class Algorithm:
-    """The algorithm and its options."""
+    """The algorithm and its options.
+
+    ``relaxed``: Mondrian's relaxed partitioning. ``levels``: full-domain's level vector.
+    PrivacyFrost2 (paper 003) reads ``priorities`` (v per QI, default 1), ``min_level``
+    (w^M per QI, counted from the root '*' = 0 as the paper does), ``scoring`` (basic,
+    eta, log), ``d`` (eta's constant), ``p`` (the system parameter of pre-computation),
+    ``presample`` (``{levels: {qi: u}, k: k'}``, thresholds counted from the root) and
+    ``partial`` (partial-domain de-generalization). The optimal search reads ``min_level``.
+    """
 
     name: str
     relaxed: bool = False
     levels: Mapping[str, int] = field(default_factory=dict)
+    priorities: Mapping[str, float] = field(default_factory=dict)
+    min_level: Mapping[str, int] = field(default_factory=dict)
+    scoring: str = "basic"
+    d: float = 0.0
+    p: int = 0
+    presample: Mapping[str, Any] | None = None
+    partial: bool = False
 
 
 @dataclass(frozen=True)
@@ -284,36 +290,15 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
             if not isinstance(order, list) or not order or len(set(map(str, order))) != len(order):
                 raise SpecError(f"{where}.order", "must be a list of distinct values", order)
             order = tuple(str(o) for o in order)
-        hierarchy = _hierarchy(e.get("hierarchy"), f"{where}.hierarchy", base) if "hierarchy" in e else None
+        hierarchy = parse_hierarchy(e.get("hierarchy"), f"{where}.hierarchy", base) if "hierarchy" in e else None
         if order and role != "quasi":
             raise SpecError(f"{where}.order", "only quasi-identifiers take an order")
-        if hierarchy and role not in ("quasi", "sensitive"):
-            raise SpecError(f"{where}.hierarchy", "only quasi-identifiers and sensitive columns (for "
-                                                  "hierarchical t-closeness) take a hierarchy")
-        if hierarchy and hierarchy.kind == "intervals" and ctype == "categorical":
-            raise SpecError(f"{where}.hierarchy", "intervals need a numeric column")
+        if order and hierarchy:
+            raise SpecError(f"{where}.order", "is implied by the hierarchy; give one or the other")
+        if hierarchy:
+            check_role(hierarchy, f"{where}.hierarchy", role, ctype)
         out.append(Column(name, role, ctype, hierarchy, order))
     return tuple(out)
-
-
-def _hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
-    if isinstance(value, str):
-        value = {"csv": value}
-    v = _mapping(value, where, {"csv", "intervals", "delimiter"})
-    if ("csv" in v) == ("intervals" in v):
-        raise SpecError(where, "needs exactly one of 'csv' (a file) or 'intervals' (widths per level)")
-    if "csv" in v:
-        path = Path(str(v["csv"]))
-        path = path if path.is_absolute() else base / path
-        if not path.is_file():
-            raise SpecError(f"{where}.csv", "no such file", str(path))
-        return Hierarchy("csv", path=path, delimiter=str(v.get("delimiter", ";")))
-    widths = v["intervals"]
-    if (not isinstance(widths, list) or not widths
-            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0 for w in widths)
-            or list(widths) != sorted(widths)):
-        raise SpecError(f"{where}.intervals", "must be a list of increasing positive widths", widths)
-    return Hierarchy("intervals", widths=tuple(float(w) for w in widths))
 
 
 def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]:
@@ -335,29 +320,72 @@ def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]
 def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
-    v = _mapping(value, "algorithm", {"name", "relaxed", "levels"})
+    v = _mapping(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
+                                      "presample", "partial"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
-    relaxed = v.get("relaxed", False)
-    if not isinstance(relaxed, bool):
-        raise SpecError("algorithm.relaxed", "must be true or false", relaxed)
-    levels = v.get("levels", {})
-    quasi = {c.name: c for c in columns if c.role == "quasi"}
+    allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
+               "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"}}[name]
+    for key in sorted(set(v) - {"name"} - allowed):
+        raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
+    relaxed = _flag(v, "relaxed")
+    quasi = {c.name for c in columns if c.role == "quasi"}
+    levels = _per_qi(v.get("levels", {}), "algorithm.levels", quasi, int, "a whole number >= 0")
     if name == "full-domain":
-        if not isinstance(levels, dict):
-            raise SpecError("algorithm.levels", "must map each quasi-identifier to a hierarchy level", levels)
-        for q, col in quasi.items():
+        for q in quasi:
             if q not in levels:
                 raise SpecError(f"algorithm.levels.{q}", "is required for full-domain generalization")
-        for q, lv in levels.items():
-            if q not in quasi:
-                raise SpecError(f"algorithm.levels.{q}", "is not a quasi-identifier")
-            if not isinstance(lv, int) or isinstance(lv, bool) or lv < 0:
-                raise SpecError(f"algorithm.levels.{q}", "must be a whole number >= 0", lv)
-    elif levels:
-        raise SpecError("algorithm.levels", "only applies to full-domain generalization")
-    return Algorithm(name, relaxed, dict(levels))
+    priorities = _per_qi(v.get("priorities", {}), "algorithm.priorities", quasi, (int, float), "a positive number")
+    if any(x <= 0 for x in priorities.values()):
+        raise SpecError("algorithm.priorities", "must be positive numbers (v of paper 003, section 3)", priorities)
+    min_level = _per_qi(v.get("min_level", {}), "algorithm.min_level", quasi, int, "a whole number >= 0")
+    scoring = v.get("scoring", "basic")
+    if scoring not in SCORINGS:
+        raise SpecError("algorithm.scoring", f"must be one of {', '.join(SCORINGS)}", scoring)
+    d = v.get("d")
+    if scoring == "eta" and (isinstance(d, bool) or not isinstance(d, (int, float)) or d <= 0):
+        raise SpecError("algorithm.d", "eta scoring needs d, a positive number (paper 003, section 6.2)", d)
+    if scoring != "eta" and d is not None:
+        raise SpecError("algorithm.d", "only applies to eta scoring")
+    p = v.get("p", 0)
+    if isinstance(p, bool) or not isinstance(p, int) or p < 0:
+        raise SpecError("algorithm.p", "must be a whole number >= 0", p)
+    return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
+                     _presample(v.get("presample"), quasi), _flag(v, "partial"))
+
+
+def _flag(v: dict, key: str) -> bool:
+    value = v.get(key, False)
+    if not isinstance(value, bool):
+        raise SpecError(f"algorithm.{key}", "must be true or false", value)
+    return value
+
+
+def _per_qi(value: Any, where: str, quasi: set[str], kind, what: str) -> dict:
+    """A mapping from quasi-identifier names to numbers of ``kind`` (>= 0)."""
+    if not isinstance(value, dict):
+        raise SpecError(where, "must map quasi-identifiers to values", value)
+    for q, x in value.items():
+        if q not in quasi:
+            raise SpecError(f"{where}.{q}", "is not a quasi-identifier")
+        if isinstance(x, bool) or not isinstance(x, kind) or x < 0:
+            raise SpecError(f"{where}.{q}", f"must be {what}", x)
+    return dict(value)
+
+
+def _presample(value: Any, quasi: set[str]) -> dict | None:
+    """PrivacyFrost2's pre-sampling (paper 003, section 5.1): threshold levels u and k'."""
+    if value is None:
+        return None
+    v = _mapping(value, "algorithm.presample", {"levels", "k"})
+    k = v.get("k")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise SpecError("algorithm.presample.k", "must be a whole number >= 1 (k' of paper 003, section 5.1)", k)
+    levels = v.get("levels", {})
+    if isinstance(levels, int) and not isinstance(levels, bool):
+        levels = {q: levels for q in quasi}
+    return {"levels": _per_qi(levels, "algorithm.presample.levels", quasi, int, "a whole number >= 0"), "k": k}
 
 
 def _output(value: Any, release: str) -> Output:

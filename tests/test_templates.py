@@ -53,6 +53,14 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         {"type": "alpha-k-anonymity", "alpha": 0.8, "k": 2, "sensitive": 'a"b'},
         {"type": "entropy-l-diversity", "l": 1.5, "sensitive": 'a"b'},
         {"type": "t-closeness", "t": 0.9, "sensitive": 'a"b', "distance": "ordered"}]), con)
+    anonymize(dict(WEIRD, release="w_pf2", algorithm={"name": "privacyfrost2", "scoring": "eta", "d": 2,
+                                                      "partial": True, "presample": {"levels": 0, "k": 2}},
+                   suppression_limit=0.5), con)
+    con.execute("CREATE TABLE outliers AS SELECT CASE WHEN range < 5 THEN 1000 + range ELSE range % 40 END AS v "
+                "FROM range(100)")
+    anonymize({"release": "opt", "source": {"table": "outliers"}, "models": [{"type": "k-anonymity", "k": 2}],
+               "columns": {"v": {"role": "quasi", "hierarchy": {"intervals": [10, 100]}}},
+               "algorithm": {"name": "optimal"}, "suppression_limit": 0.2}, con)
     occ = {"role": "sensitive", "hierarchy": {"csv": arx_hierarchy("occupation")}}
     hier_t = dict(demo_spec().raw, release="hier_t", columns=dict(demo_spec().raw["columns"], occupation=occ),
                   models=[{"type": "t-closeness", "t": 0.9, "sensitive": "occupation", "distance": "hierarchical"}])

@@ -18,7 +18,9 @@ class AlgorithmResult:
         seconds: wall time of the algorithm.
         notes: algorithm-specific figures (per-round timings, levels, ...).
         labels: ``"hier"`` when labels come from each QI's ``hier`` table at ``levels``
-            (full-domain); ``"ranges"`` when they are built from the code ranges (Mondrian).
+            (full-domain); ``"hier-rows"`` when at the level each row's class has
+            (``__lv<i>`` columns of ``assign``: lattice searches, partial-domain); ``"ranges"``
+            when they are built from the code ranges (Mondrian).
         levels: the level per QI name, for ``labels == "hier"``.
     """
 
@@ -34,11 +36,15 @@ class AlgorithmResult:
 
 from .mondrian import mondrian
 from .full_domain import full_domain, check_levels
+from .optimal import optimal
+from .privacyfrost2 import privacyfrost2
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS = {
     "mondrian": mondrian,
     "full-domain": full_domain,
+    "privacyfrost2": privacyfrost2,
+    "optimal": optimal,
 }
 
 
@@ -47,4 +53,5 @@ def run_algorithm(engine, plan) -> AlgorithmResult:
     return ALGORITHMS[plan.spec.algorithm.name](engine, plan)
 
 
-__all__ = ["AlgorithmResult", "ALGORITHMS", "run_algorithm", "mondrian", "full_domain", "check_levels"]
+__all__ = ["AlgorithmResult", "ALGORITHMS", "run_algorithm", "mondrian", "full_domain", "check_levels",
+           "privacyfrost2", "optimal"]

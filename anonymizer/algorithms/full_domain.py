@@ -31,6 +31,7 @@ from ..models import check
 from ..prepare import Plan
 from ..sqlnames import ident
 from . import AlgorithmResult
+from .frequency_set import FrequencySet
 
 
 @dataclass(frozen=True)
@@ -71,15 +72,20 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
                            labels="hier", levels=levels)
 
 
-def check_levels(engine: Engine, plan: Plan, levels: dict[str, int]) -> LevelCheck:
-    """Judge one level vector in one SQL statement (nothing is written).
+def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
+                 freq: FrequencySet | None = None) -> LevelCheck:
+    """Judge one level vector in one SQL statement (nothing is written), over the rows of
+    ``plan.base`` or, given ``freq``, over its frequency set (the same answer, faster).
 
     Example (a lattice search keeps the nodes whose failing rows fit the limit):
         ``[lv for lv in nodes if check_levels(engine, plan, lv).failing_rows <= limit]``
     """
     levels = validate_levels(plan, levels)
-    context, params = _context(engine, plan, levels)
-    row = engine.one("full_domain/check.sql.j2", params, **context)
+    context, params = _context(engine, plan, levels, freq)
+    return _level_check(plan, levels, engine.one("full_domain/check.sql.j2", params, **context))
+
+
+def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
     classes, bad_classes, bad_rows = row[:3]
     per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i]))
                       for i, m in enumerate(plan.spec.models))
@@ -103,14 +109,33 @@ def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
     return out
 
 
-def _context(engine: Engine, plan: Plan, levels: dict[str, int]) -> tuple[dict, dict]:
-    """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2."""
+def _context(engine: Engine, plan: Plan, levels: dict[str, int],
+             freq: FrequencySet | None = None) -> tuple[dict, dict]:
+    """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2:
+    over ``plan.base`` at ``levels``, or over the frequency set ``freq``."""
+    context, params = model_context(plan, freq.table if freq else plan.base, "n" if freq else None)
+    if freq:
+        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
+    else:
+        context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
+        params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
+    context.update(base=freq.table if freq else plan.base, freq=freq is not None)
+    text = engine.sql("full_domain/check.sql.j2", **context)
+    return context, check.used_params(text, params)
+
+
+def model_context(plan: Plan, source: str, weight: str | None = None) -> tuple[dict, dict]:
+    """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
+    columns they read), ``globs`` (each one's table-wide distribution over ``source``, rows
+    weighed by the column ``weight`` if given, where a model needs it) and ``models``
+    (rendered per-class checks), with every model's parameters (bind through
+    :func:`~anonymizer.models.check.used_params`)."""
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
-    globs = [check.global_sql(plan.base, s) if any(m.needs_global and column[m.sensitive] == s
-                                                   for m in plan.spec.models if m.sensitive) else None
+    globs = [check.global_sql(source, s, weight) if any(m.needs_global and column[m.sensitive] == s
+                                                        for m in plan.spec.models if m.sensitive) else None
              for s in sens]
-    models, params = [], {f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)}
+    models, params = [], {}
     for i, m in enumerate(plan.spec.models):
         params.update(m.params(f"m{i}"))
         if m.sensitive is None:
@@ -119,10 +144,7 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int]) -> tuple[dict, 
             j = sens.index(column[m.sensitive])
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
                                                           plan.hier_of(m))})
-    qis = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
-    context = {"base": plan.base, "qis": qis, "sens": sens, "globs": globs, "models": models}
-    text = engine.sql("full_domain/check.sql.j2", **context)
-    return context, check.used_params(text, params)
+    return {"sens": sens, "globs": globs, "models": models}, params
 
 
 def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
