@@ -27,7 +27,7 @@ from .hierarchy import build_hierarchy, column_type
 from .hierarchy.coverage import check_covered
 from .hierarchy.csv_file import load_leaves
 from .hierarchy.spec import is_numeric_type
-from .spec import Column, ReleaseSpec
+from .spec import Column, ReleaseSpec, Source
 from .sqlnames import ident, table
 
 
@@ -110,17 +110,22 @@ def load_source(engine: Engine, spec: ReleaseSpec) -> str:
     if src.path is not None:
         if src.schema:
             engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(src.schema)}")
-        reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
-        params: dict = {"path": str(src.path)}
-        if reader == "csv":
-            params["header"] = src.header
-            if src.delimiter:
-                params["delim"] = src.delimiter
-            if src.null_string is not None:
-                params["nullstr"] = src.null_string
-        engine.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
-                   has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
+        load_file(engine, src, target)
     return target
+
+
+def load_file(engine: Engine, src: Source, target: str) -> None:
+    """Load the CSV or Parquet file ``src.path`` into the table ``target`` (quoted), replacing it."""
+    reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
+    params: dict = {"path": str(src.path)}
+    if reader == "csv":
+        params["header"] = src.header
+        if src.delimiter:
+            params["delim"] = src.delimiter
+        if src.null_string is not None:
+            params["nullstr"] = src.null_string
+    engine.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
+               has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
 
 
 def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> ReleaseSpec:

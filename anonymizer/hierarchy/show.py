@@ -1,0 +1,174 @@
+"""One column's hierarchy outside a release: build it, describe it level by level, export it.
+
+This is what ``anonymizer hierarchy`` prints. The column comes from a release spec (its
+source and its ``hierarchy``), or ad hoc from a CSV/Parquet file or a table with a builder
+and its options. Nothing is written to the database but a work schema, dropped at the end.
+
+Example:
+    >>> import duckdb
+    >>> con = duckdb.connect()
+    >>> _ = con.execute("CREATE TABLE t AS SELECT range AS x FROM range(1, 101)")
+    >>> shown = show_hierarchy(con, '"t"', "x", hierarchy_of("cgh", min_width=10))
+    >>> [(lv.level, lv.nodes, lv.min_distortion) for lv in shown.levels]
+    [(0, 100, 0.0), (1, 8, 0.5), (2, 4, 1.0), (3, 2, 2.0), (4, 1, 4.0)]
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import duckdb
+
+from ..engine import Engine
+from ..errors import SpecError
+from ..prepare import load_file, load_source, resolve_columns
+from ..spec import Column, Source, load_spec
+from ..measure import table_parts
+from ..sqlnames import ident, table
+from .build import build_hierarchy
+from .export import export_arx
+from .levels import Level, level_summary
+from .spec import PAPER_KINDS, Hierarchy, column_type, parse_hierarchy
+
+OPTIONS = {"cgh": ("min_width", "range"), "dbgh": ("min_width", "range"), "cbgh": ("min_width", "range"),
+           "intervals": ("widths",), "masking": ("levels",), "dates": ("units",), "ordered": ("order", "sizes")}
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A built hierarchy, level by level."""
+
+    column: str
+    kind: str
+    values: int
+    height: int
+    nested: bool
+    levels: tuple[Level, ...] = field(default=())
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "kind": self.kind, "values": self.values, "height": self.height,
+                "nested": self.nested, "levels": [lv.to_dict() for lv in self.levels]}
+
+
+def hierarchy_of(builder: str, **options) -> Hierarchy:
+    """A builder and its command-line options as a validated :class:`Hierarchy`.
+
+    Options: ``min_width`` and ``range`` (cgh, dbgh, cbgh), ``widths`` (intervals),
+    ``levels`` (masking), ``units`` (dates), ``order`` and ``sizes`` (ordered); lists may be
+    given as comma-separated text (``range="1,100"``); unset options are None.
+
+    Example:
+        >>> hierarchy_of("cbgh", min_width=10, range="1,100").range
+        (1.0, 100.0)
+    """
+    given = {k: _listed(k, v) for k, v in options.items() if v is not None}
+    for name in given:
+        if name not in OPTIONS[builder]:
+            raise SpecError(_option(name), f"does not apply to {builder} "
+                                           f"(its options: {', '.join(map(_option, OPTIONS[builder]))})")
+    if builder in PAPER_KINDS:
+        value = {builder: {k: given[k] for k in ("min_width", "range") if k in given}}
+    elif builder == "masking":
+        value = {"masking": given.get("levels", True)}
+    elif builder == "ordered":
+        value = {"ordered": given.get("order"), "sizes": given.get("sizes")}
+    else:
+        value = {builder: given.get(OPTIONS[builder][0])}
+    return parse_hierarchy(value, "hierarchy", Path("."))
+
+
+def _listed(name: str, value):
+    """A comma-separated option as a list (of numbers, but for units and order)."""
+    if not isinstance(value, str):
+        return value
+    items = [item.strip() for item in value.split(",") if item.strip()]
+    if name in ("units", "order"):
+        return items
+    try:
+        return [int(item) if item.lstrip("-").isdigit() else float(item) for item in items]
+    except ValueError:
+        raise SpecError(_option(name), "must be numbers separated by commas", value) from None
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def show_hierarchy(con: duckdb.DuckDBPyConnection, relation: str, column: str, hierarchy: Hierarchy | None,
+                   examples: int = 3, export: str | Path | None = None) -> Shown:
+    """Build ``hierarchy`` on ``column`` of ``relation`` (quoted) and describe it; optionally
+    write it to ``export`` as an ARX CSV file."""
+    engine = Engine(con)
+    types = engine.columns(relation)
+    real = {n.lower(): n for n in types}.get(column.lower())
+    if real is None:
+        raise SpecError("--column", f"is not a column of {relation} (columns: {', '.join(types)})", column)
+    ctype = column_type(hierarchy, f"columns.{real}.hierarchy", types[real], None)
+    return _show(engine, relation, Column(real, "quasi", ctype, hierarchy), examples, export)
+
+
+def show_spec_column(spec_path: str | Path, column: str, db: str | None = None, examples: int = 3,
+                     export: str | Path | None = None) -> Shown:
+    """Build the hierarchy a release spec gives ``column``, on the spec's source: a file
+    source is read into an in-memory database, a table source is read from ``db``."""
+    spec = load_spec(spec_path)
+    with _connect(None if spec.source.path else db) as con:
+        engine = Engine(con)
+        relation = load_source(engine, spec)
+        spec = resolve_columns(spec, engine.columns(relation), relation)
+        col = next((c for c in spec.quasi if c.name.lower() == column.lower()), None)
+        if col is None:
+            raise SpecError("--column", f"is not a quasi-identifier of {spec_path} "
+                                        f"(quasi-identifiers: {', '.join(c.name for c in spec.quasi)})", column)
+        return _show(engine, relation, col, examples, export)
+
+
+def show_file_column(path: str | Path, column: str, hierarchy: Hierarchy, examples: int = 3,
+                     export: str | Path | None = None) -> Shown:
+    """Build ``hierarchy`` on ``column`` of a CSV or Parquet file (read in memory)."""
+    name = Path(path).name.split(".")[0] or "data"
+    with _connect(None) as con:
+        load_file(Engine(con), Source(table=name, path=Path(path)), ident(name))
+        return show_hierarchy(con, ident(name), column, hierarchy, examples, export)
+
+
+def show_table_column(db: str, name: str, column: str, hierarchy: Hierarchy, examples: int = 3,
+                      export: str | Path | None = None) -> Shown:
+    """Build ``hierarchy`` on ``column`` of the table ``name`` (``schema.table`` allowed) of ``db``."""
+    with _connect(db) as con:
+        return show_hierarchy(con, table(*table_parts(name)), column, hierarchy, examples, export)
+
+
+@contextmanager
+def _connect(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
+    """An in-memory database (``db`` None), or the existing database file ``db``."""
+    if db is not None and not Path(db).is_file():
+        raise SpecError("--db", "no such database file", db)
+    with duckdb.connect(db or ":memory:") as con:
+        yield con
+
+
+def _show(engine: Engine, relation: str, col: Column, examples: int, export: str | Path | None) -> Shown:
+    with engine.workspace():
+        coded = build_hierarchy(engine, relation, col, "")
+        levels = level_summary(engine, coded.hier, examples)
+        if export is not None:
+            export_arx(engine, coded.hier, coded.height, export)
+    kind = col.hierarchy.kind if col.hierarchy else "none"
+    return Shown(col.name, kind, coded.m, coded.height, coded.nested, tuple(levels))
+
+
+def format_shown(shown: Shown) -> str:
+    """The text ``anonymizer hierarchy`` prints: one line per level."""
+    lines = [f"{shown.column}: {shown.kind} hierarchy, {shown.values} values, height {shown.height}, "
+             f"{'nested' if shown.nested else 'NOT nested (a node may straddle two nodes of the next level)'}",
+             f"{'level':>5}  {'nodes':>6}  {'distortion':<12}  examples"]
+    for lv in shown.levels:
+        spread = f"{lv.min_distortion:.3g}" + ("" if lv.min_distortion == lv.max_distortion
+                                               else f"..{lv.max_distortion:.3g}")
+        more = ", ..." if lv.nodes > len(lv.examples) else ""
+        lines.append(f"{lv.level:>5}  {lv.nodes:>6}  {spread:<12}  {', '.join(lv.examples)}{more}")
+    return "\n".join(lines)
