@@ -117,6 +117,17 @@ def drop_failing(engine: Engine, plan: Plan, freq: FrequencySet, rows: str) -> N
     apply_classes(engine, plan, freq, rows, accepted, mode="keep")
 
 
+def rows_loss(engine: Engine, plan: Plan, rows: str) -> float:
+    """ARX's loss (``metrics.loss``) of the table ``rows`` stands for: per cell ``(values
+    covered - 1) / (values - 1)`` at its class's level, every source row missing from
+    ``rows`` (suppressed) costing 1 per cell; the mean over all cells of the source."""
+    qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
+    kept, cells = engine.one("lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
+                             rows=rows, qis=qis)
+    d = len(plan.qis)
+    return (float(cells or 0.0) + (plan.rows - int(kept or 0)) * d) / (plan.rows * d)
+
+
 def publish_levels(engine: Engine, plan: Plan, rows: str) -> tuple[str, int]:
     """Write ``assign`` from per-class levels: ``rows`` is a work table with the QI codes
     ``q<i>`` and a level ``lv<i>`` per QI (constant for a full-domain node, per class after

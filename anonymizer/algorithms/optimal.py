@@ -36,7 +36,7 @@ from ..prepare import Plan
 from ..sqlnames import ident
 from . import AlgorithmResult
 from .frequency_set import FrequencySet, build_frequency_set
-from .lattice import Lattice, Node, at_node, drop_failing, publish_levels
+from .lattice import Lattice, Node, at_node, drop_failing, publish_levels, rows_loss
 
 
 def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
@@ -98,11 +98,7 @@ def _node_loss(engine: Engine, plan: Plan, freq: FrequencySet, node: Node) -> fl
     """The loss of a node whose failing classes are suppressed (their cells cost 1)."""
     rows = at_node(engine, freq, node)
     drop_failing(engine, plan, freq, rows)
-    qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
-    params = {f"m{i}": q.m for i, q in enumerate(plan.qis)}
-    kept, cells = engine.one("lattice/rows_loss.sql.j2", params, rows=rows, qis=qis)
-    d = len(plan.qis)
-    return (float(cells or 0.0) + (plan.rows - int(kept or 0)) * d) / (plan.rows * d)
+    return rows_loss(engine, plan, rows)
 
 
 def _can_prune(plan: Plan, budget: int) -> bool:

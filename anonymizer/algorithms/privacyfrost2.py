@@ -57,7 +57,8 @@ from ..errors import PrivacyCheckFailed
 from ..prepare import Plan
 from . import AlgorithmResult
 from .frequency_set import attribute_minimums, build_frequency_set, distinct_counts, presample
-from .lattice import Lattice, Node, apply_classes, at_node, drop_failing, level_qis, passing_classes, publish_levels
+from .lattice import (Lattice, Node, apply_classes, at_node, drop_failing, level_qis, passing_classes,
+                      publish_levels, rows_loss)
 from .scoring import Scoring
 
 
@@ -195,6 +196,7 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     assign, classes = publish_levels(engine, plan, rows)
     (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
     notes = {"levels": frost.lattice.levels(node), "score": score, "full_domain_score": s, "scoring": opts.scoring,
+             "loss": rows_loss(engine, plan, rows),
              "checks": frost.lattice.checks, "check_seconds": round(frost.lattice.check_seconds, 4),
              "frequency_set_rows": freq.size, "presampled": presampled, "partial_rounds": partial,
              "trace": frost.lattice.trace}
