@@ -29,6 +29,15 @@ def format_release(r: ReleaseResult) -> str:
     for model in r.models:
         lines.append(f"  model         {model['model']}: {'holds' if model['holds'] else 'FAILS'} "
                      f"(figure {_fmt(model['figure'])})")
+    a = r.algorithm or {}
+    if "checks" in a:     # a lattice search (PrivacyFrost2, optimal)
+        levels = ", ".join(f"{q} {lv}" for q, lv in a["levels"].items())
+        scored = f", score {_fmt(a['score'])} ({a['scoring']})" if "score" in a else ""
+        lines.append(f"  lattice node  {levels}{scored}, loss {_fmt(a['loss'])}; {a['checks']} node checks "
+                     f"on a {a['frequency_set_rows']}-row frequency set")
+        if a.get("partial_rounds"):
+            lowered = sum(p["classes"] for p in a["partial_rounds"])
+            lines.append(f"  partial       {lowered} class-level de-generalizations in {len(a['partial_rounds'])} steps")
     u = r.utility or {}
     if u:
         shown = [("NCP per cell", "ncp"), ("NCP(T)", "ncp_sum"), ("loss (ARX)", "loss"),
