@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..engine import Engine
-from ..errors import SpecError
+from ..errors import DataError, SpecError
 from ..sqlnames import ident
 from . import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
 from .site import Domain, Site
@@ -59,6 +59,8 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str) -> 
     engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
                order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
+    if m == 0:
+        raise DataError(source, f"column {column.name!r} has no values to build a hierarchy on")
     integer = numeric and engine.columns(dom)["value"].upper() in INTEGER_TYPES
     domain = Domain(site, dom, order.leaves, m, lo, hi, integer)
     levels = builder.levels(domain)

@@ -63,12 +63,14 @@ def parse_hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
     """Validate a ``hierarchy`` field; a bare string is a CSV path (relative to ``base``).
 
     Example:
-        >>> parse_hierarchy({"cgh": {"min_width": 10, "range": [1, 100]}}, "h", Path("."))
-        Hierarchy(kind='cgh', path=None, widths=(), delimiter=';', levels=None, values=(), sizes=(), units=(), min_width=10.0, range=(1.0, 100.0))
-        >>> parse_hierarchy({"dates": ["year", "month"]}, "columns.d.hierarchy", Path("."))
-        Traceback (most recent call last):
-        ...
-        anonymizer.errors.SpecError: columns.d.hierarchy.dates: must be distinct units in increasing order from day, month, quarter, year, decade, century (got ['year', 'month'])
+        >>> h = parse_hierarchy({"cgh": {"min_width": 10, "range": [1, 100]}}, "h", Path("."))
+        >>> h.kind, h.min_width, h.range
+        ('cgh', 10.0, (1.0, 100.0))
+        >>> try:
+        ...     parse_hierarchy({"dates": ["year", "month"]}, "columns.d.hierarchy", Path("."))
+        ... except SpecError as err:
+        ...     print(err.field)
+        columns.d.hierarchy.dates
     """
     if isinstance(value, str):
         value = {"csv": value}
@@ -108,14 +110,16 @@ def _masking(v: dict, where: str, base: Path) -> Hierarchy:
     if levels is True:
         return Hierarchy("masking")
     if isinstance(levels, bool) or not isinstance(levels, int) or levels < 1:
-        raise SpecError(f"{where}.masking", "must be true (mask up to the longest value) or a number of levels >= 1", levels)
+        raise SpecError(f"{where}.masking", "must be true (mask up to the longest value) or a number of levels >= 1",
+                        levels)
     return Hierarchy("masking", levels=levels)
 
 
 def _ordered(v: dict, where: str, base: Path) -> Hierarchy:
     values = v["ordered"]
     if not isinstance(values, list) or len(values) < 2 or len(set(map(str, values))) != len(values):
-        raise SpecError(f"{where}.ordered", "must be a list of at least two distinct values, in generalization order", values)
+        raise SpecError(f"{where}.ordered", "must be a list of at least two distinct values, in generalization order",
+                        values)
     sizes = v.get("sizes")
     if sizes is None:
         raise SpecError(f"{where}.sizes", "is required: values per group at each level, e.g. [2, 4]")
@@ -130,7 +134,8 @@ def _dates(v: dict, where: str, base: Path) -> Hierarchy:
     units = v["dates"]
     if (not isinstance(units, list) or not units or not all(u in DATE_UNITS for u in units)
             or units != sorted(set(units), key=DATE_UNITS.index)):
-        raise SpecError(f"{where}.dates", f"must be distinct units in increasing order from {', '.join(DATE_UNITS)}", units)
+        raise SpecError(f"{where}.dates", f"must be distinct units in increasing order from {', '.join(DATE_UNITS)}",
+                        units)
     return Hierarchy("dates", units=tuple(units))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.errors import SpecError
+from anonymizer.errors import DataError, SpecError
 from tests.hierarchy.conftest import build, labels, nodes
 
 EDUCATION = ["Preschool", "1st-4th", "5th-6th", "7th-8th", "9th", "10th", "11th", "12th", "HS-grad", "Some-college",
@@ -152,3 +152,9 @@ def test_every_node_is_a_contiguous_code_range(engine, hierarchy, nested):
     nests = all(len({parent[(level + 1, c)] for c in codes}) == 1
                 for level, _, _, _, codes, _ in rows if level < coded.height)
     assert nests is coded.nested is nested
+
+
+def test_a_column_without_values_is_a_data_error(engine):
+    t = table(engine, "SELECT NULL::INTEGER AS x FROM range(3)")
+    with pytest.raises(DataError, match="'x' has no values"):
+        build(engine, t, "x", {"cgh": {"min_width": 1}})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from anonymizer.hierarchy.cbgh import Node, create_level, merge_plan
 
@@ -37,3 +39,18 @@ def test_plan_goes_up_to_one_node_and_keeps_counts():
     for level in plan:  # every level covers the leaves once, in order
         assert [n.first for n in level][0] == 0 and level[-1].last == 6
         assert all(a.last + 1 == b.first for a, b in zip(level, level[1:]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 50), min_size=1, max_size=40))
+def test_every_level_merges_consecutive_pairs_and_keeps_at_most_one(counts):
+    plan = merge_plan(counts)
+    assert len(plan[-1]) == 1
+    for child, parent in zip(plan, plan[1:]):
+        runs_of = {(n.first, n.last): n.n for n in child}
+        pairs = {(a.first, b.last): a.n + b.n for a, b in zip(child, child[1:])}
+        kept = [n for n in parent if (n.first, n.last) in runs_of]
+        assert len(kept) == len(child) % 2
+        assert all(pairs[(n.first, n.last)] == n.n for n in parent if n not in kept)
+        assert parent[0].first == 0 and parent[-1].last == len(counts) - 1
+        assert all(a.last + 1 == b.first for a, b in zip(parent, parent[1:]))

@@ -67,8 +67,9 @@ def test_spec_with_a_file_source_needs_no_database(tmp_path):
     data = tmp_path / "people.csv"
     data.write_text("zip,d\n" + "".join(f"{21000 + i * 7},{'ab'[i % 2]}\n" for i in range(50)))
     spec = tmp_path / "r.yml"
-    spec.write_text(f"release: r\nsource: {{path: {data}}}\ncolumns:\n  zip: {{role: quasi, hierarchy: {{masking: 2}}}}\n"
-                    "  d: sensitive\nmodels: [{type: k-anonymity, k: 2}]\n")
+    spec.write_text(f"release: r\nsource: {{path: {data}}}\ncolumns:\n"
+                    "  zip: {role: quasi, hierarchy: {masking: 2}}\n  d: sensitive\n"
+                    "models: [{type: k-anonymity, k: 2}]\n")
     res = invoke("hierarchy", spec, "--column", "zip")
     assert res.exit_code == 0, res.output
     assert "zip: masking hierarchy, 50 values, height 3, nested" in res.output
