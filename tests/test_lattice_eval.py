@@ -1,0 +1,141 @@
+"""Lattice evaluation (paper 001, sec. III): every node's k, classes, DCP and distortion
+ratio against a brute-force pandas computation over the rows; the command line."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import sys
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from anonymizer import lattice_eval
+from anonymizer.cli import main
+from anonymizer.engine import Engine
+from anonymizer.errors import SpecError, UnsupportedError
+from anonymizer.lattice_eval import evaluate_lattice, evaluate_spec
+from anonymizer.lattice_plot import plot_lattice
+from anonymizer.prepare import prepare
+from anonymizer.spec import load_spec
+
+SPEC = {
+    "release": "small",
+    "source": {"table": "people"},
+    "columns": {"age": {"role": "quasi", "hierarchy": {"cbgh": {"min_width": 5}}},
+                "hours": {"role": "quasi", "hierarchy": {"dbgh": {"min_width": 4, "range": [1, 40]}}},
+                "my col": {"role": "quasi", "hierarchy": {"masking": 2}},
+                "disease": "sensitive"},
+    # l-diversity makes the frequency set carry the sensitive column: several rows per QI combination
+    "models": [{"type": "k-anonymity", "k": 2}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "disease"}],
+}
+
+
+def make_people(con, rows: int = 80) -> None:
+    rng = random.Random(1)
+    values = [(rng.randint(17, 60), rng.choice([8, 20, 25, 35, 38, 40]), f"z{rng.randint(10, 13)}",
+               rng.choice(["flu", "cold", "hiv"])) for _ in range(rows)]
+    con.execute('CREATE TABLE people (age INTEGER, hours INTEGER, "my col" VARCHAR, disease VARCHAR)')
+    con.executemany("INSERT INTO people VALUES (?, ?, ?, ?)", values)
+
+
+def brute_force(con, plan) -> dict[tuple[int, ...], tuple[int, int, int, float]]:
+    """Per node (k, classes, dcp, distortion), from the source rows and the hierarchy tables."""
+    rows = con.execute(f"SELECT * FROM {plan.source}").df()
+    nodes, costs = [], []   # per QI: {level: node of each row}, {level: distortion of each row}
+    for q in plan.qis:
+        dom = con.execute(f"SELECT code, value FROM {q.dom}").df()
+        codes = rows[[q.name]].merge(dom, left_on=q.name, right_on="value", how="left")["code"]
+        hier = con.execute(f"SELECT code, level, lo, distortion FROM {q.hier}").df()
+        at = {lv: h.set_index("code") for lv, h in hier.groupby("level")}
+        nodes.append({lv: codes.map(h["lo"]).to_numpy() for lv, h in at.items()})
+        costs.append({lv: codes.map(h["distortion"]).sum() for lv, h in at.items()})
+    out = {}
+    for node in itertools.product(*[range(q.height + 1) for q in plan.qis]):
+        frame = rows.assign(**{f"n{i}": nodes[i][lv] for i, lv in enumerate(node)})
+        sizes = frame.groupby([f"n{i}" for i in range(len(node))]).size()
+        out[node] = (int(sizes.min()), len(sizes), int((sizes ** 2).sum()),
+                     sum(costs[i][lv] for i, lv in enumerate(node)))
+    return out
+
+
+def test_every_node_equals_brute_force(con):
+    make_people(con)
+    engine = Engine(con)
+    with engine.workspace():
+        plan = prepare(engine, load_spec(SPEC))
+        lattice = evaluate_lattice(engine, plan, ("_anon_lattice", "small"))
+        expected = brute_force(con, plan)
+    assert [q.height for q in plan.qis] == list(lattice.heights) and min(lattice.heights) >= 2
+    assert len(lattice.nodes) == len(expected) == con.execute("SELECT count(*) FROM _anon_lattice.small").fetchone()[0]
+    full = expected[tuple(lattice.heights)][3]
+    for row in lattice.nodes:
+        node = tuple(row[q] for q in ("age", "hours", "my col"))
+        k, classes, dcp, distortion = expected[node]
+        assert (row["k"], row["classes"], row["dcp"], row["height"]) == (k, classes, dcp, sum(node)), node
+        assert row["distortion"] == pytest.approx(distortion)
+        assert row["distortion_ratio"] == pytest.approx(distortion / full)
+    assert lattice.nodes[0]["distortion_ratio"] == 0.0 and sum(lattice.nodes[0][q] for q in lattice.qis) == 0
+    assert lattice.nodes[-1]["distortion_ratio"] == 1.0 and lattice.nodes[-1]["k"] == 80
+    assert lattice.nodes[-1]["dcp"] == 80 ** 2 and lattice.nodes[-1]["classes"] == 1
+
+
+def test_a_qi_named_like_a_figure_is_refused(con):
+    con.execute("CREATE TABLE t AS SELECT range % 3 AS k FROM range(9)")
+    spec = load_spec({"release": "t", "source": {"table": "t"}, "columns": {"k": "quasi"},
+                      "models": [{"type": "k-anonymity", "k": 2}]})
+    with pytest.raises(SpecError, match="columns.k: is named like a column of the lattice table"):
+        evaluate_spec(con, spec)
+
+
+def test_a_lattice_too_large_is_refused(con, monkeypatch):
+    make_people(con)
+    monkeypatch.setattr(lattice_eval, "MOST_NODES", 100)
+    with pytest.raises(SpecError, match=r"6 \(age\) x 7 \(hours\) x 4 \(my col\) = 168 nodes, more than 100"):
+        evaluate_spec(con, load_spec(SPEC))
+
+
+def test_plot_without_matplotlib_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
+    with pytest.raises(UnsupportedError, match=r"pip install 'anonymizer\[plots\]'"):
+        plot_lattice({"x": []}, tmp_path / "p.png")
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_cli_writes_the_table_json_and_plot(tmp_path):
+    db, spec, png = tmp_path / "l.duckdb", tmp_path / "small.yml", tmp_path / "l.png"
+    with duckdb.connect(str(db)) as con:
+        make_people(con)
+    spec.write_text(json.dumps(SPEC))   # JSON is YAML
+    res = invoke("lattice", spec, "--db", db, "--plot", png, "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["table"] == "_anon_lattice.small" and out["k"] == 2
+    assert len(out["nodes"]) == (out["heights"][0] + 1) * (out["heights"][1] + 1) * (out["heights"][2] + 1)
+    assert out["best"]["dcp"]["k"] >= 2 and out["best"]["distortion_ratio"]["k"] >= 2
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    text = invoke("lattice", spec, "--db", db, "--table-name", "again", "--quiet")
+    assert text.exit_code == 0 and "lattice table _anon_lattice.again" in text.output
+    assert "least ratio" in text.output and "least DCP" in text.output
+    with duckdb.connect(str(db)) as con:
+        tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_lattice' "
+                             "ORDER BY 1").fetchall()
+        assert tables == [("again",), ("small",)]
+        work = con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name LIKE '_anon_work_%'").fetchone()
+        assert work == (0,)
+    assert invoke("lattice", "--db", db).exit_code == 2
+
+
+def test_cli_reproduces_paper_001_experiment(tmp_path):
+    res = invoke("lattice", "--experiment", "001", "--db", tmp_path / "e.duckdb", "--json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert {b: (c["nodes"], c["max_height"]) for b, c in out.items()} == {
+        "cgh": (125, 12), "dbgh": (300, 18), "cbgh": (180, 14)}
+    for c in out.values():
+        assert c["best"]["100"]["dcp"]["value"] > c["best"]["2"]["dcp"]["value"]
