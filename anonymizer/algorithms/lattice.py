@@ -12,9 +12,10 @@ algorithm hands to the publisher.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..engine import Engine
+from ..models import KAnonymity
 from ..models.check import used_params
 from ..prepare import Plan
 from ..sqlnames import ident
@@ -42,6 +43,13 @@ class Lattice:
     checks: int = 0
     check_seconds: float = 0.0
     _seen: dict[Node, LevelCheck] = field(default_factory=dict)
+    _k_plan: Plan | None = None
+
+    def __post_init__(self) -> None:
+        models = self.plan.spec.models
+        k_models = tuple(m for m in models if isinstance(m, KAnonymity))
+        if k_models and len(k_models) < len(models):
+            self._k_plan = replace(self.plan, spec=replace(self.plan.spec, models=k_models))
 
     @property
     def names(self) -> list[str]:
@@ -60,11 +68,19 @@ class Lattice:
         return self.judge(node, phase, score).failing_rows <= self.budget
 
     def judge(self, node: Node, phase: str, score: float | None = None) -> LevelCheck:
-        """The node's :class:`LevelCheck` (computed once; later calls are cached)."""
+        """The node's :class:`LevelCheck` (computed once; later calls are cached).
+
+        k-anonymity, the cheapest model, is checked alone first when there are others: a
+        node whose small classes alone exceed the budget fails whatever the others say
+        (its check then lists k-anonymity only)."""
         cached = node in self._seen
         if not cached:
             start = time.perf_counter()
-            self._seen[node] = check_levels(self.engine, self.plan, self.levels(node), self.freq)
+            found = None
+            if self._k_plan is not None:
+                found = check_levels(self.engine, self._k_plan, self.levels(node), self.freq)
+                found = found if found.failing_rows > self.budget else None
+            self._seen[node] = found or check_levels(self.engine, self.plan, self.levels(node), self.freq)
             self.checks += 1
             self.check_seconds += time.perf_counter() - start
         found = self._seen[node]
