@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import duckdb
 
-from .errors import AnonymizerError, PrivacyCheckFailed
+from .errors import AnonymizerError, PrivacyCheckFailed, SpecError
 
 DEFAULT_DB = "anonymizer.duckdb"
 
@@ -140,18 +140,38 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check"]), default="mondrian",
-              show_default=True, help="What to time: an algorithm (from coding the QIs to the classes), "
-                                      "or one k-anonymity check.")
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice"]),
+              default="mondrian", show_default=True,
+              help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
+                   "or the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid).")
+@click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
+              help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
 @click.option("--qis", type=click.IntRange(1, 8), default=6, show_default=True, help="Number of QIs.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per size.")
-def bench(rows: tuple[int, ...], kind: str, k: int, qis: int, repeat: int) -> None:
+def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int) -> None:
     """Time an algorithm on synthetic Adult-like tables generated in DuckDB.
 
     Prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP BY over the
     same QIs), ratio, peak_mb. Compare ratios across machines, not seconds.
+
+    --bench lattice runs paper 003's Table 2 grid (k 2 and 10; l 2 and 10 or t 0.1 and
+    0.9; basic, log and eta scoring) with PrivacyFrost2, and the optimal search on each
+    model, over the 8 ARX Adult QIs; a readable table follows on stderr. Example:
+
+        anonymizer bench --bench lattice --repeat 3
+        anonymizer bench --bench lattice --data synthetic --rows 10000000 --repeat 1
     """
+    if kind == "lattice":
+        from .bench_lattice import format_lattice_bench, run_lattice_bench
+        runs = []
+        for size in (rows if data == "synthetic" else [None]):
+            for line in run_lattice_bench(size, repeat=repeat):
+                runs.append(line)
+                click.echo(json.dumps(line))
+                sys.stdout.flush()
+        click.echo(format_lattice_bench(runs), err=True)
+        return
     from .bench import run_bench
     check_only = kind == "k-check"
     for line in run_bench(list(rows), algorithm="mondrian" if check_only else kind, k=k, qis=qis, repeat=repeat,
@@ -171,6 +191,117 @@ def validate(spec: str) -> None:
         _fail(exc)
     click.echo(f"{spec}: valid release {parsed.release!r}: {len(parsed.quasi)} quasi-identifiers, "
                f"{', '.join(str(m) for m in parsed.models)}; {parsed.algorithm.name}")
+
+
+@main.command()
+@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@click.option("--column", required=True, help="The column whose hierarchy to build.")
+@click.option("--db", default=None, help=f"DuckDB database file holding the table (default {DEFAULT_DB}).")
+@click.option("--data", type=click.Path(dir_okay=False), help="A CSV or Parquet file holding the column.")
+@click.option("--table", help="A table or view of --db holding the column (schema.table allowed).")
+@click.option("--builder", type=click.Choice(["cgh", "dbgh", "cbgh", "masking", "intervals", "dates", "ordered"]),
+              help="How to build the hierarchy (without a SPEC).")
+@click.option("--min-width", type=float, help="cgh/dbgh/cbgh: the narrowest interval width.")
+@click.option("--range", "bounds", help="cgh/dbgh/cbgh: the root interval LOW,HIGH (default: the data's min, max).")
+@click.option("--widths", help="intervals: one width per level, e.g. 5,10,20.")
+@click.option("--levels", type=click.IntRange(1), help="masking: characters masked (default: all but one).")
+@click.option("--units", help="dates: truncation units, e.g. month,quarter,year,decade.")
+@click.option("--order", help="ordered: every value in order, comma separated.")
+@click.option("--sizes", help="ordered: values per group at each level, e.g. 2,4.")
+@click.option("--examples", type=click.IntRange(1, 50), default=3, show_default=True, help="Labels shown per level.")
+@click.option("--export", type=click.Path(dir_okay=False), help="Write it as an ARX CSV file (value;level1;...;*).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def hierarchy(spec: str | None, column: str, db: str | None, data: str | None, table: str | None,
+              builder: str | None, min_width: float | None, bounds: str | None, widths: str | None,
+              levels: int | None, units: str | None, order: str | None, sizes: str | None, examples: int,
+              export: str | None, as_json: bool) -> None:
+    """Build a column's generalization hierarchy and show it level by level: nodes,
+    distortion range (paper 001, Definition 9) and example labels.
+
+    \b
+    On the bundled UCI Adult data (`anonymizer demo` loads it into table adult of
+    anonymizer.duckdb), paper 001's Table 4 for hours-per-week:
+      anonymizer hierarchy --table adult --column hours-per-week --builder cbgh --min-width 10 --range 1,100
+    prints levels of 10, 5, 3, 2 and 1 nodes with distortions 0.45 up to 5. Other sources:
+      anonymizer hierarchy release.yml --column age       # the spec's source and hierarchy
+      anonymizer hierarchy --data people.csv --column zip --builder masking --levels 3
+      anonymizer hierarchy --data people.parquet --column born --builder dates --units month,year,decade
+      anonymizer hierarchy --table adult --column education-num --builder intervals --widths 2,4,8
+
+    \b
+    Builders and their options:
+      cgh, dbgh, cbgh   --min-width, --range (paper 001: halving, divisors, cardinalities)
+      intervals         --widths          masking   --levels
+      dates             --units           ordered   --order, --sizes
+    --export out.csv writes the ARX format (value;level1;...;*) a spec reads back as {csv: out.csv}.
+    """
+    from .hierarchy.show import format_shown, hierarchy_of, show_file_column, show_spec_column, show_table_column
+    try:
+        if spec is not None:
+            shown = show_spec_column(spec, column, db or DEFAULT_DB, examples, export)
+        elif builder is None or (data is None) == (table is None):
+            raise SpecError("--builder", "without a SPEC, give --builder and one of --data FILE or --table T")
+        else:
+            built = hierarchy_of(builder, min_width=min_width, range=bounds, widths=widths, levels=levels,
+                                 units=units, order=order, sizes=sizes)
+            shown = (show_file_column(data, column, built, examples, export) if data is not None
+                     else show_table_column(db or DEFAULT_DB, table, column, built, examples, export))
+    except AnonymizerError as exc:
+        _fail(exc)
+    click.echo(json.dumps(shown.to_dict()) if as_json else format_shown(shown))
+    if export and not as_json:
+        click.echo(f"written to {export}")
+
+
+@main.command()
+@click.argument("spec", required=False, type=click.Path(dir_okay=False))
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB database file.")
+@click.option("--table-name", help="Table name in schema _anon_lattice (default: the release name).")
+@click.option("--experiment", type=click.Choice(["001"]), help="Instead of a SPEC, run paper 001's experiment.")
+@click.option("--plot", type=click.Path(dir_okay=False), help="Also plot k and DCP against cost (PNG, matplotlib).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
+def lattice(spec: str | None, db: str, table_name: str | None, experiment: str | None, plot: str | None,
+            as_json: bool, quiet: bool) -> None:
+    """Evaluate every node of the generalization lattice of SPEC's quasi-identifiers (one
+    level per QI): its k, classes, discernibility penalty (DCP) and distortion ratio (paper
+    001, Definition 9), into the table _anon_lattice.<release> of DB, which is kept.
+
+    \b
+    Paper 001's experiment on the bundled UCI Adult data (loaded into table adult): age,
+    education-num and hours-per-week, one lattice per builder (CGH, DBGH, CBGH), a
+    comparison of the least distortion ratio and DCP reaching k = 2, 5, 10, 50, 100:
+      anonymizer lattice --experiment 001 --plot paper001.png
+    Any spec (its hierarchies, its k); the summary names the cheapest nodes reaching k:
+      anonymizer lattice examples/adult_lattice.yml --plot adult_lattice.png
+      anonymizer lattice release.yml --db warehouse.duckdb --table-name ages_v2 --json
+    Apply a node with algorithm {name: full-domain, levels: {age: 3, ...}}.
+    """
+    from .lattice_eval import evaluate_spec, format_lattice
+    from .lattice_experiment import comparison, format_comparison, paper001
+    from .lattice_plot import plot_lattice
+    from .spec import load_spec
+    try:
+        if (spec is None) == (experiment is None) or (experiment and table_name):
+            raise SpecError("SPEC", "give a release SPEC (optionally --table-name) or --experiment 001")
+        with duckdb.connect(db) as con:
+            if experiment:
+                lattices = paper001(con, _progress(quiet or as_json))
+            else:
+                parsed = load_spec(spec)
+                lattices = {parsed.release: evaluate_spec(con, parsed, table_name, _progress(quiet or as_json))}
+        if plot:
+            plot_lattice({name: t.nodes for name, t in lattices.items()}, plot)
+    except AnonymizerError as exc:
+        _fail(exc)
+    if experiment:
+        compared = comparison(lattices)
+        click.echo(json.dumps(compared, default=str) if as_json else format_comparison(compared))
+    else:
+        found = lattices[parsed.release]
+        click.echo(json.dumps(found.to_dict(parsed.k), default=str) if as_json else format_lattice(found, parsed.k))
+    if plot and not as_json:
+        click.echo(f"plot written to {plot}")
 
 
 if __name__ == "__main__":
