@@ -6,10 +6,11 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from pycanon import anonymity
 
 from anonymizer import anonymize
 from anonymizer.errors import PrivacyCheckFailed
-from tests.test_oracle import adult_spec
+from tests.test_oracle import ARX_QIS, adult_spec
 
 QIS = ["age", "race", "marital-status"]
 HEIGHTS = [4, 1, 2]
@@ -52,6 +53,9 @@ def test_optimal_beats_or_ties_privacyfrost2(arx_adult):
     pf2 = anonymize(adult_spec("p8", models, algorithm={"name": "privacyfrost2", "priorities": {"age": 5}}), con)
     assert opt.utility["loss"] <= pf2.utility["loss"] + 1e-12
     assert opt.algorithm["checks"] < opt.algorithm["lattice_nodes"] / 4
+    df = con.execute(f"SELECT * FROM {opt.view}").df().reset_index(drop=True)     # the oracle
+    assert anonymity.k_anonymity(df, ARX_QIS) == opt.measures["k"] >= 10
+    assert anonymity.l_diversity(df, ARX_QIS, ["occupation"]) >= 2
 
 
 def test_no_satisfying_node_is_a_clear_failure(arx_adult):
