@@ -93,14 +93,14 @@ def _scan(engine: Engine, source: str, names) -> float:
     return time.perf_counter() - start
 
 
-def _memory(engine: Engine) -> tuple[float, float]:
+def memory(engine: Engine) -> tuple[float, float]:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     duck = engine.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0]
     return round(peak, 1), round(duck / 2**20, 1)
 
 
 def _record(bench, rows, names, k, seconds, scan, engine, **extra) -> dict:
-    peak, duck = _memory(engine)
+    peak, duck = memory(engine)
     return {"bench": bench, "rows": rows, "qis": len(names), "k": k, "seconds": round(seconds, 3),
             "scan_seconds": round(scan, 3), "ratio": round(seconds / scan, 2) if scan else None,
             "peak_mb": peak, "duckdb_mb": duck, **extra}

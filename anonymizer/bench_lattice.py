@@ -24,6 +24,7 @@ from typing import Iterator
 import duckdb
 
 from .algorithms import run_algorithm
+from .bench import memory
 from .demo import data_path
 from .engine import Engine
 from .prepare import prepare
@@ -82,7 +83,8 @@ def run_lattice_bench(rows: int | None = None, grid=GRID, scorings=SCORINGS, rep
                        "checks": notes["checks"], "check_seconds": notes["check_seconds"],
                        "frequency_set_rows": notes["frequency_set_rows"], "levels": list(notes["levels"].values()),
                        "loss": round(notes["loss"], 4), "score": notes.get("score"),
-                       "suppressed": result.suppressed, "classes": result.classes}
+                       "suppressed": result.suppressed, "classes": result.classes,
+                       "peak_mb": memory(engine)[0]}
     finally:
         con.close()
 
