@@ -16,7 +16,7 @@ node of every QI at every level; :mod:`anonymizer.algorithms.frequency_set`), ne
 the rows:
 
 1. per QI and level, the distortion of generalizing that QI to that level, summed over the
-   records (``lattice_eval/level_distortion.sql.j2``, one statement): a node's distortion
+   records (``lattice/level_sums.sql.j2``, one statement): a node's distortion
    is then a sum of constants;
 2. per node, k, classes and DCP (``lattice_eval/node_classes.sql.j2``, one GROUP BY). One
    statement per node was measured against one statement for the whole lattice (the
@@ -109,7 +109,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str]) -> Lat
     _check_plan(plan)
     freq = build_frequency_set(engine, plan)
     levels = engine.work("level_distortion")
-    engine.run("lattice_eval/level_distortion.sql.j2", target=levels, freq=freq.table,
+    engine.run("lattice/level_sums.sql.j2", target=levels, freq=freq.table,
                qis=[{"code": ident(q.code), "hier": q.hier} for q in plan.qis])          # step 1
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
     engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "

@@ -88,7 +88,7 @@ def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[flo
     """``L[i][level]``: QI ``i``'s loss summed over the rows at ``level``, per source row."""
     qis = [{"code": ident(q.code), "hier": q.hier} for q in plan.qis]
     out = [[0.0] * (q.height + 1) for q in plan.qis]
-    for i, level, covered in engine.rows("lattice/level_loss.sql.j2", freq=freq.table, qis=qis):
+    for i, level, covered, _ in engine.rows("lattice/level_sums.sql.j2", freq=freq.table, qis=qis):
         m = plan.qis[i].m
         out[i][level] = float(covered) / (m - 1) / plan.rows if m > 1 else 0.0
     return out
