@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Mapping
 
 from ..engine import Engine
+from ..errors import SpecError
 from ..models import KAnonymity
 from ..models.check import used_params
 from ..prepare import Plan
@@ -91,6 +93,27 @@ class Lattice:
         """Add a trace entry (``ok`` is ``None`` for nodes skipped without a check)."""
         self.trace.append({"step": len(self.trace) + 1, "phase": phase, "levels": list(node), "ok": ok,
                            "score": score, "cached": cached})
+
+
+def from_root(plan: Plan, depths: Mapping[str, int], field: str, presampling: bool = False) -> list[int]:
+    """Levels counted from the root as paper 003 counts them (``'*'`` = 0) turned into
+    generalization levels per QI (0 = the value).
+
+    ``min_level`` (default): an unlisted QI has no minimum (depth 0); a depth below the
+    hierarchy's leaves is refused. Pre-sampling thresholds (``presampling``): an unlisted QI
+    keeps its values, and a depth below the leaves is the leaves (one threshold is often
+    given for every QI, such as ``presample: {levels: 2}``).
+    """
+    out = []
+    for q in plan.qis:
+        depth = depths.get(q.name, q.height if presampling else 0)
+        if presampling:
+            depth = min(depth, q.height)
+        elif depth > q.height:
+            raise SpecError(f"{field}.{q.name}", f"must be at most {q.height}, the height of its hierarchy "
+                                                 "(levels count from the root '*' = 0)", depth)
+        out.append(q.height - depth)
+    return out
 
 
 def level_qis(plan: Plan, freq: FrequencySet) -> list[dict]:

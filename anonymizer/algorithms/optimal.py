@@ -36,7 +36,7 @@ from ..prepare import Plan
 from ..sqlnames import ident
 from . import AlgorithmResult
 from .frequency_set import FrequencySet, build_frequency_set
-from .lattice import Lattice, Node, at_node, drop_failing, publish_levels, rows_loss
+from .lattice import Lattice, Node, at_node, drop_failing, from_root, publish_levels, rows_loss
 
 
 def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
@@ -47,7 +47,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     lattice = Lattice(engine, plan, freq, budget)
     level_loss = _level_loss(engine, plan, freq)
     base_loss = plan.null_suppressed / plan.rows       # a NULL-suppressed row costs 1 per cell
-    tops = [q.height - min(plan.spec.algorithm.min_level.get(q.name, 0), q.height) for q in plan.qis]
+    tops = from_root(plan, plan.spec.algorithm.min_level, "algorithm.min_level")
     d = len(plan.qis)
     nodes = sorted(itertools.product(*[range(t + 1) for t in tops]),
                    key=lambda n: (sum(level_loss[i][lv] for i, lv in enumerate(n)) / d, sum(n), n))

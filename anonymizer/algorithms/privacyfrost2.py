@@ -57,8 +57,8 @@ from ..errors import PrivacyCheckFailed
 from ..prepare import Plan
 from . import AlgorithmResult
 from .frequency_set import attribute_minimums, build_frequency_set, distinct_counts, presample
-from .lattice import (Lattice, Node, apply_classes, at_node, drop_failing, level_qis, passing_classes,
-                      publish_levels, rows_loss)
+from .lattice import (Lattice, Node, apply_classes, at_node, drop_failing, from_root, level_qis,
+                      passing_classes, publish_levels, rows_loss)
 from .scoring import Scoring
 
 
@@ -163,12 +163,11 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     start = time.perf_counter()
     opts = plan.spec.algorithm
     names = [q.name for q in plan.qis]
-    heights = [q.height for q in plan.qis]
     freq = build_frequency_set(engine, plan)
     nodes_per_level = distinct_counts(engine, freq)         # b: the data's hierarchy nodes per level
     presampled = 0
     if opts.presample:                                       # section 5.1
-        u = [max(0, h - opts.presample["levels"].get(n, h)) for n, h in zip(names, heights)]
+        u = from_root(plan, opts.presample["levels"], "algorithm.presample.levels", presampling=True)
         freq, presampled = presample(engine, freq, u, opts.presample["k"])
         engine.say(f"privacyfrost2: pre-sampling removed {presampled} isolated records")
     budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed - presampled
@@ -179,7 +178,7 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     scoring = Scoring(opts.scoring, tuple(float(opts.priorities.get(n, 1)) for n in names), float(opts.d),
                       tuple(x[0] for x in e))
     frost = _Frost(Lattice(engine, plan, freq, budget), scoring, e, nodes_per_level,
-                   [h - min(opts.min_level.get(n, 0), h) for n, h in zip(names, heights)],
+                   from_root(plan, opts.min_level, "algorithm.min_level"),
                    sorted(range(len(names)), key=lambda i: (scoring.priorities[i], -i)), plan.spec.k, opts.p,
                    attribute_minimums(engine, freq))
     node = frost.precompute()

@@ -199,3 +199,13 @@ def test_frequency_set_check_equals_the_row_check(arx_adult):
         for node in [(0,) * 8, (2, 0, 1, 1, 2, 1, 1, 0), (4, 1, 1, 2, 3, 2, 2, 1), (1, 1, 0, 2, 1, 0, 2, 1)]:
             levels = dict(zip(ARX_QIS, node))
             assert check_levels(engine, plan, levels, freq) == check_levels(engine, plan, levels)
+
+
+@pytest.mark.parametrize("name", ["privacyfrost2", "optimal"])
+def test_min_level_below_the_leaves_is_refused_and_nothing_published(arx_adult, name):
+    spec = adult_spec("deep", [{"type": "k-anonymity", "k": 5}], algorithm={"name": name, "min_level": {"sex": 2}})
+    with pytest.raises(SpecError) as info:
+        anonymize(spec, arx_adult)
+    assert info.value.field == "algorithm.min_level.sex" and "at most 1" in str(info.value)
+    assert arx_adult.execute("SELECT count(*) FROM information_schema.tables WHERE table_name LIKE 'deep%'"
+                             ).fetchone()[0] == 0
