@@ -2,7 +2,8 @@
 
 A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases."r__v<N>"``
 and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
-all in one transaction: if any step fails nothing changes, and what was published before
+all in one transaction (a release with more than one table, such as anatomy's sensitive
+table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one): if any step fails nothing changes, and what was published before
 stays as it was. Before promotion the snapshot is compared with the candidate by symmetric
 ``EXCEPT ALL`` counts, so the view shows exactly the rows that passed verification.
 """
@@ -74,7 +75,13 @@ def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: s
     return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
 
 
-def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict) -> Published:
+def part_view(spec: ReleaseSpec, part: str) -> str:
+    """``schema.view_<part>``, the view of an extra table of a release (for people)."""
+    return f"{spec.output.schema}.{spec.output.view}_{part}"
+
+
+def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
+            parts: tuple[tuple[str, str, list[str]], ...] = ()) -> Published:
     """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
 
     Args:
@@ -82,23 +89,19 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         columns: the published column names.
         record: audit values (spec_hash, fingerprint, algorithm, parameters, figures,
             rows_in, rows_out, suppressed, timings).
+        parts: further tables of the same release, each ``(part, candidate, columns)``,
+            published as view ``<view>_<part>`` from snapshot ``<release>__v<N>__<part>``.
     """
     audit = ensure_audit(engine, spec)
     last = latest(engine, spec)
     version = (last["version"] if last else 0) + 1
     snap_name = f"{spec.release}__v{version}"
-    snapshot = table(spec.output.snapshot_schema, snap_name)
-    view = table(spec.output.schema, spec.output.view)
-    cols = [ident(c) for c in columns]
+    tables = [(snap_name, spec.output.view, candidate, columns)]
+    tables += [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols) for part, cand, cols in parts]
     engine.execute("BEGIN TRANSACTION")
     try:
-        engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols)
-        missing, extra = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot,
-                                    candidate=candidate, columns=cols)
-        if missing or extra:
-            raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
-                                  f"({missing} rows missing, {extra} extra); nothing was published")
-        engine.run("publish/promote.sql.j2", schema=ident(spec.output.schema), view=view, snapshot=snapshot)
+        for snap, view_name, cand, cols in tables:
+            _promote(engine, spec, snap, view_name, cand, cols)
         params = {
             "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
             "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
@@ -111,3 +114,18 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         engine.execute("ROLLBACK")
         raise
     return Published(version, params["view_name"], params["snapshot"])
+
+
+def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, candidate: str,
+             columns: list[str]) -> None:
+    """Snapshot one candidate table, compare the copy with it, and point its view at it."""
+    snapshot = table(spec.output.snapshot_schema, snap_name)
+    cols = [ident(c) for c in columns]
+    engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols)
+    missing, extra = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
+                                columns=cols)
+    if missing or extra:
+        raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
+                              f"({missing} rows missing, {extra} extra); nothing was published")
+    engine.run("publish/promote.sql.j2", schema=ident(spec.output.schema),
+               view=table(spec.output.schema, view_name), snapshot=snapshot)

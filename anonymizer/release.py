@@ -18,7 +18,9 @@ from typing import Any, Callable
 
 import duckdb
 
+from . import anatomy
 from .algorithms import run_algorithm
+from .algorithms.msb import msb
 from .engine import Engine
 from .errors import PrivacyCheckFailed
 from .generalize import Candidate, build_candidate
@@ -27,7 +29,7 @@ from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
 from .prepare import Plan, load_source, prepare, resolve_columns
-from .publish import Published, fingerprint, publish, unchanged
+from .publish import Published, fingerprint, part_view, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
 
@@ -50,6 +52,7 @@ class ReleaseResult:
     utility: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)
     algorithm: dict = field(default_factory=dict)
+    views: list[str] = field(default_factory=list)   # further views of the release (anatomy's sensitive table)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -91,6 +94,8 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         t0 = time.perf_counter()
         plan = prepare(engine, spec, source)
         clock["prepare"] = time.perf_counter() - t0
+        if spec.algorithm.anatomy:
+            return _anatomy_release(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print})
         t0 = time.perf_counter()
         engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs")
         result = run_algorithm(engine, plan)
@@ -125,6 +130,47 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                              plan.rows, candidate.rows, suppressed, candidate.classes, checks, measures,
                              utility, clock, {"name": spec.algorithm.name, "rounds": result.rounds,
                                               **result.notes})
+
+
+def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
+    """The rest of a release for paper 002's MSB algorithms: groups, the two anatomy tables,
+    verification, publication of both in one transaction (see :mod:`anonymizer.anatomy`)."""
+    spec = plan.spec
+    t0 = time.perf_counter()
+    engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, "
+               f"{len(plan.sensitive)} sensitive attributes")
+    result = msb(engine, plan)
+    clock["algorithm"] = time.perf_counter() - t0
+    suppressed = plan.null_suppressed + result.suppressed
+    _check_suppression(spec, plan, suppressed)
+    t0 = time.perf_counter()
+    candidate = anatomy.build(engine, plan, result)
+    clock["generalize"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    checks = anatomy.verify(engine, plan, candidate, result.levels)
+    clock["verify"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    utility = anatomy.metrics(engine, plan, candidate, result.levels, suppressed)
+    clock["metrics"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    record = {
+        **prints, "algorithm": spec.algorithm.name,
+        "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
+                       "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
+        "figures": {"models": checks, "utility": utility, "views": [part_view(spec, "sensitive")]},
+        "rows_in": plan.rows, "rows_out": candidate.rows, "suppressed": suppressed, "timings": clock,
+    }
+    published = publish(engine, spec, candidate.qi_table, candidate.qi_columns, record,
+                        parts=(("sensitive", candidate.sens_table, candidate.sens_columns),))
+    clock["publish"] = time.perf_counter() - t0
+    clock["total"] = time.perf_counter() - start
+    engine.say(f"release {spec.release}: published {published.view} and {part_view(spec, 'sensitive')} "
+               f"(v{published.version})")
+    return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
+                         plan.rows, candidate.rows, suppressed, candidate.groups, checks,
+                         {"groups": candidate.groups, "min_group_size": checks[0]["min_group_size"]},
+                         utility, clock, {"name": spec.algorithm.name, "rounds": result.notes["greedy_steps"],
+                                          **result.notes}, [part_view(spec, "sensitive")])
 
 
 def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:

@@ -39,7 +39,9 @@ from .models import PrivacyModel, build_model
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive")
 TYPES = ("numeric", "categorical")
-ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal")
+#: MSB greedy algorithms of paper 002 (anatomy output): the baselines and their MSLF variants.
+MSB_ALGORITHMS = ("mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf")
+ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS
 SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
 
@@ -53,6 +55,20 @@ class Column:
     type: str | None = None
     hierarchy: Hierarchy | None = None
     order: tuple[str, ...] | None = None
+    security: "Security | None" = None
+
+
+@dataclass(frozen=True)
+class Security:
+    """Security levels of a sensitive column's values (paper 002, Definitions 1 to 3):
+    0 no, 1 low, 2 high sensitivity. ``default`` applies to every value not in ``values``.
+    A sensitive column without ``security`` has every value at level 2 (the strictest)."""
+
+    default: int = 2
+    values: Mapping[str, int] = field(default_factory=dict)
+
+    def level(self, value: str) -> int:
+        return self.values.get(value, self.default)
 
 
 @dataclass(frozen=True)
@@ -78,6 +94,9 @@ class Algorithm:
     eta, log), ``d`` (eta's constant), ``p`` (the system parameter of pre-computation),
     ``presample`` (``{levels: {qi: u}, k: k'}``, thresholds counted from the root) and
     ``partial`` (partial-domain de-generalization). The optimal search reads ``min_level``.
+    The MSB algorithms of paper 002 read ``seed`` (the tie order: an integer seeds a hash
+    of the sensitive vector, ``None`` uses the vector's sort order) and ``batch``
+    (``"exact"`` or a fraction; see :mod:`anonymizer.algorithms.msb.greedy`).
     """
 
     name: str
@@ -90,6 +109,13 @@ class Algorithm:
     p: int = 0
     presample: Mapping[str, Any] | None = None
     partial: bool = False
+    seed: int | None = 0
+    batch: str | float = 0.05
+
+    @property
+    def anatomy(self) -> bool:
+        """Whether the algorithm publishes anatomy tables (paper 002's MSB family)."""
+        return self.name in MSB_ALGORITHMS
 
 
 @dataclass(frozen=True)
@@ -212,18 +238,32 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
     nulls = data.get("nulls", "error")
     if nulls not in NULL_POLICIES:
         raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
+    algorithm = _algorithm(data.get("algorithm", {"name": "mondrian"}), columns)
+    _pair(algorithm, models)
     return ReleaseSpec(
         release=release,
         source=_source(data.get("source"), base, release),
         columns=columns,
         models=models,
-        algorithm=_algorithm(data.get("algorithm", {"name": "mondrian"}), columns),
+        algorithm=algorithm,
         suppression_limit=float(suppression),
         nulls=nulls,
         default_role=default_role,
         output=_output(data.get("output", {}), release),
         raw=data,
     )
+
+
+def _pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...]) -> None:
+    """The MSB algorithms (anatomy output) go with exactly the models over several sensitive
+    attributes (paper 002), and those models with nothing else."""
+    multi = any(m.multi_attribute for m in models)
+    if algorithm.anatomy and not multi:
+        raise SpecError("models", f"{algorithm.name} needs a model over all sensitive attributes: "
+                                  "lsl-diversity or multi-l-diversity (paper 002)")
+    if multi and not algorithm.anatomy:
+        raise SpecError("algorithm.name", "lsl-diversity and multi-l-diversity are reached by the MSB algorithms: "
+                                          f"{', '.join(MSB_ALGORITHMS)}", algorithm.name)
 
 
 def _name(value: Any, where: str) -> str:
@@ -278,7 +318,7 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
         seen[name.lower()] = name
         if isinstance(entry, str):
             entry = {"role": entry}
-        e = _mapping(entry, where, {"role", "type", "hierarchy", "order"})
+        e = _mapping(entry, where, {"role", "type", "hierarchy", "order", "security"})
         role = e.get("role")
         if role not in ROLES:
             raise SpecError(f"{where}.role", f"must be one of {', '.join(ROLES)}", role)
@@ -297,14 +337,41 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
             raise SpecError(f"{where}.order", "is implied by the hierarchy; give one or the other")
         if hierarchy:
             check_role(hierarchy, f"{where}.hierarchy", role, ctype)
-        out.append(Column(name, role, ctype, hierarchy, order))
+        security = _security(e["security"], f"{where}.security", role) if "security" in e else None
+        out.append(Column(name, role, ctype, hierarchy, order, security))
     return tuple(out)
+
+
+def _security(value: Any, where: str, role: str) -> Security:
+    """``security: 1`` or ``security: {default: 1, values: {Flu: 0, HIV: 2}}`` (paper 002, section 3)."""
+    if role != "sensitive":
+        raise SpecError(where, "only sensitive columns have security levels")
+    if not isinstance(value, dict):
+        value = {"default": value}
+    v = _mapping(value, where, {"default", "values"})
+    default = _level(v.get("default", 2), f"{where}.default")
+    values = v.get("values", {})
+    if not isinstance(values, dict):
+        raise SpecError(f"{where}.values", "must map sensitive values to levels 0, 1 or 2", values)
+    return Security(default, {str(k): _level(x, f"{where}.values.{k}") for k, x in values.items()})
+
+
+def _level(value: Any, where: str) -> int:
+    if isinstance(value, bool) or value not in (0, 1, 2):
+        raise SpecError(where, "must be a security level: 0 (none), 1 (low) or 2 (high)", value)
+    return int(value)
 
 
 def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]:
     if not isinstance(value, list) or not value:
         raise SpecError("models", "must be a non-empty list of privacy models", value)
     models = tuple(build_model(entry, f"models[{i}]") for i, entry in enumerate(value))
+    multi = [i for i, m in enumerate(models) if m.multi_attribute]
+    if multi and len(models) > 1:
+        raise SpecError(f"models[{multi[0]}]", "a model over several sensitive attributes is the only model of "
+                                               "an anatomy release (paper 002); give it alone")
+    if multi and not any(c.role == "sensitive" for c in columns):
+        raise SpecError(f"models[{multi[0]}]", "needs at least one column with role 'sensitive'")
     by_name = {c.name: c for c in columns}
     for i, m in enumerate(models):
         if m.sensitive is None:
@@ -321,12 +388,13 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
     v = _mapping(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
-                                      "presample", "partial"})
+                                      "presample", "partial", "seed", "batch"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
     allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
-               "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"}}[name]
+               "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
+               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}}[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
     relaxed = _flag(v, "relaxed")
@@ -351,8 +419,16 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     p = v.get("p", 0)
     if isinstance(p, bool) or not isinstance(p, int) or p < 0:
         raise SpecError("algorithm.p", "must be a whole number >= 0", p)
+    seed = v.get("seed", 0)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise SpecError("algorithm.seed", "must be a whole number >= 0, or null for the sensitive vectors' order",
+                        seed)
+    batch = v.get("batch", 0.05)
+    if batch != "exact" and (isinstance(batch, bool) or not isinstance(batch, (int, float)) or not 0 < batch <= 1):
+        raise SpecError("algorithm.batch", "must be 'exact' or a fraction in (0, 1]", batch)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
-                     _presample(v.get("presample"), quasi), _flag(v, "partial"))
+                     _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
+                     batch if batch == "exact" else float(batch))
 
 
 def _flag(v: dict, key: str) -> bool:

@@ -18,8 +18,11 @@ def format_release(r: ReleaseResult) -> str:
     lines = [head, f"  snapshot      {r.snapshot}",
              f"  rows          {r.rows_in} in, {r.rows_out} out, {r.suppressed} suppressed"
              + (f" ({r.suppressed / r.rows_in:.2%})" if r.rows_in else "")]
+    for view in r.views:
+        lines.append(f"  also          {view}")
     if r.classes:
-        lines.append(f"  classes       {r.classes} (average size {r.rows_out / r.classes:.1f})")
+        kind = "groups" if r.views else "classes"
+        lines.append(f"  {kind:<13} {r.classes} (average size {r.rows_out / r.classes:.1f})")
     m = r.measures or {}
     if m.get("k") is not None:
         lines.append(f"  achieved k    {m['k']}")
@@ -38,8 +41,15 @@ def format_release(r: ReleaseResult) -> str:
         if a.get("partial_rounds"):
             lowered = sum(p["classes"] for p in a["partial_rounds"])
             lines.append(f"  partial       {lowered} class-level de-generalizations in {len(a['partial_rounds'])} steps")
+    if "greedy_steps" in a:   # paper 002's MSB algorithms
+        lines.append(f"  greedy        {a['buckets']} buckets over {a['dimensions']} sensitive attributes; "
+                     f"{a['greedy_steps']} steps (batch {a['batch']}) formed {a['groups']} groups, "
+                     f"{a['residual_added']} records added to them, {a['suppressed']} suppressed")
     u = r.utility or {}
-    if u:
+    if "additional_information_loss" in u:
+        lines.append(f"  utility       additional information loss {_fmt(u['additional_information_loss'])} "
+                     f"(Def. 14), suppression ratio {_fmt(u['suppression_ratio'])} (Def. 15)")
+    elif u:
         shown = [("NCP per cell", "ncp"), ("NCP(T)", "ncp_sum"), ("loss (ARX)", "loss"),
                  ("discernibility C_DM", "discernibility"), ("C_AVG", "cavg")]
         lines.append("  utility       " + ", ".join(f"{label} {_fmt(u[key])}" for label, key in shown if key in u))

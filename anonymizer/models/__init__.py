@@ -8,6 +8,8 @@ from .catalog import (
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
+    LslDiversity,
+    MultiLDiversity,
     RecursiveCLDiversity,
     TCloseness,
     build_model,
@@ -22,6 +24,8 @@ __all__ = [
     "RecursiveCLDiversity",
     "TCloseness",
     "AlphaKAnonymity",
+    "LslDiversity",
+    "MultiLDiversity",
     "build_model",
     "MODEL_TYPES",
 ]

@@ -31,6 +31,9 @@ class PrivacyModel:
     monotonic: ClassVar[bool] = True
     #: whether the check needs the table-wide distribution ``glob``.
     needs_global: ClassVar[bool] = False
+    #: whether the model protects all sensitive attributes together, group by group
+    #: (paper 002's anatomy models, checked by :mod:`anonymizer.anatomy`, not by a template).
+    multi_attribute: ClassVar[bool] = False
 
     @property
     def sensitive(self) -> str | None:

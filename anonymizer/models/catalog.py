@@ -129,6 +129,51 @@ class AlphaKAnonymity(PrivacyModel):
         return f"({self.alpha:g},{self.k})-anonymity on {self.attribute!r}{on}"
 
 
+@dataclass(frozen=True)
+class LslDiversity(PrivacyModel):
+    """L_sl-diversity for multiple sensitive attributes (paper 002, Definitions 10 to 12).
+
+    In every group ``G`` and on every sensitive attribute, each value ``v`` of security level
+    ``s`` has ``c(v) / |G| <= 1 / l_s``; ``l = (l0, l1, l2)`` (the paper uses 1, 2, 3).
+    Levels come from each sensitive column's ``security``. Figure: the largest
+    ``c(v) * l_s / |G|`` of any group (at most 1 when the model holds).
+    """
+
+    l: tuple[int, int, int] = (1, 2, 3)
+    figure_agg: ClassVar[str] = "max"
+    multi_attribute: ClassVar[bool] = True
+
+    def l_of(self, level: int) -> int:
+        return self.l[level]
+
+    def values(self) -> dict[str, Any]:
+        return {"l0": self.l[0], "l1": self.l[1], "l2": self.l[2]}
+
+    def __str__(self) -> str:
+        return f"L_sl-diversity (l0, l1, l2 = {', '.join(map(str, self.l))}) on all sensitive attributes"
+
+
+@dataclass(frozen=True)
+class MultiLDiversity(PrivacyModel):
+    """l-diversity for multiple sensitive attributes (Yang et al. 2008; paper 002, Definitions
+    7 and 8): in every group, on every sensitive attribute, the most frequent value has
+    ``c(v) / |G| <= 1 / l``. L_sl-diversity with every value at one level. Figure as
+    :class:`LslDiversity`."""
+
+    l: int
+    figure_agg: ClassVar[str] = "max"
+    multi_attribute: ClassVar[bool] = True
+
+    def l_of(self, level: int) -> int:
+        return self.l
+
+    def values(self) -> dict[str, Any]:
+        return {"l": self.l}
+
+    def __str__(self) -> str:
+        return f"{self.l}-diversity on all sensitive attributes"
+
+
 def _num(entry: dict, key: str, where: str, kind: type, low: float, high: float | None = None,
          strict_low: bool = False):
     if key not in entry:
@@ -184,6 +229,20 @@ def _alpha_k(e, w):
                            _attr(e, w), None if value is None else str(value))
 
 
+def _lsl(e, w):
+    value = e.get("l", [1, 2, 3])
+    if (not isinstance(value, list) or len(value) != 3
+            or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in value)):
+        raise SpecError(f"{w}.l", "must list l0, l1, l2: three whole numbers >= 1 (paper 002 uses [1, 2, 3])", value)
+    if sorted(value) != list(value):
+        raise SpecError(f"{w}.l", "must not decrease: a higher security level needs at least the same l", value)
+    return LslDiversity(tuple(value))
+
+
+def _multi_l(e, w):
+    return MultiLDiversity(_num(e, "l", w, int, 1))
+
+
 #: spec ``type`` -> builder taking (entry, field path); aliases included.
 MODEL_TYPES = {
     "k-anonymity": _k,
@@ -192,6 +251,8 @@ MODEL_TYPES = {
     "recursive-cl-diversity": _recursive,
     "t-closeness": _t,
     "alpha-k-anonymity": _alpha_k,
+    "lsl-diversity": _lsl,
+    "multi-l-diversity": _multi_l,
 }
 
 _KEYS = {
@@ -201,6 +262,8 @@ _KEYS = {
     "recursive-cl-diversity": {"c", "l", "sensitive"},
     "t-closeness": {"t", "sensitive", "distance"},
     "alpha-k-anonymity": {"alpha", "k", "sensitive", "value"},
+    "lsl-diversity": {"l"},
+    "multi-l-diversity": {"l"},
 }
 
 
