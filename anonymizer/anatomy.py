@@ -6,7 +6,7 @@ group id, verified in SQL before anything is published.
 - Sensitive table ``<view>_sensitive``: ``group_id``, the sensitive attributes, ``count``
   (records of the group carrying that composite vector).
 
-Verification (:func:`verify`) re-reads both candidate tables: every group must satisfy the
+Verification (:func:`judge`, then :func:`verify`) re-reads both candidate tables: every group must satisfy the
 spec's model on every sensitive attribute (Definition 11, or Definition 8), and the QI
 table's group sizes must equal the sensitive table's counts. Metrics (:func:`metrics`) are
 paper 002's additional information loss (Definition 14) and suppression ratio (Definition 15).
@@ -43,7 +43,7 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
     qi_table, sens_table = engine.work("candidate"), engine.work("candidate_sensitive")
     qis = [{"dom": q.dom, "col": ident(q.name)} for q in plan.qis]
     passthrough = [{"name": x.internal, "col": ident(x.column.name)} for x in plan.passthrough]
-    engine.run("msb/qi_table.sql.j2", {"seed": plan.spec.algorithm.seed or 0}, target=qi_table,
+    engine.run("msb/qi_table.sql.j2", target=qi_table,
                assign=result.assign, base=plan.base, qis=qis, passthrough=passthrough,
                row_id=ident(ROW_ID), group_id=ident(GROUP_ID))
     sens = [{"name": k.internal, "col": ident(k.column.name)} for k in plan.sensitive]
@@ -55,31 +55,37 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
     return AnatomyCandidate(qi_table, qi_columns, sens_table, sens_columns, rows, result.groups)
 
 
-def verify(engine: Engine, plan: Plan, candidate: AnatomyCandidate, levels: str) -> list[dict]:
-    """Check the model on every group of the candidate tables; raise PrivacyCheckFailed if not."""
+def judge(engine: Engine, plan: Plan, candidate: AnatomyCandidate, buckets: str) -> dict:
+    """Every figure of the candidate tables, read back from them in one statement (msb/judge)."""
+    keys = ("groups", "min_size", "worst", "failing", "mismatched", "records", "sum_lg", "avg_size", "max_size")
+    row = engine.one("msb/judge.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
+                     group_id=ident(GROUP_ID), count=ident(COUNT), sens=[ident(k.column.name) for k in plan.sensitive],
+                     internal=[k.internal for k in plan.sensitive], buckets=buckets)
+    return dict(zip(keys, row))
+
+
+def verify(plan: Plan, candidate: AnatomyCandidate, figures: dict) -> list[dict]:
+    """The model holds on every group and both tables agree; else PrivacyCheckFailed."""
     model = plan.spec.models[0]
-    groups, min_size, worst, failing, mismatched, records = engine.one(
-        "msb/verify.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
-        group_id=ident(GROUP_ID), count=ident(COUNT), sens=[ident(k.column.name) for k in plan.sensitive],
-        levels=levels)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
-    if mismatched or records != candidate.rows:
-        raise PrivacyCheckFailed(str(model), f"{mismatched} groups whose QI rows and sensitive counts differ",
-                                 mismatched, view)
-    if groups and failing:
-        raise PrivacyCheckFailed(str(model), f"worst c(v) * l / |G| = {worst:.4g} > 1", failing, view)
-    return [{"model": str(model), "figure": float(worst or 0.0), "holds": True, "groups": groups,
-             "min_group_size": min_size}]
+    if figures["mismatched"] or figures["records"] != candidate.rows:
+        raise PrivacyCheckFailed(str(model), f"{figures['mismatched']} groups whose QI rows and sensitive counts "
+                                             f"differ", figures["mismatched"], view)
+    if figures["failing"]:
+        raise PrivacyCheckFailed(str(model), f"worst c(v) * l / |G| = {figures['worst']:.4g} > 1",
+                                 figures["failing"], view)
+    return [{"model": str(model), "figure": float(figures["worst"] or 0.0), "holds": True,
+             "groups": figures["groups"], "min_group_size": figures["min_size"]}]
 
 
-def metrics(engine: Engine, plan: Plan, candidate: AnatomyCandidate, levels: str, suppressed: int) -> dict:
+def metrics(plan: Plan, figures: dict, suppressed: int) -> dict:
     """Additional information loss (Def. 14), suppression ratio (Def. 15) and group sizes."""
-    groups, records, sum_lg, loss, avg, largest = engine.one(
-        "msb/metrics.sql.j2", sens_table=candidate.sens_table, group_id=ident(GROUP_ID), count=ident(COUNT),
-        sens=[ident(k.column.name) for k in plan.sensitive], levels=levels)
-    return {"additional_information_loss": float(loss or 0.0), "suppression_ratio": suppressed / plan.rows,
-            "groups": groups, "records": int(records or 0), "sum_l": int(sum_lg or 0),
-            "average_group_size": float(avg or 0.0), "largest_group": int(largest or 0)}
+    sum_lg = int(figures["sum_lg"] or 0)
+    records = int(figures["records"] or 0)
+    return {"additional_information_loss": (records - sum_lg) / sum_lg if sum_lg else 0.0,
+            "suppression_ratio": suppressed / plan.rows, "groups": figures["groups"], "records": records,
+            "sum_l": sum_lg, "average_group_size": float(figures["avg_size"] or 0.0),
+            "largest_group": int(figures["max_size"] or 0)}
 
 
 def _check_names(plan: Plan) -> None:

@@ -147,10 +147,11 @@ def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prin
     candidate = anatomy.build(engine, plan, result)
     clock["generalize"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    checks = anatomy.verify(engine, plan, candidate, result.levels)
+    figures = anatomy.judge(engine, plan, candidate, result.buckets)
+    checks = anatomy.verify(plan, candidate, figures)
     clock["verify"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    utility = anatomy.metrics(engine, plan, candidate, result.levels, suppressed)
+    utility = anatomy.metrics(plan, figures, suppressed)
     clock["metrics"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     record = {

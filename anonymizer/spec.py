@@ -110,7 +110,7 @@ class Algorithm:
     presample: Mapping[str, Any] | None = None
     partial: bool = False
     seed: int | None = 0
-    batch: str | float = 0.05
+    batch: str | float = 0.2
 
     @property
     def anatomy(self) -> bool:
@@ -423,7 +423,7 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise SpecError("algorithm.seed", "must be a whole number >= 0, or null for the sensitive vectors' order",
                         seed)
-    batch = v.get("batch", 0.05)
+    batch = v.get("batch", 0.2)
     if batch != "exact" and (isinstance(batch, bool) or not isinstance(batch, (int, float)) or not 0 < batch <= 1):
         raise SpecError("algorithm.batch", "must be 'exact' or a fraction in (0, 1]", batch)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,

@@ -58,6 +58,13 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(dict(WEIRD, release="w_pf2", algorithm={"name": "privacyfrost2", "scoring": "eta", "d": 2,
                                                       "partial": True, "presample": {"levels": 0, "k": 2}},
                    suppression_limit=0.5), con)
+    # paper 002's MSB (msb/ templates), on names that need quoting, seeded and in vector order
+    for name, seed in (("mmdcf-mslf", 3), ("msdcf", None)):
+        anonymize(dict(WEIRD, release=f"w_{name}", suppression_limit=1.0,
+                       columns=dict(WEIRD["columns"], **{'a"b': {"role": "sensitive", "security": {
+                           "default": 1, "values": {"hiv": 2, "cold": 0}}}}),
+                       models=[{"type": "lsl-diversity", "l": [1, 2, 3]}],
+                       algorithm={"name": name, "seed": seed}), con)
     con.execute("CREATE TABLE outliers AS SELECT CASE WHEN range < 5 THEN 1000 + range ELSE range % 40 END AS v "
                 "FROM range(100)")
     anonymize({"release": "opt", "source": {"table": "outliers"}, "models": [{"type": "k-anonymity", "k": 2}],

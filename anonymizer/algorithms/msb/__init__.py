@@ -15,8 +15,8 @@ Section 4 grouping phase (Algorithms 1-3)       :meth:`.greedy.Greedy.grouping`
 Section 4 residual phase, suppression           :meth:`.greedy.Greedy.residual`
 rows to groups                                  :func:`msb`                                msb/assign
 QI table and sensitive table (anatomy)          :mod:`anonymizer.anatomy`                  msb/qi_table, msb/sensitive_table
-Defs. 8, 11 verification                        :func:`anonymizer.anatomy.verify`          msb/verify
-Def. 14 additional information loss, Def. 15    :func:`anonymizer.anatomy.metrics`         msb/metrics
+Defs. 8, 11 verification                        :func:`anonymizer.anatomy.verify`          msb/judge
+Def. 14 additional information loss, Def. 15    :func:`anonymizer.anatomy.metrics`         msb/judge
 ==============================================  =========================================  ====================
 
 The six algorithms are one greedy with two switches: the key (``mbf``, ``msdcf``,
@@ -46,6 +46,7 @@ class MsbResult:
 
     assign: str
     levels: str
+    buckets: str
     groups: int
     suppressed: int
     seconds: float
@@ -86,7 +87,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
         engine.con.unregister("__msb_takes")
     engine.run("msb/assign.sql.j2", {"seed": seed} if seed is not None else None, target=assign, base=plan.base,
                buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive], seeded=seed is not None)
-    return MsbResult(assign, levels, outcome.groups, outcome.suppressed, time.perf_counter() - start,
+    return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,
                      _notes(outcome, buckets, greedy_seconds, spec.algorithm.batch))
 
 

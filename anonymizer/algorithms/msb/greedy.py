@@ -45,7 +45,7 @@ the gap between each pick and its best competitor bounds ``m`` (for MSDCF's ``ma
 linear bound on either side). The result is exactly the one-at-a-time greedy's. Its work
 grows with the number of groups where keys tie: MBF drives the largest buckets to equal
 sizes and then cycles through them one group at a time, so the loop can run about ``n/l``
-times. ``batch=f`` (a fraction, the default 0.05) also takes at least ``f`` of the smallest
+times. ``batch=f`` (a fraction, the default 0.2) also takes at least ``f`` of the smallest
 chosen bucket in one step: every group is still built by the greedy's rule and is diverse,
 only the order of later picks may differ. A bucket then empties in ``O(log(size)/f)``
 steps, so the loop's work grows with the number of buckets times ``log n``, not with ``n``.
@@ -126,7 +126,7 @@ class Greedy:
         batch: ``"exact"`` or a fraction in (0, 1] (see the module docstring).
     """
 
-    def __init__(self, buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.05):
+    def __init__(self, buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.2):
         if policy not in POLICIES:
             raise ValueError(f"policy must be one of {POLICIES}")
         self.b = buckets
@@ -148,6 +148,16 @@ class Greedy:
         self.batch_size: list[int] = []
         self.batch_counts: list[np.ndarray] = []    # each: concatenated per-dimension counts
         self.offsets = np.concatenate([[0], np.cumsum(buckets.domain)]).astype(np.int64)
+        # per dimension: the l of each value, and the buckets holding each value (for shielding)
+        self.l_of = []
+        self.holding = []
+        for j in range(buckets.d):
+            l_of = np.zeros(buckets.domain[j], np.int64)
+            l_of[buckets.vals[:, j]] = buckets.lval[:, j]
+            self.l_of.append(l_of)
+            order = np.argsort(buckets.vals[:, j], kind="stable")
+            bounds = np.searchsorted(buckets.vals[order, j], np.arange(buckets.domain[j] + 1))
+            self.holding.append([order[bounds[v]:bounds[v + 1]] for v in range(buckets.domain[j])])
 
     # -- keys -----------------------------------------------------------------------
     def key(self, size: np.ndarray, capa: list[np.ndarray]) -> np.ndarray:
@@ -180,41 +190,69 @@ class Greedy:
     def _form(self, first_ok: np.ndarray):
         """Build one group by steps 1 to 4; return (picks, repeat count) or ``None``."""
         b = self.b
-        size, capa = self.size.copy(), [c.copy() for c in self.capa]
+        size = self.size.copy()
+        capa = self.capa if self.policy == "mbf" else [c.copy() for c in self.capa]
         counts = [np.zeros(n, np.int64) for n in b.domain]
         steps = []          # (pick, score vector, eligible mask) per step
         eligible = first_ok
-        lg = None
+        score = self.score(size, capa)
+        shield = np.zeros(self.n_b, bool)
+        pick = int(np.argmax(np.where(eligible, score, -1)))
+        self._last_first = pick
+        lg = int(b.lval[pick].max())
         while True:
-            score = self.score(size, capa)
-            pick = int(np.argmax(np.where(eligible, score, -1)))
-            if lg is None:
-                self._last_first = pick
-                lg = int(b.lval[pick].max())
-            steps.append((pick, score, eligible.copy()))
+            steps.append((pick, score, eligible))
             size[pick] -= 1
             for j in range(b.d):
                 v = b.vals[pick, j]
-                capa[j][v] -= 1
                 counts[j][v] += 1
+                if self.policy != "mbf":
+                    capa[j][v] -= 1
+                # shield (step 3): a value of level s may appear floor(l_G / l_s) times in the group
+                if (counts[j][v] + 1) * self.l_of[j][v] > lg:
+                    shield[self.holding[j][v]] = True
             if len(steps) == lg:
                 break
-            # shield (step 3): a value of level s may appear floor(l_G / l_s) times in the group
-            shield = np.zeros(self.n_b, bool)
-            for j in range(b.d):
-                shield |= (counts[j][b.vals[:, j]] + 1) * b.lval[:, j] > lg
             eligible = (size > 0) & ~shield
             if not eligible.any():
                 return None
+            score = self._rescore(score, pick, size, capa)
+            pick = int(np.argmax(np.where(eligible, score, -1)))
         picks = [s[0] for s in steps]
         return picks, self._repeats(steps, picks, counts)
+
+    def _rescore(self, score: np.ndarray, pick: int, size: np.ndarray, capa: list[np.ndarray]) -> np.ndarray:
+        """The scores after one record of ``pick`` was taken: only buckets sharing one of its
+        values move (MBF: ``pick`` alone, by 1; MMDCF: by the number of shared values)."""
+        score = score.copy()
+        if self.policy == "mbf":
+            score[pick] -= self.n_b
+        elif self.policy == "mmdcf":
+            score[pick] -= self.n_b
+            for j in range(self.b.d):
+                score[self.holding[j][self.b.vals[pick, j]]] -= self.n_b
+        else:
+            moved = np.unique(np.concatenate([self.holding[j][self.b.vals[pick, j]] for j in range(self.b.d)]))
+            per_dim = np.stack([capa[j][self.b.vals[moved, j]] for j in range(self.b.d)], axis=1)
+            key = per_dim.max(axis=1) + size[moved]
+            score[moved] = (self.level_part[moved] + key) * self.n_b + self.tie_part[moved]
+        return score
 
     def _repeats(self, steps, picks, counts) -> int:
         """How many times to take this group (see "Batching" in the module docstring)."""
         b = self.b
-        mult = np.bincount(picks, minlength=self.n_b).astype(np.int64)
-        chosen = np.nonzero(mult)[0]
-        cap = int(min(self.size[c] // mult[c] for c in chosen))        # buckets must not run dry
+        per = {}
+        for c in picks:
+            per[c] = per.get(c, 0) + 1
+        cap = min(int(self.size[c]) // k for c, k in per.items())       # buckets must not run dry
+        floor = 1
+        if self.fraction > 0:
+            floor = min(cap, math.ceil(self.fraction * min(int(self.size[c]) / k for c, k in per.items())))
+            if floor >= cap:
+                return max(1, cap)
+        mult = np.zeros(self.n_b, np.int64)
+        for c, k in per.items():
+            mult[c] = k
         m = cap
         # per-repetition fall of every bucket's key: lower and upper bounds
         if self.policy == "mbf":
@@ -226,11 +264,14 @@ class Greedy:
             else:
                 fall_lo = per_dim.min(axis=1) + mult
                 fall_hi = None     # depends on the step: the dimension holding the max
+        earlier = [dict() for _ in range(b.d)]    # values taken by the group's earlier picks
         for pick, score, eligible in steps:
-            if fall_hi is None:   # MSDCF: the chosen key falls at most by its argmax dimension's count
-                cap_now = [self.capa[j][b.vals[pick, j]] for j in range(b.d)]
+            if fall_hi is None:   # MSDCF: the pick's key falls at most as fast as its largest capacity
+                cap_now = [self.capa[j][b.vals[pick, j]] - earlier[j].get(b.vals[pick, j], 0) for j in range(b.d)]
                 jstar = int(np.argmax(cap_now))
                 fall_c = counts[jstar][b.vals[pick, jstar]] + mult[pick]
+                for j in range(b.d):
+                    earlier[j][b.vals[pick, j]] = earlier[j].get(b.vals[pick, j], 0) + 1
             else:
                 fall_c = fall_hi[pick]
             others = eligible.copy()
@@ -240,10 +281,7 @@ class Greedy:
                 gap = score[pick] - score[faster]
                 rate = (fall_c - fall_lo[faster]) * self.n_b
                 m = min(m, int((-(-gap // rate)).min()))
-        if self.fraction > 0:
-            smallest = min(self.size[c] / mult[c] for c in chosen)
-            m = max(m, min(cap, math.ceil(self.fraction * smallest)))
-        return max(1, m)
+        return max(1, floor, m)
 
     def _commit(self, picks: list[int], m: int) -> None:
         b = self.b
@@ -283,45 +321,47 @@ class Greedy:
                 continue
             cols = self.offsets[:-1] + b.vals[c]
             lv = b.lval[c]
-            while r > 0:
-                self.out.residual_steps += 1
-                have = bcount[:, cols]
-                accept = ((have + 1) * lv <= (bsize + 1)[:, None]).all(axis=1)
-                idx = np.nonzero(accept)[0]
-                if len(idx) == 0:
+            # batches whose groups can take a record of c, in formation order; a batch that
+            # takes records never takes another of c (q below is the most it can), and pieces
+            # split off a batch come after it, so one pass over this list is the whole walk
+            accept = ((bcount[:, cols] + 1) * lv <= (bsize + 1)[:, None]).all(axis=1)
+            idx = np.nonzero(accept)[0]
+            new_rows = []
+            for i in idx[np.argsort(gid[idx], kind="stable")]:
+                if r == 0:
                     break
-                i = int(idx[np.argmin(gid[idx])])
+                self.out.residual_steps += 1
                 q = self._absorb(int(bsize[i]), bcount[i, cols], lv, r)
-                whole = min(int(bm[i]), r // q)
-                if whole > 0:
-                    self.out.takes.append(Take(int(c), int(self.taken[c]), q, int(gid[i]), whole))
+                m = int(bm[i])
+                whole = min(m, r // q)
+                part = r - q * whole if whole < m else 0     # then < q: the next group takes it all
+                start = int(gid[i])
+                if whole:
+                    self.out.takes.append(Take(int(c), int(self.taken[c]), q, start, whole))
                     self.taken[c] += q * whole
-                    r -= q * whole
-                rest = int(bm[i]) - whole
-                part = r if rest > 0 else 0      # then r < q: the next group of the batch takes it all
                 if part:
-                    self.out.takes.append(Take(int(c), int(self.taken[c]), part, int(gid[i]) + whole, 1))
+                    self.out.takes.append(Take(int(c), int(self.taken[c]), part, start + whole, 1))
                     self.taken[c] += part
-                    r = 0
-                # batch i becomes up to three batches, in gid order: `whole` groups that took q,
-                # one group that took `part`, and the untouched rest
-                pieces = [(n, add) for n, add in ((whole, q), (int(part > 0), part), (rest - int(part > 0), 0))
+                r -= q * whole + part
+                # batch i becomes up to three, in gid order: `whole` groups that took q, one
+                # group that took `part`, and the untouched rest
+                pieces = [(n, add) for n, add in ((whole, q), (int(part > 0), part), (m - whole - int(part > 0), 0))
                           if n > 0]
-                old_size, old_counts, start = int(bsize[i]), bcount[i].copy(), int(gid[i])
-                rows = [i] + list(range(len(gid), len(gid) + len(pieces) - 1))
-                if len(pieces) > 1:
-                    grow = len(pieces) - 1
-                    gid = np.concatenate([gid, np.zeros(grow, np.int64)])
-                    bm = np.concatenate([bm, np.zeros(grow, np.int64)])
-                    bsize = np.concatenate([bsize, np.zeros(grow, np.int64)])
-                    bcount = np.vstack([bcount, np.zeros((grow, bcount.shape[1]), np.int64)])
-                for row, (n, add) in zip(rows, pieces):
-                    gid[row], bm[row], bsize[row] = start, n, old_size + add
-                    bcount[row] = old_counts
-                    bcount[row, cols] += add
+                old = bcount[i].copy()
+                for k, (n, add) in enumerate(pieces):
+                    row = old.copy()
+                    row[cols] += add
+                    if k == 0:
+                        gid[i], bm[i], bsize[i], bcount[i] = start, n, bsize[i] + add, row
+                    else:
+                        new_rows.append((start, n, int(bsize[i]) - pieces[0][1] + add, row))
                     start += n
-            added = int(self.size[c]) - r
-            self.out.residual_added += added
+            if new_rows:
+                gid = np.concatenate([gid, [x[0] for x in new_rows]])
+                bm = np.concatenate([bm, [x[1] for x in new_rows]])
+                bsize = np.concatenate([bsize, [x[2] for x in new_rows]])
+                bcount = np.vstack([bcount, np.stack([x[3] for x in new_rows])])
+            self.out.residual_added += int(self.size[c]) - r
             self.size[c] = r
         self.out.suppressed = int(self.size.sum())
 
@@ -336,7 +376,7 @@ class Greedy:
         return max(q, 1)
 
 
-def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.05) -> Outcome:
+def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.2) -> Outcome:
     """Both phases of one MSB variant over ``buckets`` (see the module docstring)."""
     g = Greedy(buckets, policy, mslf, batch)
     g.grouping()
