@@ -140,16 +140,25 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice"]),
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb"]),
               default="mondrian", show_default=True,
               help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
-                   "or the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid).")
+                   "the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid), "
+                   "or a whole anatomy release by paper 002's MSB algorithms.")
 @click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
               help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
 @click.option("--qis", type=click.IntRange(1, 8), default=6, show_default=True, help="Number of QIs.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per size.")
-def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int) -> None:
+@click.option("--algorithm", "algorithms", multiple=True,
+              type=click.Choice(["mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf"]),
+              help="For --bench msb: the algorithms to time (repeat the option; default: all six).")
+@click.option("--dims", type=click.IntRange(2, 5), default=3, show_default=True,
+              help="For --bench msb: d, the number of sensitive attributes (paper 002, Table 4).")
+@click.option("--batch", default="0.2", show_default=True,
+              help="For --bench msb: the greedy's batch: 'exact' or a fraction.")
+def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int,
+          algorithms: tuple[str, ...], dims: int, batch: str) -> None:
     """Time an algorithm on synthetic Adult-like tables generated in DuckDB.
 
     Prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP BY over the
@@ -161,7 +170,24 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
 
         anonymizer bench --bench lattice --repeat 3
         anonymizer bench --bench lattice --data synthetic --rows 10000000 --repeat 1
+
+    --bench msb times whole anatomy releases of paper 002's MSB algorithms (Table 3's
+    security levels, Table 4's sensitive attributes for --dims) against one GROUP BY over
+    the sensitive columns. Example:
+
+        anonymizer bench --bench msb --rows 10000000 --algorithm mbf-mslf --repeat 3
     """
+    if kind == "msb":
+        from .bench_msb import format_msb_bench, run_msb_bench
+        runs = []
+        for line in run_msb_bench(list(rows), list(algorithms) or ["mbf", "mbf-mslf", "msdcf", "msdcf-mslf",
+                                                                   "mmdcf", "mmdcf-mslf"],
+                                  d=dims, repeat=repeat, batch=batch):
+            runs.append(line)
+            click.echo(json.dumps(line))
+            sys.stdout.flush()
+        click.echo(format_msb_bench(runs), err=True)
+        return
     if kind == "lattice":
         from .bench_lattice import format_lattice_bench, run_lattice_bench
         runs = []
