@@ -196,10 +196,11 @@ class Greedy:
         steps = []          # (pick, score vector, eligible mask) per step
         eligible = first_ok
         score = self.score(size, capa)
-        shield = np.zeros(self.n_b, bool)
         pick = int(np.argmax(np.where(eligible, score, -1)))
         self._last_first = pick
         lg = int(b.lval[pick].max())
+        # a value whose l exceeds l_G may not appear even once ((0 + 1) * l > l_G): shielded from the start
+        shield = (b.lval > lg).any(axis=1)
         while True:
             steps.append((pick, score, eligible))
             size[pick] -= 1
