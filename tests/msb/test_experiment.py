@@ -1,0 +1,236 @@
+"""Paper 002's experiment (anonymizer.msb_experiment): a small run on Adult (n = 1000, 2000;
+d = 2, 3), the findings against synthetic rows (each verdict follows the rows), the plots
+and the ``anonymizer msb`` command."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from anonymizer.cli import main
+from anonymizer.errors import SpecError
+from anonymizer.msb_experiment import (BASELINES, COMPLETE, MSLF, findings, format_findings, format_table,
+                                       run_experiment)
+from anonymizer.msb_paper import ALGORITHMS
+
+SIZES, DIMS = (1000, 2000), (2, 3)
+KEYS = {"sweep", "setting", "algorithm", "n", "d", "additional_information_loss", "suppression_ratio", "groups",
+        "suppressed", "residual_added", "greedy_steps", "algorithm_seconds", "greedy_seconds", "total_seconds",
+        "release"}
+
+
+@pytest.fixture(scope="module")
+def small():
+    import duckdb
+    con = duckdb.connect()
+    rows = run_experiment(con, sizes=SIZES, dims=DIMS)
+    yield con, rows
+    con.close()
+
+
+# -- the run on Adult ------------------------------------------------------------------------
+def test_rows_shape(small):
+    con, rows = small
+    assert len(rows) == (len(SIZES) + len(DIMS)) * len(ALGORITHMS)
+    assert all(set(r) == KEYS for r in rows)
+    n_rows = [r for r in rows if r["sweep"] == "n"]
+    d_rows = [r for r in rows if r["sweep"] == "d"]
+    assert [(r["setting"], r["algorithm"]) for r in n_rows] == [(n, a) for n in SIZES for a in ALGORITHMS]
+    assert all(r["setting"] == r["n"] and r["d"] == 3 for r in n_rows)
+    assert all(r["setting"] == r["d"] and r["n"] == 2000 for r in d_rows)
+    for r in rows:
+        assert 0 <= r["suppression_ratio"] <= 1 and r["additional_information_loss"] >= 0
+        assert r["suppressed"] == round(r["suppression_ratio"] * r["n"])
+        assert r["algorithm_seconds"] <= r["total_seconds"]
+    # n = 2000, d = 3 is in both sweeps and ran once
+    shared = {r["algorithm"]: {k: r[k] for k in KEYS - {"sweep", "setting"}}
+              for r in n_rows if r["n"] == 2000}
+    assert shared == {r["algorithm"]: {k: r[k] for k in KEYS - {"sweep", "setting"}}
+                      for r in d_rows if r["d"] == 3}
+    # each run is its own published release
+    releases = {r["release"] for r in rows}
+    assert len(releases) == 3 * len(ALGORITHMS)
+    for view in releases:
+        assert con.execute(f"SELECT count(*) FROM {view}").fetchone()[0] > 0
+
+
+def test_samples_are_complete_nested_and_deterministic(small):
+    con, _ = small
+    nulls = " OR ".join(f'"{c}" IS NULL' for c in COMPLETE)
+    for n in SIZES:
+        assert con.execute(f"SELECT count(*), count(*) FILTER ({nulls}) FROM paper002_n{n}").fetchone() == (n, 0)
+    assert con.execute("SELECT count(*) FROM (SELECT * FROM paper002_n1000 EXCEPT ALL "
+                       "SELECT * FROM paper002_n2000)").fetchone()[0] == 0
+    from anonymizer.msb_experiment import sample_table
+    before = con.execute("SELECT list(fnlwgt ORDER BY fnlwgt) FROM paper002_n1000").fetchone()[0]
+    sample_table(con, 1000, 0)
+    assert con.execute("SELECT list(fnlwgt ORDER BY fnlwgt) FROM paper002_n1000").fetchone()[0] == before
+
+
+def test_what_the_data_gives(small):
+    """MSLF never suppresses on these samples; the baselines suppress at d = 3 (not at d = 2)."""
+    _, rows = small
+    assert all(r["suppression_ratio"] == 0 for r in rows if r["algorithm"].endswith("-mslf"))
+    assert all(r["suppression_ratio"] > 0.3 for r in rows if r["algorithm"] in BASELINES and r["d"] == 3)
+    assert all(r["suppression_ratio"] == 0 for r in rows if r["algorithm"] in BASELINES and r["d"] == 2)
+    verdicts = {f["id"]: f["holds"] for f in findings(rows)}
+    assert verdicts["a"] == "true" and verdicts["e"] == "true"
+    assert verdicts["d"] == verdicts["g"] == "n/a"          # need 3 values of d, 4 sizes
+
+
+def test_tables_and_findings_text(small):
+    _, rows = small
+    text = format_table(rows)
+    assert "sweep (1)" in text and "sweep (2)" in text and "suppression ratio (Definition 15)" in text
+    assert all(a in text for a in ALGORITHMS)
+    row_1000 = next(line for line in text.splitlines() if line.strip().startswith("1000"))
+    assert len(row_1000.split()) == 1 + len(ALGORITHMS)
+    out = format_findings(findings(rows))
+    for key in "abcdefgh":
+        assert f"({key}) " in out
+
+
+def test_bad_arguments():
+    with pytest.raises(SpecError, match="dims"):
+        run_experiment(sizes=[1000], dims=[6])
+    with pytest.raises(SpecError, match="algorithms"):
+        run_experiment(sizes=[1000], dims=[], algorithms=["mbf", "xyz"])
+
+
+# -- findings follow the rows ----------------------------------------------------------------
+GRID_N, GRID_D = (1000, 2000, 3000, 4000), (2, 3, 4, 5)
+# paper-like figures: baselines lose ~nothing and suppress more with d; MSLF suppresses nothing
+BASE_SUP_D = {2: 0.05, 3: 0.3, 4: 0.6, 5: 0.9}
+BASE_LOSS_D = {2: 0.03, 3: 0.01, 4: 0.0, 5: 0.0}
+MSLF_LOSS_D = {"mbf-mslf": {2: 0.05, 3: 0.30, 4: 0.28, 5: 0.26},
+               "msdcf-mslf": {2: 0.04, 3: 0.25, 4: 0.30, 5: 0.29},
+               "mmdcf-mslf": {2: 0.04, 3: 0.26, 4: 0.29, 5: 0.28}}
+MSLF_LOSS_N = {"mbf-mslf": 0.30, "msdcf-mslf": 0.25, "mmdcf-mslf": 0.26}
+
+
+def synthetic():
+    rows = []
+    for sweep, settings in (("n", GRID_N), ("d", GRID_D)):
+        for s in settings:
+            n, d = (s, 3) if sweep == "n" else (2000, s)
+            for a in ALGORITHMS:
+                mslf = a.endswith("-mslf")
+                if mslf:
+                    loss, sup = (MSLF_LOSS_N[a] if sweep == "n" else MSLF_LOSS_D[a][d]), 0.0
+                else:
+                    loss, sup = (0.01, 0.3) if sweep == "n" else (BASE_LOSS_D[d], BASE_SUP_D[d])
+                seconds = n / 1000 * d * (1.1 if mslf else 1.0)
+                rows.append({"sweep": sweep, "setting": s, "algorithm": a, "n": n, "d": d,
+                             "additional_information_loss": loss, "suppression_ratio": sup, "groups": 1,
+                             "suppressed": round(sup * n), "residual_added": 0, "greedy_steps": 1,
+                             "algorithm_seconds": seconds, "greedy_seconds": seconds / 2,
+                             "total_seconds": seconds * 2, "release": f"r_{sweep}{s}_{a}"})
+    return rows
+
+
+def verdicts(rows):
+    return {f["id"]: f["holds"] for f in findings(rows)}
+
+
+def edit(rows, where, **values):
+    for r in rows:
+        if where(r):
+            r.update(values)
+    return rows
+
+
+def test_paper_like_rows_hold_everything():
+    assert set(verdicts(synthetic()).values()) == {"true"}
+    assert set(verdicts([]).values()) == {"n/a"}
+
+
+def test_a_flips_on_a_suppressing_mslf_run():
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "mbf-mslf" and r["setting"] == 2000, suppression_ratio=0.01)
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["a"]["holds"] == "partly"
+    assert found["a"]["evidence"]["mbf-mslf"]["runs_suppressing"] == 1
+    rows = edit(rows, lambda r: r["algorithm"] in MSLF.values(), suppression_ratio=0.02)
+    assert verdicts(rows)["a"] == "false"
+
+
+def test_b_flips_when_mslf_loses_less():
+    rows = edit(synthetic(), lambda r: r["algorithm"] in BASELINES, additional_information_loss=0.5)
+    assert verdicts(rows)["b"] == "false"
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "mbf" and r["sweep"] == "d" and r["d"] == 2,
+                additional_information_loss=0.5)
+    assert verdicts(rows)["b"] == "partly"
+
+
+def test_c_flips_when_baseline_suppression_falls():
+    rows = edit(synthetic(), lambda r: r["algorithm"] in BASELINES and r["sweep"] == "d",
+                suppression_ratio=0.3, additional_information_loss=0.2)
+    rows = edit(rows, lambda r: r["algorithm"] in BASELINES and r["sweep"] == "d" and r["d"] == 5,
+                suppression_ratio=0.1)
+    assert verdicts(rows)["c"] == "false"
+
+
+def test_d_flips_on_monotone_loss():
+    rows = synthetic()
+    for r in rows:
+        if r["sweep"] == "d" and r["algorithm"] in MSLF.values():
+            r["additional_information_loss"] = 0.1 * r["d"]
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["d"]["holds"] == "false"
+    assert found["d"]["evidence"]["mbf-mslf"]["peak_at_d"] == 5
+
+
+def test_e_and_f_follow_the_order_of_the_variants():
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "mbf-mslf", additional_information_loss=0.01)
+    v = verdicts(rows)
+    assert v["e"] == "false" and v["f"] == "false"
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "msdcf-mslf" and r["sweep"] == "n" and r["n"] == 3000,
+                additional_information_loss=0.5)
+    assert verdicts(rows)["e"] == "partly"
+    # MSDCF-MSLF crosses above MBF-MSLF at d = 4 and falls back below at d = 5
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "msdcf-mslf" and r["sweep"] == "d" and r["d"] == 5,
+                additional_information_loss=0.2)
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["f"]["holds"] == "partly"
+    assert found["f"]["evidence"]["msdcf-mslf"] == {
+        "lower_than_mbf_mslf_at_d": [2, 3, 5], "higher_than_mbf_mslf_at_d": [4],
+        "first_lower_then_higher": True, "higher_at_largest_d": False}
+
+
+def test_g_flips_on_an_unstable_tail():
+    rows = edit(synthetic(), lambda r: r["algorithm"] == "mbf-mslf" and r["sweep"] == "n" and r["n"] == 4000,
+                additional_information_loss=0.6)
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["g"]["holds"] == "partly"
+    assert found["g"]["evidence"]["mbf-mslf"]["loss"]["stable"] is False
+
+
+# -- plots and the command -------------------------------------------------------------------
+def test_plots(small, tmp_path):
+    pytest.importorskip("matplotlib")
+    from anonymizer.msb_plot import plot_experiment
+    written = plot_experiment(small[1], tmp_path / "plots")
+    assert sorted(p.name for p in written) == sorted(f"{m}_{s}.png" for m in ("loss", "suppression", "runtime")
+                                                     for s in "nd")
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+def invoke(*args):
+    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
+
+
+def test_cli_msb():
+    res = invoke("msb", "--help")
+    assert res.exit_code == 0 and "section 5" in res.output and "--plots" in res.output
+    res = invoke("msb", "--experiment", "002", "--sizes", "1000", "--dims", "2", "--json", "--quiet")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["batch"] == "exact" and len(out["rows"]) == 2 * len(ALGORITHMS)
+    assert {f["id"] for f in out["findings"]} == set("abcdefgh")
+    res = invoke("msb", "--experiment", "002", "--sizes", "1000", "--dims", "", "--batch", "0.5")
+    assert res.exit_code == 0, res.output
+    assert "sweep (1)" in res.output and "paper 002's claims" in res.output
+    assert "n=1000 d=3 mmdcf-mslf" in res.output                    # progress on stderr
+    bad = invoke("msb", "--experiment", "002", "--batch", "2")
+    assert bad.exit_code == 2 and "--batch" in bad.output
