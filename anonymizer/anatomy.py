@@ -39,7 +39,6 @@ class AnatomyCandidate:
 
 def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
     """Write the QI and sensitive candidate tables from ``result.assign``."""
-    _check_names(plan)
     qi_table, sens_table = engine.work("candidate"), engine.work("candidate_sensitive")
     qis = [{"dom": q.dom, "col": ident(q.name)} for q in plan.qis]
     passthrough = [{"name": x.internal, "col": ident(x.column.name)} for x in plan.passthrough]
@@ -88,7 +87,7 @@ def metrics(plan: Plan, figures: dict, suppressed: int) -> dict:
             "largest_group": int(figures["max_size"] or 0)}
 
 
-def _check_names(plan: Plan) -> None:
+def check_names(plan: Plan) -> None:
     """The output's own columns must not clash with the table's."""
     qi_side = [q.name for q in plan.qis] + [x.column.name for x in plan.passthrough]
     for name in qi_side + [k.column.name for k in plan.sensitive]:

@@ -136,6 +136,7 @@ def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prin
     """The rest of a release for paper 002's MSB algorithms: groups, the two anatomy tables,
     verification, publication of both in one transaction (see :mod:`anonymizer.anatomy`)."""
     spec = plan.spec
+    anatomy.check_names(plan)
     t0 = time.perf_counter()
     engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, "
                f"{len(plan.sensitive)} sensitive attributes")

@@ -164,7 +164,7 @@ def test_msb_options_do_not_apply_to_other_algorithms():
                                        ("count", "sensitive"), ("COUNT", "sensitive"), ("Group_Id", "sensitive")])
 def test_column_clashing_with_the_anatomy_output(t1, name, role):
     # a column holding the Physician values under a clashing name; suppression_limit 1.0 keeps
-    # the suppression check out of the way (see the xfail below)
+    # the suppression check out of the way (the test below checks the clash comes first)
     t1.execute(f'CREATE TABLE t1x AS SELECT *, Physician AS "{name}" FROM t1')
     spec = changed(lambda s: (s["source"].__setitem__("table", "t1x"), s["columns"].__setitem__(name, role),
                               s.__setitem__("suppression_limit", 1.0)))
@@ -183,8 +183,6 @@ def test_clashing_identifier_is_not_published_so_does_not_clash(t1):
     assert r.rows_out == 9
 
 
-@pytest.mark.xfail(strict=True, reason="the name clash is only checked in anatomy.build, after the greedy and "
-                                       "the suppression check: a clashing column reports PrivacyCheckFailed instead")
 def test_clash_is_reported_before_the_suppression_limit(t1):
     t1.execute('CREATE TABLE t1x AS SELECT *, \'x\' AS "count" FROM t1')   # one value: 3-diversity suppresses all
     spec = changed(lambda s: (s["source"].__setitem__("table", "t1x"), s["columns"].__setitem__("count", "sensitive")))
