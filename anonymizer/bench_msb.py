@@ -51,6 +51,8 @@ def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch="0.2
                     result = anonymize(spec, con=con, force=True)
                     seconds = time.perf_counter() - start
                     peak, duck = memory(engine)
+                    for schema in ("published", "_anon_releases"):    # runs do not pile up snapshots
+                        engine.execute(f"DROP SCHEMA IF EXISTS {ident(schema)} CASCADE")
                     a = result.algorithm
                     yield {"bench": "msb", "rows": rows, "d": d, "algorithm": algorithm, "batch": batch,
                            "seconds": round(seconds, 3), "scan_seconds": round(scan, 3),
