@@ -74,9 +74,10 @@ def sample_table(con: duckdb.DuckDBPyConnection, n: int, seed: int = 0) -> str:
     return name
 
 
-def present_values(con: duckdb.DuckDBPyConnection, table: str) -> dict[str, list[str]]:
+def present_values(con: duckdb.DuckDBPyConnection, table: str,
+                   columns: dict[str, str] = ADULT_COLUMNS) -> dict[str, list[str]]:
     """The distinct values of each of Table 2's sensitive columns in ``table`` (one aggregate)."""
-    cols = list(ADULT_COLUMNS.values())
+    cols = list(columns.values())
     row = con.execute("SELECT " + ", ".join(f"list(DISTINCT {ident(c)})" for c in cols)
                       + f" FROM {ident(table)}").fetchone()
     return dict(zip(cols, row))
