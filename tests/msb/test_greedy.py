@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from anonymizer.algorithms.msb.greedy import Buckets, run_greedy
+from tests.msb.conftest import TABLE1_GROUPS
 from tests.msb.reference import reference_msb
 
 VARIANTS = [(p, m) for m in (False, True) for p in ("mbf", "msdcf", "mmdcf")]
@@ -120,50 +121,9 @@ def R(*names):
     return Counter(tuple(x.split("/")) for x in names)
 
 
-# Worked by hand. Capacities at the start: John 3, Bob 2, Mary 2, Anne 1, Sam 1;
-# Flu 3, Pneumonia 2, Gastritis 2, Cancer 1, HIV 1. Levels: Mary/Cancer and Sam/HIV are level 2
-# (l_G = 3), every other record level 1 (l_G = 2). Baselines: uniform l = 3, every value once.
-TABLE1 = {
-    # all sizes 1, so MBF follows the tie order, skipping shielded physicians/diseases.
-    ("mbf", False): [R("Anne/Gastritis", "Bob/Flu", "John/Pneumonia"),
-                     R("Bob/Pneumonia", "John/Flu", "Mary/Cancer"),
-                     R("John/Gastritis", "Mary/Flu", "Sam/HIV")],
-    # Level 2 first: Mary/Cancer (tie before Sam/HIV), l_G = 3, then Sam/HIV (level 2), then
-    # Anne/Gastritis (first level-1 record in tie order). Next starts are level 1 (l_G = 2):
-    # Bob/Flu shields Bob, Flu may appear twice (2*l0 = 2 <= 2): John/Flu. Then Bob/Pneumonia +
-    # John/Gastritis (John/Pneumonia shielded by Pneumonia), then John/Pneumonia + Mary/Flu.
-    ("mbf", True): [R("Mary/Cancer", "Sam/HIV", "Anne/Gastritis"),
-                    R("Bob/Flu", "John/Flu"),
-                    R("Bob/Pneumonia", "John/Gastritis"),
-                    R("John/Pneumonia", "Mary/Flu")],
-    # MSDCF key = max(Capa) + size. G1: keys 4 for Bob/Flu, John/Flu, John/Gastritis,
-    # John/Pneumonia, Mary/Flu -> Bob/Flu (tie). Bob, Flu shielded; John/Gastritis (max(3,2)+1 = 4,
-    # before John/Pneumonia) ; John, Gastritis shielded; Mary/Cancer (3) beats Sam/HIV (2).
-    # G2: John 2, Bob 1, Anne 1, Mary 1, Sam 1; Flu 2, Pneumonia 2, Gastritis 1, HIV 1: keys 3 for
-    # Bob/Pneumonia, John/Flu, John/Pneumonia, Mary/Flu -> Bob/Pneumonia; then John/Flu
-    # (max(2,2)+1 = 3, tie before Mary/Flu); then Anne/Gastritis (2, tie before Sam/HIV).
-    # G3: the rest, all values distinct.
-    ("msdcf", False): [R("Bob/Flu", "John/Gastritis", "Mary/Cancer"),
-                       R("Bob/Pneumonia", "John/Flu", "Anne/Gastritis"),
-                       R("John/Pneumonia", "Mary/Flu", "Sam/HIV")],
-    # Level 2: Mary/Cancer (max(2,1)+1 = 3) then Sam/HIV; then level 1 with Mary/Cancer and
-    # Sam/HIV gone: Bob/Flu = max(2,3)+1 = 4 ties with John/Flu, John/Gastritis, John/Pneumonia
-    # -> Bob/Flu. G2 (l_G = 2): John 3 -> John/Flu (4, tie before John/Gastritis, John/Pneumonia);
-    # John shielded, Flu allowed twice; Anne/Gastritis = max(1,2)+1 = 3 ties Bob/Pneumonia ->
-    # Anne/Gastritis. G3: Bob/Pneumonia (3, tie first), Bob and Pneumonia shielded, John/Gastritis
-    # (3) beats Mary/Flu (2). G4: John/Pneumonia + Mary/Flu.
-    ("msdcf", True): [R("Mary/Cancer", "Sam/HIV", "Bob/Flu"),
-                      R("John/Flu", "Anne/Gastritis"),
-                      R("Bob/Pneumonia", "John/Gastritis"),
-                      R("John/Pneumonia", "Mary/Flu")],
-    ("mmdcf", False): [R("John/Flu", "Bob/Pneumonia", "Anne/Gastritis"),
-                       R("Mary/Flu", "John/Gastritis", "Sam/HIV"),
-                       R("John/Pneumonia", "Mary/Cancer", "Bob/Flu")],
-    ("mmdcf", True): [R("Mary/Cancer", "Sam/HIV", "John/Flu"),
-                      R("Bob/Flu", "John/Gastritis"),
-                      R("Bob/Pneumonia", "Anne/Gastritis"),
-                      R("John/Pneumonia", "Mary/Flu")],
-}
+TABLE1 = {(policy, variant == "mslf"): [R(*group) for group in groups]
+          for (policy, _, variant), groups in ((name.partition("-"), groups)
+                                               for name, groups in TABLE1_GROUPS.items())}
 
 
 @pytest.mark.parametrize("batch", ["exact", 0.05, 1.0])

@@ -20,7 +20,7 @@ from anonymizer import anonymize
 from anonymizer.demo import load_adult
 from anonymizer.errors import AnonymizerError, DataError, PrivacyCheckFailed, SpecError
 from anonymizer.spec import MSB_ALGORITHMS
-from tests.msb.conftest import QIS, TABLE1, TABLE1_COLUMNS, table1_spec
+from tests.msb.conftest import QIS, TABLE1, TABLE1_COLUMNS, TABLE1_GROUPS, table1_spec
 
 LSL = {"type": "lsl-diversity", "l": [1, 2, 3]}
 MULTI3 = {"type": "multi-l-diversity", "l": 3}
@@ -31,37 +31,8 @@ def G(*vectors: str) -> frozenset:
     return frozenset(tuple(v.split("/")) for v in vectors)
 
 
-# Table 1, seed null (ties to the vector first in text order: Anne/Gastritis, Bob/Flu,
-# Bob/Pneumonia, John/Flu, John/Gastritis, John/Pneumonia, Mary/Cancer, Mary/Flu, Sam/HIV).
-# Baselines: l = 3 for every value (the l of the highest level present), each value once a
-# group, every bucket holding one record. Worked by hand:
-# MBF: all sizes 1, so picks follow the tie order among unshielded buckets:
-#   AG (shields John/Gastritis), BF (shields Bob/*, */Flu), JP; then BP, JF, MC; then the rest.
-# MSDCF (max Capa + size, recomputed after each take): BF 4 (first of the 4s), then JG 4,
-#   then MC 3; next BP 3, JF 3, AG 2 (ties with SH 2, AG first); then the rest.
-# MMDCF (sum Capa + size): JF 7, BP 5, AG 4 (ties MC 4); then MF 5, JG 4, SH 3; the rest.
-# MSLF variants (L_sl, l = 1, 2, 3; level-2 buckets Mary/Cancer and Sam/HIV first, group
-# size l of the first pick's level; a level-1 group has 2 records, Flu may appear twice):
-# MBF-MSLF: MC, SH, AG | BF, JF | BP, JG | JP, MF.
-# MSDCF-MSLF: MC (3 > SH 2), SH, BF (4, first) | JF 4, AG 3 | BP 3, JG 3 | JP, MF.
-# MMDCF-MSLF: MC (4 > SH 3), SH, JF (7) | BF 5, JG 5 | BP 4, AG 3 (ties MF 3) | JP, MF.
-BASELINE_GROUPS = {
-    "mbf": {G("Anne/Gastritis", "Bob/Flu", "John/Pneumonia"), G("Bob/Pneumonia", "John/Flu", "Mary/Cancer"),
-            G("John/Gastritis", "Mary/Flu", "Sam/HIV")},
-    "msdcf": {G("Bob/Flu", "John/Gastritis", "Mary/Cancer"), G("Bob/Pneumonia", "John/Flu", "Anne/Gastritis"),
-              G("John/Pneumonia", "Mary/Flu", "Sam/HIV")},
-    "mmdcf": {G("John/Flu", "Bob/Pneumonia", "Anne/Gastritis"), G("Mary/Flu", "John/Gastritis", "Sam/HIV"),
-              G("Bob/Flu", "John/Pneumonia", "Mary/Cancer")},
-}
-EXPECTED_GROUPS = {
-    **BASELINE_GROUPS,
-    "mbf-mslf": {G("Mary/Cancer", "Sam/HIV", "Anne/Gastritis"), G("Bob/Flu", "John/Flu"),
-                 G("Bob/Pneumonia", "John/Gastritis"), G("John/Pneumonia", "Mary/Flu")},
-    "msdcf-mslf": {G("Mary/Cancer", "Sam/HIV", "Bob/Flu"), G("John/Flu", "Anne/Gastritis"),
-                   G("Bob/Pneumonia", "John/Gastritis"), G("John/Pneumonia", "Mary/Flu")},
-    "mmdcf-mslf": {G("Mary/Cancer", "Sam/HIV", "John/Flu"), G("Bob/Flu", "John/Gastritis"),
-                   G("Bob/Pneumonia", "Anne/Gastritis"), G("John/Pneumonia", "Mary/Flu")},
-}
+#: the hand-worked groups of conftest.TABLE1_GROUPS, as sets of groups
+EXPECTED_GROUPS = {name: {G(*group) for group in groups} for name, groups in TABLE1_GROUPS.items()}
 
 
 def views(con, view: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -130,7 +101,7 @@ def test_table1_groups_worked_by_hand(t1, algorithm):
 def test_table1_baselines_under_multi_l_diversity(t1, algorithm):
     r = anonymize(table1_spec("t1", algorithm, MULTI3), t1)
     assert (r.rows_out, r.suppressed) == (9, 0)
-    assert table1_groups(t1, r.view) == BASELINE_GROUPS[algorithm]
+    assert table1_groups(t1, r.view) == EXPECTED_GROUPS[algorithm]
     # three groups of three, l_G = 3 for each: no additional information loss
     assert r.utility["additional_information_loss"] == 0
 
