@@ -115,13 +115,9 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
         clock["metrics"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        record = {
-            "spec_hash": spec_hash, "fingerprint": source_print, "algorithm": spec.algorithm.name,
-            "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
-                           "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
-            "figures": {"models": checks, "k": measures.get("k"), "utility": utility},
-            "rows_in": plan.rows, "rows_out": candidate.rows, "suppressed": suppressed, "timings": clock,
-        }
+        record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
+                         {"models": checks, "k": measures.get("k"), "utility": utility},
+                         candidate.rows, suppressed, clock)
         published = publish(engine, spec, candidate.table, candidate.published, record)
         clock["publish"] = time.perf_counter() - t0
         clock["total"] = time.perf_counter() - start
@@ -155,13 +151,8 @@ def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prin
     utility = anatomy.metrics(plan, figures, suppressed)
     clock["metrics"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    record = {
-        **prints, "algorithm": spec.algorithm.name,
-        "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
-                       "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
-        "figures": {"models": checks, "utility": utility, "views": [part_view(spec, "sensitive")]},
-        "rows_in": plan.rows, "rows_out": candidate.rows, "suppressed": suppressed, "timings": clock,
-    }
+    record = _record(plan, prints, {"models": checks, "utility": utility, "views": [part_view(spec, "sensitive")]},
+                     candidate.rows, suppressed, clock)
     published = publish(engine, spec, candidate.qi_table, candidate.qi_columns, record,
                         parts=(("sensitive", candidate.sens_table, candidate.sens_columns),))
     clock["publish"] = time.perf_counter() - t0
@@ -191,6 +182,16 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
         if not r.holds:
             raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
     return [{"model": r.model, "figure": r.figure, "holds": r.holds} for r in results]
+
+
+def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:
+    """The audit row's values (see :func:`anonymizer.publish.publish`)."""
+    spec = plan.spec
+    return {**prints, "algorithm": spec.algorithm.name,
+            "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
+                           "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
+            "figures": figures, "rows_in": plan.rows, "rows_out": rows_out, "suppressed": suppressed,
+            "timings": clock}
 
 
 def _check_suppression(spec: ReleaseSpec, plan: Plan, suppressed: int) -> None:
