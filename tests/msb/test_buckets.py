@@ -145,3 +145,16 @@ def test_override_naming_an_absent_value_is_refused(t1):
     with pytest.raises(SpecError) as err:
         built(t1, spec)
     assert err.value.field == "columns.Disease.security.values.Measles"
+
+
+def test_too_many_distinct_vectors_is_refused_before_python_reads_them(con, monkeypatch):
+    import anonymizer.algorithms.msb.buckets as buckets_module
+    from anonymizer import anonymize
+    from anonymizer.errors import DataError
+    monkeypatch.setattr(buckets_module, "MAX_BUCKETS", 100)
+    con.execute("CREATE TABLE wide AS SELECT i % 7 AS q, i AS s FROM range(200) t(i)")
+    spec = {"release": "wide", "source": {"table": "wide"}, "columns": {"q": "quasi", "s": "sensitive"},
+            "models": [{"type": "multi-l-diversity", "l": 2}], "algorithm": {"name": "mbf"}}
+    with pytest.raises(DataError, match="200 distinct vectors"):
+        anonymize(spec, con)
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE schema_name = 'published'").fetchone()[0] == 0

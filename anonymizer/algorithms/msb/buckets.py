@@ -13,9 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ...engine import Engine
-from ...errors import SpecError
+from ...errors import DataError, SpecError
 from ...prepare import Plan
 from .greedy import Buckets
+
+#: the most buckets (distinct sensitive vectors) the greedy reads; MSB is for categorical
+#: sensitive attributes, and a vector per record would make Python work grow with the rows.
+MAX_BUCKETS = 100_000
 
 
 def build_levels(engine: Engine, plan: Plan, l_of: list[int]) -> str:
@@ -54,6 +58,11 @@ def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> 
     engine.run("msb/buckets.sql.j2", {"seed": seed} if seed is not None else None, target=target, base=plan.base,
                levels=levels, sens=sens, seeded=seed is not None)
     d = len(sens)
+    count = engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
+    if count > MAX_BUCKETS:
+        names = ", ".join(k.column.name for k in plan.sensitive)
+        raise DataError(plan.source, f"sensitive columns {names} hold {count} distinct vectors: MSB groups records by vector and handles at "
+                               f"most {MAX_BUCKETS}; generalize or bucket these attributes first")
     cols = ([f"v{j}" for j in range(d)] + [f"l{j}" for j in range(d)] + ["level", "size", "tie"]
             + [f"c{j}" for j in range(d)] + ["sel_msdcf", "sel_mmdcf"])
     data = engine.execute(f"SELECT {', '.join(cols)} FROM {target} ORDER BY bid").fetchnumpy()
