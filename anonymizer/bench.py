@@ -62,7 +62,7 @@ def run_bench(rows_list, algorithm: str = "mondrian", k: int = 10, qis: int = 6,
         for rows in rows_list:
             source = make_adult_like(engine, f"bench_{rows}", rows, seed=rows)
             for _ in range(repeat):
-                scan = _scan(engine, source, names)
+                scan = scan_time(engine, source, names)
                 if check_only:
                     yield _k_check(engine, source, names, rows, k, scan)
                 else:
@@ -87,7 +87,8 @@ def summarize(runs: list[dict]) -> list[dict]:
     return out
 
 
-def _scan(engine: Engine, source: str, names) -> float:
+def scan_time(engine: Engine, source: str, names) -> float:
+    """Seconds of one plain GROUP BY count over ``names`` of ``source`` (the benchmarks' yardstick)."""
     start = time.perf_counter()
     engine.one("bench/scan.sql.j2", source=source, qis=[ident(n) for n in names])
     return time.perf_counter() - start

@@ -20,7 +20,7 @@ from typing import Iterator
 import duckdb
 
 from .api import anonymize
-from .bench import memory
+from .bench import memory, scan_time
 from .engine import Engine
 from .msb_experiment import present_values
 from .msb_paper import SYNTHETIC_COLUMNS, TABLE4, msb_spec
@@ -30,23 +30,20 @@ from .synthetic import make_adult_like
 QIS = ("age", "sex", "native_country")
 
 
-def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch="0.2") -> Iterator[dict]:
+def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch: str | float = 0.2) -> Iterator[dict]:
     """Yield one dict per run: rows, algorithm, seconds (whole release), scan_seconds, ratio,
-    the release's step timings, greedy figures and peak memory."""
-    batch = batch if batch == "exact" else float(batch)
+    the release's step timings, greedy figures and peak memory. ``batch``: ``"exact"`` or a fraction."""
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
     engine = Engine(con)
-    sens = [ident(SYNTHETIC_COLUMNS[a]) for a in TABLE4[d]]
+    sens_names = [SYNTHETIC_COLUMNS[a] for a in TABLE4[d]]
     try:
         for rows in rows_list:
             source = make_adult_like(engine, f"msb_{rows}", rows, seed=rows)
             present = present_values(con, f"msb_{rows}", SYNTHETIC_COLUMNS)   # small tables lack rare values
             for algorithm in algorithms:
                 for i in range(repeat):
-                    start = time.perf_counter()
-                    engine.execute(f"SELECT {', '.join(sens)}, count(*) FROM {source} GROUP BY ALL").fetchall()
-                    scan = time.perf_counter() - start
+                    scan = scan_time(engine, source, sens_names)
                     spec = msb_spec(f"msb_{rows}", algorithm, d, QIS, columns=SYNTHETIC_COLUMNS, batch=batch,
                                     present=present, release=f"msb_{rows}_{algorithm.replace('-', '_')}")
                     start = time.perf_counter()

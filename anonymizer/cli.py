@@ -108,6 +108,19 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
                    "--sensitive occupation,income")
 
 
+def _batch(ctx, param, value: str):
+    """``--batch``: ``exact`` or a fraction in (0, 1] (the MSB greedy's batch, paper 002)."""
+    if value == "exact":
+        return value
+    try:
+        fraction = float(value)
+    except ValueError:
+        fraction = None
+    if fraction is None or not 0 < fraction <= 1:
+        raise click.BadParameter("must be 'exact' or a fraction in (0, 1], e.g. 0.2", ctx, param)
+    return fraction
+
+
 def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
 
@@ -155,10 +168,10 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
               help="For --bench msb: the algorithms to time (repeat the option; default: all six).")
 @click.option("--dims", type=click.IntRange(2, 5), default=3, show_default=True,
               help="For --bench msb: d, the number of sensitive attributes (paper 002, Table 4).")
-@click.option("--batch", default="0.2", show_default=True,
-              help="For --bench msb: the greedy's batch: 'exact' or a fraction.")
+@click.option("--batch", default="0.2", show_default=True, callback=_batch,
+              help="For --bench msb: the greedy's batch: 'exact' or a fraction in (0, 1].")
 def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int,
-          algorithms: tuple[str, ...], dims: int, batch: str) -> None:
+          algorithms: tuple[str, ...], dims: int, batch: str | float) -> None:
     """Time an algorithm on synthetic Adult-like tables generated in DuckDB.
 
     Prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP BY over the
@@ -334,7 +347,7 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
 @click.option("--experiment", type=click.Choice(["002"]), required=True, help="The paper whose experiment to run.")
 @click.option("--plots", type=click.Path(file_okay=False), help="Also write six PNG plots into this folder.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (rows and findings).")
-@click.option("--batch", default="exact", show_default=True,
+@click.option("--batch", default="exact", show_default=True, callback=_batch,
               help="The greedy's steps: 'exact' (one record at a time, as the paper) or a fraction in (0, 1].")
 @click.option("--sizes", default="1000,2000,3000,4000,5000,6000,7000,8000,9000,10000", show_default=True,
               help="Sweep (1): sample sizes n at d = 3, comma separated.")
@@ -344,7 +357,7 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
 @click.option("--db", default=None, help="DuckDB database file to keep the samples (tables paper002_n<n>) and "
               "releases in (default: in memory); its table adult is replaced by the bundled data.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def msb(experiment: str, plots: str | None, as_json: bool, batch: str, sizes: str, dims: str, seed: int,
+def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, sizes: str, dims: str, seed: int,
         db: str | None, quiet: bool) -> None:
     """Reproduce paper 002's experiment (section 5): MBF, MSDCF, MMDCF and their MSLF
     variants on the bundled UCI Adult data, then check the paper's claims against the results.
@@ -374,17 +387,8 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str, sizes: st
             dim_list = [int(v) for v in _csv(dims)]
         except ValueError as exc:
             raise SpecError("--sizes/--dims", "comma separated integers") from exc
-        if batch != "exact":
-            try:
-                batch_value: str | float = float(batch)
-            except ValueError as exc:
-                raise SpecError("--batch", "'exact' or a fraction in (0, 1]", batch) from exc
-            if not 0 < batch_value <= 1:
-                raise SpecError("--batch", "'exact' or a fraction in (0, 1]", batch)
-        else:
-            batch_value = batch
         with duckdb.connect(db or ":memory:") as con:
-            rows = run_experiment(con, sizes=size_list, dims=dim_list, batch=batch_value, seed=seed,
+            rows = run_experiment(con, sizes=size_list, dims=dim_list, batch=batch, seed=seed,
                                   progress=_progress(quiet))
         written = []
         if plots:
@@ -394,7 +398,7 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str, sizes: st
         _fail(exc)
     found = findings(rows)
     if as_json:
-        click.echo(json.dumps({"experiment": experiment, "batch": batch_value, "seed": seed, "rows": rows,
+        click.echo(json.dumps({"experiment": experiment, "batch": batch, "seed": seed, "rows": rows,
                                "findings": found, "plots": [str(p) for p in written]}, default=str))
         return
     click.echo(format_table(rows))

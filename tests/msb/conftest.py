@@ -26,8 +26,8 @@ SECURITY = {"Physician": {"role": "sensitive", "security": 1},
 
 
 #: The groups each algorithm forms on Table 1 with seed null (ties in the vectors' text
-#: order), in formation order, as 'Physician/Disease' records. Worked by hand. Capacities at the start: John 3, Bob 2, Mary 2, Anne 1, Sam 1;
-# Flu 3, Pneumonia 2, Gastritis 2, Cancer 1, HIV 1. Levels: Mary/Cancer and Sam/HIV are level 2
+#: order), in formation order, as 'Physician/Disease' records. Worked by hand. Capacities at
+# the start: John 3, Bob 2, Mary 2, Anne 1, Sam 1; Flu 3, Pneumonia 2, Gastritis 2, Cancer 1, HIV 1. Levels: Mary/Cancer and Sam/HIV are level 2
 # (l_G = 3), every other record level 1 (l_G = 2). Baselines: uniform l = 3, every value once.
 TABLE1_GROUPS = {
     # all sizes 1, so MBF follows the tie order, skipping shielded physicians/diseases.
