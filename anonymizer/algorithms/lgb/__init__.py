@@ -1,0 +1,1 @@
+"""Local Generalization and Bucketization (LGB), paper 000 (Li and He, 2022)."""
