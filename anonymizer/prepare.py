@@ -9,8 +9,9 @@ After :func:`prepare` the run's work schema holds, for each quasi-identifier ``i
   level 0 the value itself and the top level ``*``, with the node's range of leaf codes and
   its distortion (built by :mod:`anonymizer.hierarchy`, one builder per kind);
 
-and ``base(__rid, q0..q{d-1}, s0.., x0..)``: the rows with QIs as codes, sensitive
-(``s``) and passed-through (``x``) columns as they are. Algorithms work on ``base`` only.
+and ``base(__rid, q0..q{d-1}, s0.., x0.., f<i>..)``: the rows with QIs as codes, sensitive
+(``s``) and passed-through (``x``) columns as they are, and each flagged QI's per-cell
+sensitivity flag ``f<i>`` (paper 000). Algorithms work on ``base`` only.
 
 NULL policy (spec field ``nulls``): ``error`` (default) stops with the columns and counts;
 ``suppress`` leaves rows with a NULL quasi-identifier or sensitive value out of ``base`` and
@@ -49,6 +50,11 @@ class QI:
     @property
     def code(self) -> str:
         return f"q{self.index}"
+
+    @property
+    def flag(self) -> str | None:
+        """``base``'s column of the per-cell sensitivity flag (paper 000), if the QI has one."""
+        return f"f{self.index}" if self.column.flag else None
 
     @property
     def name(self) -> str:
@@ -140,13 +146,29 @@ def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> 
         if col.type == "numeric" and not is_numeric_type(types[real]):
             raise SpecError(f"columns.{col.name}.type", f"is numeric but the column is {types[real]}", col.type)
         ctype = column_type(col.hierarchy, f"columns.{col.name}.hierarchy", types[real], col.type)
-        resolved.append(replace(col, name=real, type=ctype))
+        flag = _resolve_flag(col, by_lower, types, relation)
+        if flag:
+            listed.add(flag)
+        resolved.append(replace(col, name=real, type=ctype, flag=flag))
     for real in types:
         if real not in listed:
             if spec.default_role is None:
                 raise SpecError(f"columns.{real}", "has no role: give every source column a role, or set default_role")
             resolved.append(Column(real, spec.default_role, column_type(None, f"columns.{real}", types[real], None)))
     return replace(spec, columns=tuple(resolved))
+
+
+def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], relation: str) -> str | None:
+    """The real name of a quasi column's flag column (paper 000), which must be BOOLEAN."""
+    if col.flag is None:
+        return None
+    real = by_lower.get(col.flag.lower())
+    if real is None:
+        raise SpecError(f"columns.{col.name}.flag", f"is not a column of {relation}", col.flag)
+    if types[real] != "BOOLEAN":
+        raise SpecError(f"columns.{col.name}.flag", f"must be a BOOLEAN column (TRUE where the value is "
+                                                    f"sensitive), but {real!r} is {types[real]}", col.flag)
+    return real
 
 
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
@@ -165,10 +187,11 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
+    flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
-    engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep,
+    engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
                has_rowid=_has_rowid(engine, source),
-               not_null=[ident(k.column.name) for k in plan.sensitive])
+               not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags])
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
@@ -191,9 +214,10 @@ def _has_rowid(engine: Engine, source: str) -> bool:
 
 
 def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:
-    cols = [c for c in spec.columns if c.role in ("quasi", "sensitive")]
-    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c.name) for c in cols])
-    rows, nulls = row[0], {c.name: n for c, n in zip(cols, row[1:]) if n}
+    cols = [c.name for c in spec.columns if c.role in ("quasi", "sensitive")] + [c.flag for c in spec.columns
+                                                                                 if c.flag]
+    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols])
+    rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:]) if n}
     if rows == 0:
         raise DataError(source, "is empty: there is nothing to anonymize")
     if spec.k > rows:

@@ -18,8 +18,9 @@ from typing import Any, Callable
 
 import duckdb
 
-from . import anatomy
+from . import anatomy, lgb_table
 from .algorithms import run_algorithm
+from .algorithms.lgb import lgb
 from .algorithms.msb import msb
 from .engine import Engine
 from .errors import PrivacyCheckFailed
@@ -94,8 +95,11 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         t0 = time.perf_counter()
         plan = prepare(engine, spec, source)
         clock["prepare"] = time.perf_counter() - t0
+        prints = {"spec_hash": spec_hash, "fingerprint": source_print}
         if spec.algorithm.anatomy:
-            return _anatomy_release(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print})
+            return _anatomy_release(engine, plan, clock, start, prints)
+        if spec.algorithm.lgb:
+            return _lgb_release(engine, plan, clock, start, prints)
         t0 = time.perf_counter()
         engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs")
         result = run_algorithm(engine, plan)
@@ -164,6 +168,39 @@ def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prin
                          {"groups": candidate.groups, "min_group_size": checks[0]["min_group_size"]},
                          utility, clock, {"name": spec.algorithm.name, "rounds": result.notes["greedy_steps"],
                                           **result.notes}, [part_view(spec, "sensitive")])
+
+
+def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
+    """The rest of a release for paper 000's LGB algorithms: bucketization, local
+    generalization, the LGB table (Fig. 2), verification, publication (see
+    :mod:`anonymizer.lgb_table`)."""
+    spec = plan.spec
+    t0 = time.perf_counter()
+    engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows")
+    result = lgb(engine, plan)
+    clock["algorithm"] = time.perf_counter() - t0
+    suppressed = plan.null_suppressed + result.suppressed
+    _check_suppression(spec, plan, suppressed)
+    t0 = time.perf_counter()
+    candidate = lgb_table.build(engine, plan, result)
+    clock["generalize"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    figures = lgb_table.judge(engine, candidate)
+    checks = lgb_table.verify(engine, plan, result, candidate, figures)
+    clock["verify"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    utility = lgb_table.metrics(engine, plan, result, candidate, figures)
+    clock["metrics"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    record = _record(plan, prints, {"models": checks, "utility": utility}, candidate.rows, suppressed, clock)
+    published = publish(engine, spec, candidate.table, candidate.columns, record)
+    clock["publish"] = time.perf_counter() - t0
+    clock["total"] = time.perf_counter() - start
+    engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
+    return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
+                         plan.rows, candidate.rows, suppressed, candidate.groups, checks,
+                         {"groups": candidate.groups, "smallest_group": figures["smallest"]}, utility, clock,
+                         {"name": spec.algorithm.name, "rounds": result.groups.rounds, **result.notes})
 
 
 def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:

@@ -12,6 +12,7 @@ the field (``columns.age.role``) and the value. A spec looks like::
       occupation: {role: sensitive}
       fnlwgt: {role: identifier}      # dropped
       salary: {role: insensitive}     # passed through
+      zip: {role: quasi, flag: zip_private}   # per-cell sensitivity (LGB, paper 000)
     models:
       - {type: k-anonymity, k: 5}
       - {type: distinct-l-diversity, l: 2, sensitive: occupation}
@@ -21,6 +22,15 @@ the field (``columns.age.role``) and the value. A spec looks like::
     output: {view: adult, schema: published}
 
 Every source column needs a role, unless ``default_role`` says what unlisted columns are.
+
+Personalized privacy (paper 000, LGB): a quasi column may name a ``flag``, a BOOLEAN column
+of the source that is TRUE in the rows whose value on it is sensitive for that person. The
+flag column needs no role of its own and is never published. An attribute is then a QI
+attribute (no flag set), semi-sensitive (some) or sensitive (all), Definitions 1 to 3; a
+column with role ``sensitive`` is sensitive in every row. Algorithms ``lgb-mdp`` and
+``lgb-ncp`` read the flags, with models ``k-anonymity`` (local equivalence groups) and one
+bucket principle per attribute holding sensitive values: ``l-unique`` (Corollary 2) or
+``t-closeness`` (EMD, as the paper uses for sex).
 """
 
 from __future__ import annotations
@@ -35,13 +45,15 @@ import yaml
 
 from .errors import SpecError
 from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
-from .models import PrivacyModel, build_model
+from .models import KAnonymity, PrivacyModel, TCloseness, build_model
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive")
 TYPES = ("numeric", "categorical")
 #: MSB greedy algorithms of paper 002 (anatomy output): the baselines and their MSLF variants.
 MSB_ALGORITHMS = ("mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf")
-ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS
+#: LGB algorithms of paper 000 (per-cell sensitivity, the LGB table of Fig. 2).
+LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
+ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS + LGB_ALGORITHMS
 SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
 
@@ -56,6 +68,7 @@ class Column:
     hierarchy: Hierarchy | None = None
     order: tuple[str, ...] | None = None
     security: "Security | None" = None
+    flag: str | None = None          # BOOLEAN column: TRUE where the value is sensitive (paper 000)
 
 
 @dataclass(frozen=True)
@@ -96,7 +109,9 @@ class Algorithm:
     ``partial`` (partial-domain de-generalization). The optimal search reads ``min_level``.
     The MSB algorithms of paper 002 read ``seed`` (the tie order: an integer seeds a hash
     of the sensitive vector, ``None`` uses the vector's sort order) and ``batch``
-    (``"exact"`` or a fraction; see :mod:`anonymizer.algorithms.msb.greedy`).
+    (``"exact"`` or a fraction; see :mod:`anonymizer.algorithms.msb.greedy`). The LGB
+    algorithms of paper 000 read ``seed`` (LGB_NCP's seed records, and the order in which
+    the values of a local bucket are dealt to its rows).
     """
 
     name: str
@@ -116,6 +131,11 @@ class Algorithm:
     def anatomy(self) -> bool:
         """Whether the algorithm publishes anatomy tables (paper 002's MSB family)."""
         return self.name in MSB_ALGORITHMS
+
+    @property
+    def lgb(self) -> bool:
+        """Whether the algorithm publishes paper 000's LGB table (per-cell sensitivity)."""
+        return self.name in LGB_ALGORITHMS
 
 
 @dataclass(frozen=True)
@@ -240,6 +260,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
     algorithm = _algorithm(data.get("algorithm", {"name": "mondrian"}), columns)
     _pair(algorithm, models)
+    _pair_lgb(algorithm, models, columns)
     return ReleaseSpec(
         release=release,
         source=_source(data.get("source"), base, release),
@@ -264,6 +285,51 @@ def _pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...]) -> None:
     if multi and not algorithm.anatomy:
         raise SpecError("algorithm.name", "lsl-diversity and multi-l-diversity are reached by the MSB algorithms: "
                                           f"{', '.join(MSB_ALGORITHMS)}", algorithm.name)
+
+
+def _pair_lgb(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
+    """The LGB algorithms (paper 000) take one k-anonymity and bucket principles (l-unique,
+    t-closeness) for the attributes holding sensitive values; flags and l-unique go with
+    them only."""
+    flagged = [c.name for c in columns if c.flag]
+    if not algorithm.lgb:
+        if flagged:
+            raise SpecError(f"columns.{flagged[0]}.flag", "per-cell flags are read by the LGB algorithms "
+                                                          f"({', '.join(LGB_ALGORITHMS)}), not by {algorithm.name}")
+        for i, m in enumerate(models):
+            if m.bucket:
+                raise SpecError(f"models[{i}]", f"l-unique protects local buckets: use it with "
+                                                f"{' or '.join(LGB_ALGORITHMS)}")
+        return
+    ks = [i for i, m in enumerate(models) if m.sensitive is None and not m.bucket]
+    if len(ks) != 1 or not isinstance(models[ks[0]], KAnonymity):
+        raise SpecError("models", f"{algorithm.name} needs exactly one k-anonymity (for the local equivalence "
+                                  "groups) besides its bucket principles")
+    protected = {c.name for c in columns if c.flag or c.role == "sensitive"}
+    named: set[str] = set()
+    for i, m in enumerate(models):
+        if i in ks:
+            continue
+        if not (m.bucket or isinstance(m, TCloseness)):
+            raise SpecError(f"models[{i}]", f"{algorithm.name} protects local buckets with l-unique or "
+                                            f"t-closeness (paper 000, section 4), not {m}")
+        if m.sensitive is not None:
+            if m.sensitive not in protected:
+                raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive' or a flag",
+                                m.sensitive)
+            if m.sensitive in named:
+                raise SpecError(f"models[{i}].sensitive", "has two bucket principles; give one", m.sensitive)
+            named.add(m.sensitive)
+    defaults = [i for i, m in enumerate(models) if m.bucket and m.sensitive is None]
+    if len(defaults) > 1:
+        raise SpecError(f"models[{defaults[1]}]", "only one l-unique may leave out 'sensitive' (the default)")
+    bare = sorted(protected - named)
+    if bare and not defaults:
+        raise SpecError("models", f"attribute {bare[0]!r} holds sensitive values but no bucket principle "
+                                  "protects it: add {type: l-unique, l: ...}")
+    if not protected:
+        raise SpecError("columns", f"{algorithm.name} needs sensitive values: give a quasi column a 'flag' "
+                                   "or a column the role 'sensitive'")
 
 
 def _name(value: Any, where: str) -> str:
@@ -318,7 +384,7 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
         seen[name.lower()] = name
         if isinstance(entry, str):
             entry = {"role": entry}
-        e = _mapping(entry, where, {"role", "type", "hierarchy", "order", "security"})
+        e = _mapping(entry, where, {"role", "type", "hierarchy", "order", "security", "flag"})
         role = e.get("role")
         if role not in ROLES:
             raise SpecError(f"{where}.role", f"must be one of {', '.join(ROLES)}", role)
@@ -338,8 +404,23 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
         if hierarchy:
             check_role(hierarchy, f"{where}.hierarchy", role, ctype)
         security = _security(e["security"], f"{where}.security", role) if "security" in e else None
-        out.append(Column(name, role, ctype, hierarchy, order, security))
+        flag = _flag_column(e["flag"], f"{where}.flag", role) if "flag" in e else None
+        out.append(Column(name, role, ctype, hierarchy, order, security, flag))
+    flags = {c.flag.lower(): c.name for c in out if c.flag}
+    for c in out:
+        if c.name.lower() in flags:
+            raise SpecError(f"columns.{c.name}", f"is the flag of {flags[c.name.lower()]!r}: a flag column takes "
+                                                 "no role of its own")
+    if len(flags) < sum(1 for c in out if c.flag):
+        raise SpecError("columns", "two columns name the same flag column")
     return tuple(out)
+
+
+def _flag_column(value: Any, where: str, role: str) -> str:
+    """``flag: <column>``: per-cell sensitivity of a quasi column (paper 000, Definitions 1 to 3)."""
+    if role != "quasi":
+        raise SpecError(where, "only quasi columns take a flag (a 'sensitive' column is sensitive in every row)")
+    return _name(value, where)
 
 
 def _security(value: Any, where: str, role: str) -> Security:
@@ -374,7 +455,7 @@ def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]
         raise SpecError(f"models[{multi[0]}]", "needs at least one column with role 'sensitive'")
     by_name = {c.name: c for c in columns}
     for i, m in enumerate(models):
-        if m.sensitive is None:
+        if m.sensitive is None or (by_name.get(m.sensitive) and by_name[m.sensitive].flag):
             continue
         col = by_name.get(m.sensitive)
         if col is None or col.role != "sensitive":
@@ -394,7 +475,7 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
     allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
                "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
-               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}}[name]
+               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, **{a: {"seed"} for a in LGB_ALGORITHMS}}[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
     relaxed = _flag(v, "relaxed")

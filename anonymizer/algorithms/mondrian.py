@@ -3,8 +3,9 @@
 Papers: LeFevre, DeWitt and Ramakrishnan, "Mondrian multidimensional k-anonymity", ICDE
 2006 (strict and relaxed median partitioning, section 3), as Algorithm 3
 (``local_generalization``) of paper 000 (section 3.2.1) states it. Algorithm 3 runs
-Mondrian inside each subset of a "QI partition" (personalized privacy); a release spec has
-one subset, the whole table, so lines 2-3 loop once.
+Mondrian inside each subset of a "QI partition" (personalized privacy): LGB_MDP passes
+``partition_by`` and codes a subset's sensitive cells -1, so no split ever uses them; a
+plain release has one subset, the whole table, so lines 2-3 loop once.
 
 How the pseudocode maps to SQL. Algorithm 3 takes one partition at a time (``pick_set``);
 we take *all* partitions of ``partition_set`` in each round, which gives the same result
@@ -77,15 +78,19 @@ class _Run:
         return self.engine.work(name)
 
 
-def mondrian(engine: Engine, plan: Plan) -> AlgorithmResult:
+def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> AlgorithmResult:
     """Partition ``plan.base`` by Mondrian and write ``engine.work("assign")``.
+
+    ``partition_by``: a column of ``plan.base`` whose values are the first partitions
+    (paper 000's QI partition, Algorithm 3 lines 2-3: Mondrian runs inside each subset);
+    by default the whole table is one.
 
     Returns an :class:`AlgorithmResult` whose ``notes`` hold per-round timings.
     """
     start = time.perf_counter()
     run = _setup(engine, plan)
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
-    _collapse_to_cells(run)                    # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T}
+    _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     _positions(run)
     rounds, next_cid, timings = 0, 0, []
     while True:                                # Alg. 3, line 5: while partition_set is not empty
@@ -141,9 +146,10 @@ def _check_whole_table(run: _Run) -> None:
                                      f"satisfy it)", result.figure, result.failing)
 
 
-def _collapse_to_cells(run: _Run) -> None:
+def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
     run.cells = run.t("cells_0")
-    run.engine.run("mondrian/cells.sql.j2", target=run.cells, base=run.plan.base, keys=run.keys)
+    run.engine.run("mondrian/cells.sql.j2", target=run.cells, base=run.plan.base, keys=run.keys,
+                   pid=ident(partition_by) if partition_by else None)
     run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
     for i, _, s in run.checked:
         if getattr(run.plan.spec.models[i], "needs_global", False):

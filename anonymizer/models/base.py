@@ -34,6 +34,8 @@ class PrivacyModel:
     #: whether the model protects all sensitive attributes together, group by group
     #: (paper 002's anatomy models, checked by :mod:`anonymizer.anatomy`, not by a template).
     multi_attribute: ClassVar[bool] = False
+    #: whether the model protects local buckets only (paper 000's l-uniqueness, read by LGB).
+    bucket: ClassVar[bool] = False
 
     @property
     def sensitive(self) -> str | None:

@@ -3,7 +3,8 @@
 Citations: k-anonymity (Sweeney 2002); distinct, entropy and recursive (c,l)-diversity
 (Machanavajjhala et al. 2007, Defs. 4.1 and 4.2 and the distinct variant); t-closeness
 with the Earth Mover's Distance, equal, ordered and hierarchical ground distances (Li,
-Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006).
+Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006);
+L_sl- and multi-attribute l-diversity (paper 002); l-uniqueness of local buckets (paper 000).
 """
 
 from __future__ import annotations
@@ -174,6 +175,28 @@ class MultiLDiversity(PrivacyModel):
         return f"{self.l}-diversity on all sensitive attributes"
 
 
+@dataclass(frozen=True)
+class LUnique(PrivacyModel):
+    """Every local bucket holds at least ``l`` sensitive values, each value at most once
+    (paper 000, Corollary 2: frequency l-diversity of local buckets; the l-uniqueness of
+    m-invariance, Xiao and Tao 2007). It protects the buckets of ``attribute``, or of every
+    attribute holding sensitive values that no other bucket model names. Read by the LGB
+    algorithms only. Figure: the smallest bucket (0 if a value repeats in a bucket).
+    """
+
+    l: int
+    attribute: str | None = None
+    template: ClassVar[str] = "models/l_unique.sql.j2"
+    bucket: ClassVar[bool] = True
+
+    def values(self) -> dict[str, Any]:
+        return {"l": self.l}
+
+    def __str__(self) -> str:
+        on = f"on {self.attribute!r}" if self.attribute else "on every attribute with sensitive values"
+        return f"{self.l}-uniqueness of local buckets {on}"
+
+
 def _num(entry: dict, key: str, where: str, kind: type, low: float, high: float | None = None,
          strict_low: bool = False):
     if key not in entry:
@@ -239,6 +262,11 @@ def _lsl(e, w):
     return LslDiversity(tuple(value))
 
 
+def _l_unique(e, w):
+    attribute = _attr(e, w) if "sensitive" in e else None
+    return LUnique(_num(e, "l", w, int, 1), attribute)
+
+
 def _multi_l(e, w):
     return MultiLDiversity(_num(e, "l", w, int, 1))
 
@@ -253,6 +281,7 @@ MODEL_TYPES = {
     "alpha-k-anonymity": _alpha_k,
     "lsl-diversity": _lsl,
     "multi-l-diversity": _multi_l,
+    "l-unique": _l_unique,
 }
 
 _KEYS = {
@@ -264,6 +293,7 @@ _KEYS = {
     "alpha-k-anonymity": {"alpha", "k", "sensitive", "value"},
     "lsl-diversity": {"l"},
     "multi-l-diversity": {"l"},
+    "l-unique": {"l", "sensitive"},
 }
 
 
