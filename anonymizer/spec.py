@@ -459,7 +459,7 @@ def _models(value: Any, columns: tuple[Column, ...]) -> tuple[PrivacyModel, ...]
             continue
         col = by_name.get(m.sensitive)
         if col is None or col.role != "sensitive":
-            raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive'", m.sensitive)
+            raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive' or a flag", m.sensitive)
         if getattr(m, "distance", None) == "hierarchical" and (col.hierarchy is None or col.hierarchy.kind != "csv"):
             raise SpecError(f"models[{i}].distance", f"hierarchical needs a hierarchy file on column {col.name!r}")
     return models

@@ -63,11 +63,11 @@ def lgb(engine: Engine, plan: Plan) -> LgbResult:
     """Algorithm 1: LGB of ``plan.base`` with the spec's k and bucket principles."""
     start = time.perf_counter()
     k, seed = plan.spec.k, plan.spec.algorithm.seed or 0
-    attrs = attributes(engine, plan)                                     # Defs. 1-3
     subsets = qi_partition(engine, plan, k)                              # Def. 8
     if not subsets.kept:
         raise DataError(plan.source, f"no subset of rows with the same QI attributes has k={k} rows, so no "
                                      "local equivalence group can be formed")
+    attrs = attributes(engine, plan, subsets)                            # Defs. 1-3
     t0 = time.perf_counter()
     pairs = value_pairs(engine, plan, attrs, subsets)                    # Alg. 1, line 4
     buckets = local_bucketization(engine, attrs, pairs, seed)            # Alg. 1, lines 3-6

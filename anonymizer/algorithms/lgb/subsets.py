@@ -66,10 +66,11 @@ class Subsets:
         return sum(n for _, n in self.dropped)
 
 
-def attributes(engine: Engine, plan: Plan) -> list[Attribute]:
-    """Every attribute with its class (Definitions 1-3) and bucket principle."""
+def attributes(engine: Engine, plan: Plan, subsets: "Subsets") -> list[Attribute]:
+    """Every attribute with its class (Definitions 1-3, over the rows kept) and bucket principle."""
     flagged = [q for q in plan.qis if q.flag]
-    row = engine.one("lgb/attribute_counts.sql.j2", base=plan.base, flags=[q.flag for q in flagged])
+    row = engine.one("lgb/attribute_counts.sql.j2", base=plan.base, kept=subsets.base,
+                     flags=[q.flag for q in flagged])
     rows, cells = row[0], dict(zip((q.index for q in flagged), row[1:]))
     out = []
     for q in plan.qis:
