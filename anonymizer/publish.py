@@ -53,8 +53,8 @@ def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
 
 
 def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
-    """Rows and a content hash of the columns the spec reads."""
-    cols = [ident(c.name) for c in spec.columns]
+    """Rows and a content hash of the columns the spec reads (flag columns included)."""
+    cols = [ident(c.name) for c in spec.columns] + [ident(c.flag) for c in spec.columns if c.flag]
     rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
     return f"{rows}:{digest}"
 
