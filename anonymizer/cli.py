@@ -121,6 +121,16 @@ def _batch(ctx, param, value: str):
     return fraction
 
 
+def _stream(lines, formatter) -> None:
+    """Print each benchmark run as a JSON line as it ends, then a readable table on stderr."""
+    runs = []
+    for line in lines:
+        runs.append(line)
+        click.echo(json.dumps(line))
+        sys.stdout.flush()
+    click.echo(formatter(runs), err=True)
+
+
 def _csv(value: str | None) -> list[str]:
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
 
@@ -153,19 +163,21 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb"]),
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb"]),
               default="mondrian", show_default=True,
               help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
                    "the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid), "
-                   "or a whole anatomy release by paper 002's MSB algorithms.")
+                   "a whole anatomy release by paper 002's MSB algorithms, or a whole LGB release "
+                   "(paper 000).")
 @click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
               help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
 @click.option("--qis", type=click.IntRange(1, 8), default=6, show_default=True, help="Number of QIs.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per size.")
 @click.option("--algorithm", "algorithms", multiple=True,
-              type=click.Choice(["mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf"]),
-              help="For --bench msb: the algorithms to time (repeat the option; default: all six).")
+              type=click.Choice(["mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf", "lgb-mdp", "lgb-ncp"]),
+              help="For --bench msb or lgb: the algorithms to time (repeat the option; default: all of "
+                   "the paper's).")
 @click.option("--dims", type=click.IntRange(2, 5), default=3, show_default=True,
               help="For --bench msb: d, the number of sensitive attributes (paper 002, Table 4).")
 @click.option("--batch", default="0.2", show_default=True, callback=_batch,
@@ -189,17 +201,23 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
     the sensitive columns. Example:
 
         anonymizer bench --bench msb --rows 10000000 --algorithm mbf-mslf --repeat 3
+
+    --bench lgb times whole LGB releases (paper 000) of section 4's shape: sex, age and
+    occupation flagged in 20 % of the rows, t = 0.2 on sex, l = 5 elsewhere, k from --k.
+    The scan is one GROUP BY over the nine attributes. Example:
+
+        anonymizer bench --bench lgb --rows 1000000 --k 5 --algorithm lgb-mdp --repeat 3
     """
+    if kind == "lgb":
+        from .bench_lgb import format_lgb_bench, run_lgb_bench
+        _stream(run_lgb_bench(list(rows), list(algorithms) or ["lgb-mdp", "lgb-ncp"], repeat=repeat, k=k),
+                format_lgb_bench)
+        return
     if kind == "msb":
         from .bench_msb import format_msb_bench, run_msb_bench
-        runs = []
-        for line in run_msb_bench(list(rows), list(algorithms) or ["mbf", "mbf-mslf", "msdcf", "msdcf-mslf",
-                                                                   "mmdcf", "mmdcf-mslf"],
-                                  d=dims, repeat=repeat, batch=batch):
-            runs.append(line)
-            click.echo(json.dumps(line))
-            sys.stdout.flush()
-        click.echo(format_msb_bench(runs), err=True)
+        _stream(run_msb_bench(list(rows), list(algorithms) or ["mbf", "mbf-mslf", "msdcf", "msdcf-mslf",
+                                                               "mmdcf", "mmdcf-mslf"],
+                              d=dims, repeat=repeat, batch=batch), format_msb_bench)
         return
     if kind == "lattice":
         from .bench_lattice import format_lattice_bench, run_lattice_bench

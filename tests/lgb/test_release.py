@@ -61,13 +61,13 @@ def test_rerun_is_idempotent_and_a_changed_flag_moves_the_view(fig1):
 
 
 # -- random tables -------------------------------------------------------------------------
-ROW = st.tuples(st.integers(17, 30), st.sampled_from("abc"), st.integers(0, 5), st.booleans(),
-                st.booleans(), st.sampled_from(["flu", "hiv", "cold", "ulcer"]))
+ROW = st.tuples(st.integers(17, 60), st.sampled_from("abcdef"), st.integers(0, 5), st.booleans(),
+                st.booleans(), st.sampled_from(["flu", "hiv", "cold", "ulcer", "gout", "mumps", "acne"]))
 
 
 @st.composite
 def tables(draw):
-    rows = draw(st.lists(ROW, min_size=6, max_size=40))
+    rows = draw(st.lists(ROW, min_size=8, max_size=50))
     k, l = draw(st.integers(2, 3)), draw(st.integers(2, 3))
     algorithm = draw(st.sampled_from(["lgb-mdp", "lgb-ncp"]))
     t = draw(st.sampled_from([None, 0.3, 0.6]))
