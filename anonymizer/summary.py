@@ -45,8 +45,18 @@ def format_release(r: ReleaseResult) -> str:
         lines.append(f"  greedy        {a['buckets']} buckets over {a['dimensions']} sensitive attributes; "
                      f"{a['greedy_steps']} steps (batch {a['batch']}) formed {a['groups']} groups, "
                      f"{a['residual_added']} records added to them, {a['suppressed']} suppressed")
+    if "bucketization_rounds" in a:   # paper 000's LGB algorithms
+        classes = ", ".join(f"{n} {kind}" for n, kind in a["attribute_classes"].items() if kind != "qi")
+        buckets = ", ".join(f"{n} {b}" for n, b in a["buckets"].items())
+        lines.append(f"  subsets       {a['subsets']} by the QI partition (Def. 8), {a['subsets_suppressed']} "
+                     f"suppressed (under k rows); bucketized: {classes}")
+        lines.append(f"  buckets       {buckets} (Alg. 2, {a['bucketization_rounds']} rounds); "
+                     f"{a['groups']} local equivalence groups ({a['generalization_rounds']} rounds)")
     u = r.utility or {}
-    if "additional_information_loss" in u:
+    if "c_dm" in u:
+        lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {_fmt(u['ncp'])}, NCP per QI cell "
+                     f"{_fmt(u['ncp_per_qi_cell'])} (section 4.1)")
+    elif "additional_information_loss" in u:
         lines.append(f"  utility       additional information loss {_fmt(u['additional_information_loss'])} "
                      f"(Def. 14), suppression ratio {_fmt(u['suppression_ratio'])} (Def. 15)")
     elif u:
