@@ -114,6 +114,9 @@ def test_a_short_half_borrows_the_nearest_cells(engine):
     literal = lgb_ncp(engine, plan, base, 2, balance=False)
     assert groups(engine, plan, literal) == [(1, 2, 3, 4, 100)]
     assert (literal.notes["stuck_sets"], literal.notes["stuck_rows"], literal.notes["stuck_one_cell"]) == (1, 5, 0)
+    for statement in engine.log:                        # both forms of ncp_divide parse
+        if statement.template == "lgb/ncp_divide.sql.j2":
+            sqlglot.parse(statement.sql, read="duckdb")
 
 
 def test_subsets_below_2k_stay_one_group_each(engine):
