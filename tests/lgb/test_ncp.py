@@ -119,6 +119,17 @@ def test_a_short_half_borrows_the_nearest_cells(engine):
             sqlglot.parse(statement.sql, read="duckdb")
 
 
+def test_a_short_half_skips_a_cell_too_big_to_borrow(engine):
+    # 0, 70 x4 (one cell), 100 with k=2: seeds {0, 100}; 70 is nearer 100, so {0} is short
+    # (needs 1) and the other half has 5 rows, slack 5 - k = 3. The cheapest cell, 70 x4,
+    # would leave 1 row there, so only cells of <= slack - need + 1 = 3 rows may move: 100
+    # -> {0, 100} | {70 x4}. (Borrowing 70 x4 would make the whole set one group.)
+    plan, base = make_base(engine, {"a": [0, 70, 70, 70, 70, 100]}, {"a": NUM})
+    result = lgb_ncp(engine, plan, base, 2)
+    assert groups(engine, plan, result) == [(0, 100), (70, 70, 70, 70)]
+    assert_valid(engine, base, result, 2, 1)
+
+
 def test_subsets_below_2k_stay_one_group_each(engine):
     # k=3: subset 0 has 5 rows (< 6) -> one group over all its codes; subset 1 (age is
     # sensitive, bit 0) has 4 rows -> one group, age bounds -1/-1; subsets never mix.

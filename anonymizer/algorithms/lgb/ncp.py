@@ -54,12 +54,14 @@ Choices where the papers are silent or where we depart from Xu et al.:
   halves' boxes lie inside the set's box, so under NCP borrowing never loses more than
   merging. The short half takes whole cells of the other half in increasing order of
   NCP(its box widened to take the cell in) (ties: smaller cell id; Xu et al.'s order)
-  until it holds k rows. Only if that leaves the other half below k (a cell is never
-  split) does line 18 make the set one group. Without it (``balance=False``, the paper's
-  lines 15-20 literally), nearest-seed splits often cut off an outlier seed alone and the
-  whole set becomes one group: on ARX's Adult (age, education, marital-status, occupation)
-  NCP is 4x Mondrian's instead of 7% below it at k=5. ``notes`` count the sets still
-  finished at line 18 (``stuck_*``);
+  until it holds k rows. A cell is never split, so only cells small enough to leave the
+  other half k rows whatever the run stops on may move (at most ``slack - need + 1`` rows,
+  ``slack`` = other half - k); a cheaper cell that is too big is skipped. Only if the
+  movable cells hold too few rows does line 18 make the set one group. Without it
+  (``balance=False``, the paper's lines 15-20 literally), nearest-seed splits often cut
+  off an outlier seed alone and the whole set becomes one group: on ARX's Adult (age,
+  education, marital-status, occupation) NCP is 4x Mondrian's instead of 7% below it at
+  k=5. ``notes`` count the sets still finished at line 18 (``stuck_*``);
 - a set whose rows all share one cell (one QI vector) cannot split and is one group;
 - group ids (1..classes) follow the round and, within it, the set id; child set ids are
   dense per round (``2r`` for T_1, ``2r + 1`` for T_2).
