@@ -1,0 +1,179 @@
+"""Paper 000's experiment (anonymizer.lgb_experiment): a small run on Adult (k = 5, l = 5 and 8,
+densities 20 and 40 %, 50 queries), the l caps against an independent count, verification in
+evaluate, the findings against synthetic rows (each verdict follows the rows), and the plots."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from anonymizer import lgb_table
+from anonymizer.errors import PrivacyCheckFailed, SpecError
+from anonymizer.lgb_data import experiment_spec
+from anonymizer.lgb_experiment import (evaluate, findings, format_caps, format_findings, format_tables,
+                                       run_experiment, to_json)
+
+KS, LS, DENSITIES, QUERIES = (5,), (5, 8), (0.2, 0.4), 50
+KEYS = {"sections", "algorithm", "density", "k", "l", "t", "table", "l_caps", "l_occupation", "capped", "c_dm",
+        "ncp", "ncp_per_qi_cell", "groups", "smallest_group", "buckets", "rows", "suppressed", "query_error",
+        "query_error_median", "queries", "queries_discarded", "query_seed", "query_set", "seconds"}
+VERDICTS = {"holds", "partly", "does not hold", "n/a"}
+
+
+@pytest.fixture(scope="module")
+def small():
+    con = duckdb.connect()
+    rows = run_experiment(con, ks=KS, ls=LS, densities=DENSITIES, queries=QUERIES)
+    yield con, rows
+    con.close()
+
+
+def test_rows(small):
+    _, rows = small
+    # the grid at 20 % for both algorithms, LGB_MDP at 40 %; LGB_MDP at 20 % ran once, in both sections
+    assert [(r["density"], r["algorithm"], r["l"]) for r in rows] == [
+        (0.2, "lgb-mdp", 5), (0.2, "lgb-mdp", 8), (0.2, "lgb-ncp", 5), (0.2, "lgb-ncp", 8),
+        (0.4, "lgb-mdp", 5), (0.4, "lgb-mdp", 8)]
+    assert [r["sections"] for r in rows] == [["4.1", "4.2", "4.3"]] * 2 + [["4.1", "4.2"]] * 2 + [["4.3"]] * 2
+    for r in rows:
+        assert set(r) == KEYS
+        assert r["c_dm"] > 0 and r["ncp"] > 0 and r["query_error"] > 0 and r["query_error_median"] > 0
+        assert r["groups"] > 0 and r["smallest_group"] >= r["k"] and r["suppressed"] == 0 and r["rows"] == 30162
+        assert 0 < r["queries"] <= QUERIES and r["queries"] + r["queries_discarded"] == QUERIES
+        assert set(r["buckets"]) == {"sex", "age", "occupation", "fnlwgt"}
+        assert r["seconds"]["query_error"] < r["seconds"]["total"]
+    # local generalization does not depend on l (Corollary 3): C_DM and NCP equal across l (NCP is a
+    # float sum whose order may vary)
+    for density, algorithm in ((0.2, "lgb-mdp"), (0.2, "lgb-ncp"), (0.4, "lgb-mdp")):
+        same = {(r["c_dm"], round(r["ncp"], 6)) for r in rows if (r["density"], r["algorithm"]) == (density, algorithm)}
+        assert len(same) == 1
+
+
+def test_one_query_set_for_every_table(small):
+    _, rows = small
+    assert {r["query_seed"] for r in rows} == {0}
+    assert len({r["query_set"] for r in rows}) == 1
+
+
+def test_occupation_cap(small):
+    con, rows = small
+    for r in rows:
+        n, top = con.execute(f"SELECT sum(n), max(n) FROM (SELECT count(*) AS n FROM {r['table']} "
+                             "WHERE occupation_flag GROUP BY occupation)").fetchone()
+        cap = r["l_caps"]["occupation"]
+        assert (cap["cells"], cap["top"], cap["cap"], cap["values"]) == (n, top, n // top, 14)
+        assert r["l_occupation"] == min(r["l"], cap["cap"])
+        assert ("occupation" in r["capped"]) == (r["l"] > cap["cap"])
+        assert r["l_caps"]["fnlwgt"]["cells"] == 30162 and "fnlwgt" not in r["capped"]
+    assert any("occupation" in r["capped"] for r in rows)         # l = 8 is above Adult's L = 7
+    text = format_caps(rows)
+    assert "occupation's buckets use l = min(l, L) because" in text and "binding for l > 7" in text
+    text = format_tables(rows)
+    assert "section 4.3 (Fig. 8)" in text and "LGB_NCP" in text and "C_DM" in text
+
+
+def test_findings_and_json(small):
+    _, rows = small
+    found = findings(rows)
+    assert [f["id"] for f in found] == list("abcdef")
+    assert all(f["holds"] in VERDICTS for f in found)
+    assert {f["id"]: f["holds"] for f in found}["d"] == "n/a"      # one k: no trend in k
+    text = format_findings(found)
+    assert all(f"({key}) " in text for key in "abcdef")
+    out = json.loads(json.dumps(to_json(rows, found, ["x.png"])))
+    assert out["experiment"] == "000" and len(out["rows"]) == len(rows) and out["plots"] == ["x.png"]
+    assert out["l_caps"]["20%"]["occupation"]["cap"] == rows[0]["l_caps"]["occupation"]["cap"]
+
+
+def test_evaluate_verifies(small, monkeypatch):
+    con, rows = small
+    spec = experiment_spec(rows[0]["table"], "lgb-mdp", 5, 5)
+    judge = lgb_table.judge
+
+    def altered(engine, candidate):
+        return dict(judge(engine, candidate), altered=1)
+    monkeypatch.setattr(lgb_table, "judge", altered)
+    with pytest.raises(PrivacyCheckFailed, match="altered"):
+        evaluate(con, spec, queries=5)
+    # nothing is published, and the work schema is gone
+    assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE '_anon_work_%' "
+                       "OR schema_name = 'published'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("kw, field", [({"ks": (1,)}, "ks/ls"), ({"ls": ()}, "ks/ls"),
+                                       ({"densities": (0.2, 1.5)}, "densities"),
+                                       ({"algorithms": ("lgb-mdp", "mondrian")}, "algorithms"),
+                                       ({"queries": 0}, "queries")])
+def test_bad_arguments(kw, field):
+    with pytest.raises(SpecError, match=field):
+        run_experiment(duckdb.connect(), **kw)
+
+
+def test_plots(small, tmp_path):
+    pytest.importorskip("matplotlib")
+    from anonymizer.lgb_plot import plot_experiment
+    written = plot_experiment(small[1], tmp_path / "plots")
+    assert sorted(p.name for p in written) == ["cdm.png", "density.png", "ncp.png", "query_error.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)
+
+
+# -- findings follow the rows ----------------------------------------------------------------
+def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True):
+    """Rows shaped like the paper's figures: k = 5, 8, 10, l = 5 .. 20, densities 10 .. 40 %."""
+    rows = []
+    for algorithm in ("lgb-mdp", "lgb-ncp"):
+        for density in (0.1, 0.2, 0.3, 0.4) if algorithm == "lgb-mdp" else (0.2,):
+            for k in (5, 8, 10):
+                for l in (5, 10, 15, 20):
+                    mdp = algorithm == "lgb-mdp"
+                    error = (k if k_up else 20 - k) * 0.02 + l * 0.003 + (0 if mdp else 0.1 / l)
+                    error *= (1 - (density - 0.2) * k * l / 400) if density_down else (1 + density)
+                    sections = (["4.1", "4.2"] if density == 0.2 else []) + (["4.3"] if mdp else [])
+                    rows.append({"sections": sections, "algorithm": algorithm, "density": density, "k": k,
+                                 "l": l, "c_dm": 1000 * k * (cdm_ratio if mdp else 1),
+                                 "ncp": 100.0 * k * (1 if mdp else 1 - ncp_cut), "query_error": error})
+    return rows
+
+
+def verdicts(rows):
+    return {f["id"]: f["holds"] for f in findings(rows)}
+
+
+def test_paper_like_rows_hold_everything():
+    assert set(verdicts(synthetic()).values()) == {"holds"}
+    assert set(verdicts([]).values()) == {"n/a"}
+
+
+def test_verdicts_flip():
+    assert verdicts(synthetic(cdm_ratio=1.2))["a"] == "does not hold"
+    assert verdicts(synthetic(cdm_ratio=0.9))["a"] == "partly"
+    assert verdicts(synthetic(ncp_cut=-0.05))["c"] == "does not hold"
+    assert verdicts(synthetic(ncp_cut=0.04))["c"] == "partly"
+    assert verdicts(synthetic(k_up=False))["d"] == "partly"
+    assert verdicts(synthetic(density_down=False))["f"] == "does not hold"
+    rows = synthetic()
+    for r in rows:
+        if r["algorithm"] == "lgb-mdp" and r["l"] == 10:
+            r["c_dm"] *= 1.5
+    assert verdicts(rows)["b"] == "partly"
+    for r in rows:
+        if r["algorithm"] == "lgb-mdp" and r["l"] == 5:
+            r["query_error"] *= 3
+    assert verdicts(rows)["e"] == "partly"                         # higher at small l, closer at large l
+    for r in rows:
+        if r["algorithm"] == "lgb-mdp" and r["l"] != 5:
+            r["query_error"] *= 3
+    assert verdicts(rows)["e"] == "does not hold"
+
+
+def test_cli_lgb_experiment():
+    from click.testing import CliRunner
+    from anonymizer.cli import main
+    res = CliRunner().invoke(main, ["lgb", "--experiment", "000", "--ks", "5", "--ls", "5", "--densities", "0.2",
+                                    "--queries", "10", "--json", "--quiet"], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert [(r["algorithm"], r["k"], r["l"]) for r in out["rows"]] == [("lgb-mdp", 5, 5), ("lgb-ncp", 5, 5)]
+    assert out["l_caps"]["20%"]["occupation"]["cap"] == 7 and len(out["findings"]) == 6
