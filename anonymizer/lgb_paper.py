@@ -40,8 +40,11 @@ def load_fig1(con: duckdb.DuckDBPyConnection, name: str = "patients") -> str:
     return target
 
 
-def fig1_spec(algorithm: str = "lgb-mdp", k: int = 2, l: int = 2, table: str = "patients") -> dict:
-    """The release spec of the worked example: k = l = 2 as in Figs. 2 to 4."""
+def fig1_spec(algorithm: str = "lgb-mdp", k: int = 2, l: int = 2, table: str = "patients",
+              balance: bool | None = None) -> dict:
+    """The release spec of the worked example: k = l = 2 as in Figs. 2 to 4. ``balance``:
+    LGB_NCP's option (None: its default)."""
+    options = {} if balance is None else {"balance": balance}
     return {"release": f"fig1_{algorithm.replace('-', '_')}", "source": {"table": table},
             "columns": {"id": "identifier",
                         "age": {"role": "quasi", "type": "numeric", "flag": "age_flag"},
@@ -49,4 +52,4 @@ def fig1_spec(algorithm: str = "lgb-mdp", k: int = 2, l: int = 2, table: str = "
                         "zip": {"role": "quasi", "type": "numeric", "flag": "zip_flag"},
                         "disease": {"role": "sensitive"}, "disease_flag": "identifier"},
             "models": [{"type": "k-anonymity", "k": k}, {"type": "l-unique", "l": l}],
-            "algorithm": {"name": algorithm}}
+            "algorithm": {"name": algorithm, **options}}

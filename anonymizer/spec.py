@@ -111,7 +111,9 @@ class Algorithm:
     of the sensitive vector, ``None`` uses the vector's sort order) and ``batch``
     (``"exact"`` or a fraction; see :mod:`anonymizer.algorithms.msb.greedy`). The LGB
     algorithms of paper 000 read ``seed`` (LGB_NCP's seed records, and the order in which
-    the values of a local bucket are dealt to its rows).
+    the values of a local bucket are dealt to its rows); LGB_NCP also ``balance`` (a half
+    short of k rows borrows cells as Xu et al.'s top-down does; false: the set becomes one
+    group, Algorithm 4 lines 18-20 read literally).
     """
 
     name: str
@@ -126,6 +128,7 @@ class Algorithm:
     partial: bool = False
     seed: int | None = 0
     batch: str | float = 0.2
+    balance: bool = True
 
     @property
     def anatomy(self) -> bool:
@@ -469,13 +472,13 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
     v = _mapping(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
-                                      "presample", "partial", "seed", "batch"})
+                                      "presample", "partial", "seed", "batch", "balance"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
     allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
                "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
-               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, **{a: {"seed"} for a in LGB_ALGORITHMS}}[name]
+               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": {"seed"}, "lgb-ncp": {"seed", "balance"}}[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
     relaxed = _flag(v, "relaxed")
@@ -509,11 +512,11 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         raise SpecError("algorithm.batch", "must be 'exact' or a fraction in (0, 1]", batch)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
-                     batch if batch == "exact" else float(batch))
+                     batch if batch == "exact" else float(batch), _flag(v, "balance", True))
 
 
-def _flag(v: dict, key: str) -> bool:
-    value = v.get(key, False)
+def _flag(v: dict, key: str, default: bool = False) -> bool:
+    value = v.get(key, default)
     if not isinstance(value, bool):
         raise SpecError(f"algorithm.{key}", "must be true or false", value)
     return value

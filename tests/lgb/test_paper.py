@@ -116,11 +116,11 @@ def test_mark_faces_k_records_and_at_most_1_over_l(table):
         assert max(probabilities.values()) <= 0.5 + 1e-9, (attr, probabilities)
 
 
-@pytest.mark.parametrize("algorithm", ["lgb-mdp", "lgb-ncp"])
-def test_every_person_is_protected(fig1, algorithm):
+@pytest.mark.parametrize("algorithm, balance", [("lgb-mdp", None), ("lgb-ncp", True), ("lgb-ncp", False)])
+def test_every_person_is_protected(fig1, algorithm, balance):
     """The adversary's bounds for each of the eight persons as target: his own record among
     >= k matching tuples, and every sensitive value at most 1/l likely."""
-    table = release_fig1(fig1, algorithm=algorithm)
+    table = release_fig1(fig1, algorithm=algorithm, balance=balance)
     for person in TRUTH.itertuples():
         known = {a: getattr(person, a) for a in ATTRS if not getattr(person, f"{a}_f")}
         matches = matching_tuples(table, known)

@@ -32,6 +32,7 @@ from ...prepare import Plan
 from .. import AlgorithmResult
 from .bucketize import Buckets, local_bucketization
 from .mdp import lgb_mdp
+from .ncp import lgb_ncp
 from .subsets import Attribute, Subsets, attributes, qi_partition, value_pairs
 
 
@@ -54,8 +55,7 @@ class LgbResult:
 def local_generalization(engine: Engine, plan: Plan, base: str, k: int, seed: int) -> AlgorithmResult:
     """Algorithm 1 line 7 by the spec's algorithm: LGB_MDP (Alg. 3) or LGB_NCP (Alg. 4)."""
     if plan.spec.algorithm.name == "lgb-ncp":
-        from .ncp import lgb_ncp
-        return lgb_ncp(engine, plan, base, k, seed)
+        return lgb_ncp(engine, plan, base, k, seed, balance=plan.spec.algorithm.balance)
     return lgb_mdp(engine, plan, base, k, seed)
 
 
