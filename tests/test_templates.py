@@ -13,6 +13,8 @@ from anonymizer.spec import load_spec
 from anonymizer import engine as engine_module
 from anonymizer.engine import Engine, list_templates
 from anonymizer.lattice_eval import evaluate_spec
+from anonymizer.lgb_data import experiment_spec, flagged_adult, flagged_synthetic
+from anonymizer.lgb_experiment import evaluate, l_caps
 from anonymizer.measure import measure_table
 from anonymizer.release import run_release
 from tests.conftest import arx_hierarchy
@@ -65,6 +67,21 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                            "default": 1, "values": {"hiv": 2, "cold": 0}}}}),
                        models=[{"type": "lsl-diversity", "l": [1, 2, 3]}],
                        algorithm={"name": name, "seed": seed}), con)
+    # paper 000's LGB (lgb/ templates) on names that need quoting: flags, t-closeness, both algorithms
+    con.execute('CREATE TABLE "flag table" AS SELECT *, ("select" % 5 = 0) AS "my flag", '
+                '(ssn % 4 = 1) AS "fl""ag" FROM "my table"')
+    for name in ("lgb-mdp", "lgb-ncp"):
+        anonymize(dict(WEIRD, release=f"w_{name}", source={"table": "flag table"}, suppression_limit=1.0,
+                       columns=dict(WEIRD["columns"], **{"select": {"role": "quasi", "type": "numeric",
+                                                                    "flag": "my flag"},
+                                                         "my col": {"role": "quasi", "flag": 'fl"ag'}}),
+                       models=[{"type": "k-anonymity", "k": 3}, {"type": "l-unique", "l": 2},
+                               {"type": "t-closeness", "t": 0.5, "sensitive": "my col"}],
+                       algorithm={"name": name, "seed": 1}), con)
+    flagged_synthetic(con, "lgb_syn", 300)
+    flagged_adult(con, "adult_flagged")
+    caps = {a: c["cap"] for a, c in l_caps(con, "adult_flagged").items()}
+    evaluate(con, experiment_spec("adult_flagged", "lgb-mdp", k=10, l=3, l_caps=caps), queries=20)
     con.execute("CREATE TABLE outliers AS SELECT CASE WHEN range < 5 THEN 1000 + range ELSE range % 40 END AS v "
                 "FROM range(100)")
     anonymize({"release": "opt", "source": {"table": "outliers"}, "models": [{"type": "k-anonymity", "k": 2}],
