@@ -26,7 +26,9 @@ CONTEXTS = {
     "metrics/ncp.sql.j2": [{"candidate": ident("cand"), "qis": QIS}],
     "metrics/loss.sql.j2": [{"candidate": ident("cand"), "qis": QIS}],
 }
-NAMES = [t for t in list_templates() if t.startswith(("models/", "metrics/"))]
+# the query error's templates (metrics/query_*) need a whole LGB candidate: tests/test_templates.py
+# renders and parses them in a real run, tests/metrics/test_query_error.py checks their answers.
+NAMES = [t for t in list_templates() if t.startswith(("models/", "metrics/")) and not t.startswith("metrics/query_")]
 
 
 def test_templates_exist():
