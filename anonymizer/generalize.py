@@ -44,13 +44,19 @@ def published_names(plan: Plan) -> tuple[list[str], list[str]]:
         labels.append(q.name)
         names += [q.name] + ([f"{q.name}_low", f"{q.name}_high"] if q.numeric else [f"{q.name}_values"])
     names += [k.column.name for k in plan.sensitive + plan.passthrough]
+    check_clashes(names, "a generated output column (eq_class, <qi>_low, <qi>_high, <qi>_values); rename the "
+                         "column or give it another role")
+    return names, labels
+
+
+def check_clashes(names: list[str], generated: str) -> None:
+    """A SpecError naming the first output column that another one clashes with (names are
+    case-insensitive); ``generated`` says what the generated columns are."""
     seen: set[str] = set()
     for n in names:
         if n.lower() in seen:
-            raise SpecError(f"columns.{n}", "clashes with a generated output column (eq_class, <qi>_low, "
-                                            "<qi>_high, <qi>_values); rename the column or give it another role")
+            raise SpecError(f"columns.{n}", f"clashes with {generated}")
         seen.add(n.lower())
-    return names, labels
 
 
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,

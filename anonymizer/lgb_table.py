@@ -25,7 +25,8 @@ from dataclasses import dataclass, replace
 
 from .algorithms.lgb import LgbResult
 from .engine import Engine
-from .errors import PrivacyCheckFailed, SpecError
+from .errors import PrivacyCheckFailed
+from .generalize import check_clashes
 from .metrics import class_stats, qi as metric_qi
 from .metrics.ncp import ncp
 from .models import KAnonymity
@@ -53,12 +54,8 @@ def published_names(plan: Plan, result: LgbResult) -> list[str]:
     for x in result.attrs:
         names += [x.name, f"{x.name}_bid"] + ([f"{x.name}_low", f"{x.name}_high"] if x.numeric else [])
     names += [k.column.name for k in plan.passthrough]
-    seen: set[str] = set()
-    for n in names:
-        if n.lower() in seen:
-            raise SpecError(f"columns.{n}", "clashes with a column of the LGB table (row_id, gid, <attr>_bid, "
-                                            "<attr>_low, <attr>_high); rename it in a view first")
-        seen.add(n.lower())
+    check_clashes(names, "a column of the LGB table (row_id, gid, <attr>_bid, <attr>_low, <attr>_high); rename "
+                         "it in a view first")
     return names
 
 
