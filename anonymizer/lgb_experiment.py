@@ -29,14 +29,12 @@ from typing import Callable, Iterable, Sequence
 import duckdb
 
 from . import lgb_table, msb_experiment
-from .algorithms.lgb import lgb
 from .engine import Engine
 from .errors import SpecError
 from .lgb_data import SALARY, experiment_spec, flagged_adult
 from .metrics.query_error import draw_queries, query_error
 from .msb_experiment import _finding, _r
 from .prepare import load_source, prepare, resolve_columns
-from .release import _check_suppression
 from .spec import LGB_ALGORITHMS, ReleaseSpec, load_spec
 from .sqlnames import ident
 
@@ -73,23 +71,20 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
 
 
 def _candidate(engine: Engine, spec: ReleaseSpec) -> tuple[lgb_table.LgbCandidate, dict, dict]:
-    """Algorithm 1 and the Fig. 2 table, verified and measured (as a release does before it
-    publishes): the candidate, its section 4.1 metrics and the phases' seconds."""
-    clock, t0 = {}, time.perf_counter()
+    """Algorithm 1 and the Fig. 2 table, verified and measured as a release does before it
+    publishes (:func:`anonymizer.lgb_table.verified_candidate`): the candidate, its section
+    4.1 metrics and the phases' seconds."""
+    t0 = time.perf_counter()
     source = load_source(engine, spec)
     spec = resolve_columns(spec, engine.columns(source), source)
     plan = prepare(engine, spec, source)
-    t1 = time.perf_counter()
-    result = lgb(engine, plan)
-    t2 = time.perf_counter()
-    _check_suppression(spec, plan, plan.null_suppressed + result.suppressed)
-    candidate = lgb_table.build(engine, plan, result)
-    figures = lgb_table.judge(engine, candidate)
-    lgb_table.verify(engine, plan, result, candidate, figures)
-    utility = lgb_table.metrics(engine, plan, result, candidate, figures)
-    clock.update(prepare=t1 - t0, algorithm=t2 - t1, bucketization=result.notes["bucketization_seconds"],
-                 generalization=result.notes["generalization_seconds"], table=time.perf_counter() - t2)
-    return candidate, utility, clock
+    prepared = time.perf_counter() - t0
+    run = lgb_table.verified_candidate(engine, plan)
+    notes, seconds = run.result.notes, run.seconds
+    clock = {"prepare": prepared, "algorithm": seconds["algorithm"],
+             "bucketization": notes["bucketization_seconds"], "generalization": notes["generalization_seconds"],
+             "table": seconds["generalize"] + seconds["verify"] + seconds["metrics"]}
+    return run.candidate, run.utility, clock
 
 
 def l_caps(con: duckdb.DuckDBPyConnection, table: str, attributes: Sequence[str] = CAPPED) -> dict[str, dict]:

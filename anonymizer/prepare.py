@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from .engine import Engine
-from .errors import DataError, SpecError
+from .errors import DataError, PrivacyCheckFailed, SpecError
 from .hierarchy import build_hierarchy, column_type
 from .hierarchy.coverage import check_covered
 from .hierarchy.csv_file import load_leaves
@@ -199,6 +199,17 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
         raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
                                 f"{spec.suppression_limit:g} allows ({int(spec.suppression_limit * rows)} rows)")
     return plan
+
+
+def check_suppression(plan: Plan, suppressed: int) -> None:
+    """The gate on suppressed rows (NULLs and the algorithm's together): PrivacyCheckFailed
+    when they exceed the spec's ``suppression_limit``."""
+    spec = plan.spec
+    allowed = int(spec.suppression_limit * plan.rows)
+    if suppressed > allowed:
+        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
+                                 f"{suppressed} rows suppressed", 0,
+                                 f"{spec.output.schema}.{spec.output.view}")
 
 
 def _has_rowid(engine: Engine, source: str) -> bool:

@@ -20,7 +20,6 @@ import duckdb
 
 from . import anatomy, lgb_table
 from .algorithms import run_algorithm
-from .algorithms.lgb import lgb
 from .algorithms.msb import msb
 from .engine import Engine
 from .errors import PrivacyCheckFailed
@@ -29,7 +28,7 @@ from .measure import measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
-from .prepare import Plan, load_source, prepare, resolve_columns
+from .prepare import Plan, check_suppression, load_source, prepare, resolve_columns
 from .publish import Published, fingerprint, part_view, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
@@ -105,7 +104,7 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         result = run_algorithm(engine, plan)
         clock["algorithm"] = time.perf_counter() - t0
         suppressed = plan.null_suppressed + result.suppressed
-        _check_suppression(spec, plan, suppressed)
+        check_suppression(plan, suppressed)
         t0 = time.perf_counter()
         candidate = build_candidate(engine, plan, result.assign, result.levels if result.labels == "hier" else None,
                                     level_columns=result.labels == "hier-rows")
@@ -143,7 +142,7 @@ def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prin
     result = msb(engine, plan)
     clock["algorithm"] = time.perf_counter() - t0
     suppressed = plan.null_suppressed + result.suppressed
-    _check_suppression(spec, plan, suppressed)
+    check_suppression(plan, suppressed)
     t0 = time.perf_counter()
     candidate = anatomy.build(engine, plan, result)
     clock["generalize"] = time.perf_counter() - t0
@@ -175,22 +174,11 @@ def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: 
     generalization, the LGB table (Fig. 2), verification, publication (see
     :mod:`anonymizer.lgb_table`)."""
     spec = plan.spec
-    t0 = time.perf_counter()
     engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows")
-    result = lgb(engine, plan)
-    clock["algorithm"] = time.perf_counter() - t0
+    run = lgb_table.verified_candidate(engine, plan)
+    clock.update(run.seconds)
+    result, candidate, checks, utility = run.result, run.candidate, run.checks, run.utility
     suppressed = plan.null_suppressed + result.suppressed
-    _check_suppression(spec, plan, suppressed)
-    t0 = time.perf_counter()
-    candidate = lgb_table.build(engine, plan, result)
-    clock["generalize"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    figures = lgb_table.judge(engine, candidate)
-    checks = lgb_table.verify(engine, plan, result, candidate, figures)
-    clock["verify"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    utility = lgb_table.metrics(engine, plan, result, candidate, figures)
-    clock["metrics"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     record = _record(plan, prints, {"models": checks, "utility": utility}, candidate.rows, suppressed, clock)
     published = publish(engine, spec, candidate.table, candidate.columns, record)
@@ -199,7 +187,7 @@ def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: 
     engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
     return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
                          plan.rows, candidate.rows, suppressed, candidate.groups, checks,
-                         {"groups": candidate.groups, "smallest_group": figures["smallest"]}, utility, clock,
+                         {"groups": candidate.groups, "smallest_group": run.figures["smallest"]}, utility, clock,
                          {"name": spec.algorithm.name, "rounds": result.groups.rounds, **result.notes})
 
 
@@ -229,14 +217,6 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
                            "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
             "figures": figures, "rows_in": plan.rows, "rows_out": rows_out, "suppressed": suppressed,
             "timings": clock}
-
-
-def _check_suppression(spec: ReleaseSpec, plan: Plan, suppressed: int) -> None:
-    allowed = int(spec.suppression_limit * plan.rows)
-    if suppressed > allowed:
-        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
-                                 f"{suppressed} rows suppressed", 0,
-                                 f"{spec.output.schema}.{spec.output.view}")
 
 
 def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
