@@ -100,6 +100,21 @@ def memory(engine: Engine) -> tuple[float, float]:
     return round(peak, 1), round(duck / 2**20, 1)
 
 
+def timed_release(engine: Engine, spec: dict) -> dict:
+    """Run one whole release (forced) and return the figures every release benchmark prints:
+    seconds, the release's step timings, peak memory; then drop what it published, so runs do
+    not pile up snapshots. ``result`` holds the :class:`~anonymizer.release.ReleaseResult`."""
+    from .api import anonymize
+    start = time.perf_counter()
+    result = anonymize(spec, con=engine.con, force=True)
+    seconds = time.perf_counter() - start
+    peak, duck = memory(engine)
+    for schema in ("published", "_anon_releases"):
+        engine.execute(f"DROP SCHEMA IF EXISTS {ident(schema)} CASCADE")
+    return {"result": result, "seconds": round(seconds, 3), "peak_mb": peak, "duckdb_mb": duck,
+            "steps": {key: round(v, 3) for key, v in result.timings.items()}}
+
+
 def _record(bench, rows, names, k, seconds, scan, engine, **extra) -> dict:
     peak, duck = memory(engine)
     return {"bench": bench, "rows": rows, "qis": len(names), "k": k, "seconds": round(seconds, 3),

@@ -15,16 +15,13 @@ Example:
 
 from __future__ import annotations
 
-import time
 from typing import Iterator
 
 import duckdb
 
-from .api import anonymize
-from .bench import memory, scan_time
+from .bench import scan_time, timed_release
 from .engine import Engine
 from .lgb_data import SEMI_SENSITIVE, SYNTHETIC_QI, experiment_spec, flagged_synthetic
-from .sqlnames import ident
 
 
 def run_lgb_bench(rows_list, algorithms, repeat: int = 3, k: int = 5, l: int = 5,
@@ -41,24 +38,18 @@ def run_lgb_bench(rows_list, algorithms, repeat: int = 3, k: int = 5, l: int = 5
             for algorithm in algorithms:
                 for _ in range(repeat):
                     scan = scan_time(engine, source, names)
-                    spec = experiment_spec(f"lgb_{rows}", algorithm, k=k, l=l, qi=SYNTHETIC_QI)
-                    start = time.perf_counter()
-                    result = anonymize(spec, con=con, force=True)
-                    seconds = time.perf_counter() - start
-                    peak, duck = memory(engine)
-                    for schema in ("published", "_anon_releases"):    # runs do not pile up snapshots
-                        engine.execute(f"DROP SCHEMA IF EXISTS {ident(schema)} CASCADE")
+                    run = timed_release(engine, experiment_spec(f"lgb_{rows}", algorithm, k=k, l=l,
+                                                                qi=SYNTHETIC_QI))
+                    result = run.pop("result")
                     a = result.algorithm
                     yield {"bench": "lgb", "rows": rows, "algorithm": algorithm, "k": k, "l": l,
-                           "density": density, "seconds": round(seconds, 3), "scan_seconds": round(scan, 3),
-                           "ratio": round(seconds / scan, 1) if scan else None,
-                           "steps": {key: round(v, 3) for key, v in result.timings.items()},
+                           "density": density, "scan_seconds": round(scan, 3),
+                           "ratio": round(run["seconds"] / scan, 1) if scan else None, **run,
                            "bucketization_seconds": a["bucketization_seconds"],
                            "generalization_seconds": a["generalization_seconds"],
                            "groups": a["groups"], "buckets": sum(a["buckets"].values()),
                            "suppressed": result.suppressed, "c_dm": result.utility["c_dm"],
-                           "ncp_per_qi_cell": round(result.utility["ncp_per_qi_cell"], 4),
-                           "peak_mb": peak, "duckdb_mb": duck}
+                           "ncp_per_qi_cell": round(result.utility["ncp_per_qi_cell"], 4)}
             engine.execute(f"DROP TABLE {source}")
     finally:
         con.close()

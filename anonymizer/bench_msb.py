@@ -14,17 +14,14 @@ Example:
 
 from __future__ import annotations
 
-import time
 from typing import Iterator
 
 import duckdb
 
-from .api import anonymize
-from .bench import memory, scan_time
+from .bench import scan_time, timed_release
 from .engine import Engine
 from .msb_experiment import present_values
 from .msb_paper import SYNTHETIC_COLUMNS, TABLE4, msb_spec
-from .sqlnames import ident
 from .synthetic import make_adult_like
 
 QIS = ("age", "sex", "native_country")
@@ -46,22 +43,16 @@ def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch: str
                     scan = scan_time(engine, source, sens_names)
                     spec = msb_spec(f"msb_{rows}", algorithm, d, QIS, columns=SYNTHETIC_COLUMNS, batch=batch,
                                     present=present, release=f"msb_{rows}_{algorithm.replace('-', '_')}")
-                    start = time.perf_counter()
-                    result = anonymize(spec, con=con, force=True)
-                    seconds = time.perf_counter() - start
-                    peak, duck = memory(engine)
-                    for schema in ("published", "_anon_releases"):    # runs do not pile up snapshots
-                        engine.execute(f"DROP SCHEMA IF EXISTS {ident(schema)} CASCADE")
+                    run = timed_release(engine, spec)
+                    result = run.pop("result")
                     a = result.algorithm
                     yield {"bench": "msb", "rows": rows, "d": d, "algorithm": algorithm, "batch": batch,
-                           "seconds": round(seconds, 3), "scan_seconds": round(scan, 3),
-                           "ratio": round(seconds / scan, 1) if scan else None,
-                           "steps": {k: round(v, 3) for k, v in result.timings.items()},
+                           "scan_seconds": round(scan, 3),
+                           "ratio": round(run["seconds"] / scan, 1) if scan else None, **run,
                            "buckets": a["buckets"], "groups": a["groups"], "greedy_steps": a["greedy_steps"],
                            "greedy_seconds": a["greedy_seconds"], "residual_added": a["residual_added"],
                            "suppressed": result.suppressed,
-                           "additional_information_loss": round(result.utility["additional_information_loss"], 4),
-                           "peak_mb": peak, "duckdb_mb": duck}
+                           "additional_information_loss": round(result.utility["additional_information_loss"], 4)}
             engine.execute(f"DROP TABLE {source}")
     finally:
         con.close()
