@@ -83,6 +83,7 @@ class Plan:
     qis: list[QI] = field(default_factory=list)
     sensitive: list[Kept] = field(default_factory=list)
     passthrough: list[Kept] = field(default_factory=list)
+    individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
 
     @property
     def null_suppressed(self) -> int:
@@ -186,12 +187,15 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
-    keep = [{"col": ident(k.column.name), "name": k.internal} for k in plan.sensitive + plan.passthrough]
+    plan.individual = next((Kept(c, "i0", False) for c in spec.by_role("individual")), None)
+    kept = plan.sensitive + plan.passthrough + ([plan.individual] if plan.individual else [])
+    keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
     flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
     engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
                has_rowid=_has_rowid(engine, source),
-               not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags])
+               not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
+               + ([ident(plan.individual.column.name)] if plan.individual else []))
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
@@ -225,7 +229,7 @@ def _has_rowid(engine: Engine, source: str) -> bool:
 
 
 def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:
-    cols = [c.name for c in spec.columns if c.role in ("quasi", "sensitive")] + [c.flag for c in spec.columns
+    cols = [c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")] + [c.flag for c in spec.columns
                                                                                  if c.flag]
     row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols])
     rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:]) if n}
@@ -241,8 +245,13 @@ def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, d
 
 def _code_qi(engine: Engine, source: str, i: int, col: Column) -> QI:
     coded = build_hierarchy(engine, source, col, str(i))
-    return QI(i, col, col.type == "numeric", coded.dom, coded.hier, coded.m, coded.height, coded.num_min,
-              coded.num_max, coded.nested)
+    low, high = coded.num_min, coded.num_max
+    if col.domain is not None:
+        if low < col.domain[0] or high > col.domain[1]:
+            raise SpecError(f"columns.{col.name}.domain", f"does not cover the values present ({low:g} to {high:g})",
+                            list(col.domain))
+        low, high = col.domain
+    return QI(i, col, col.type == "numeric", coded.dom, coded.hier, coded.m, coded.height, low, high, coded.nested)
 
 
 def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> str | None:

@@ -31,6 +31,15 @@ column with role ``sensitive`` is sensitive in every row. Algorithms ``lgb-mdp``
 ``lgb-ncp`` read the flags, with models ``k-anonymity`` (local equivalence groups) and one
 bucket principle per attribute holding sensitive values: ``l-unique`` (Corollary 2) or
 ``t-closeness`` (EMD, as the paper uses for sex).
+
+Individuals with several records (paper 004): the column naming the person takes role
+``individual`` (it is renumbered to Id_num and never published; every record of a person
+must carry the same QI values). Algorithms ``danonyir`` and ``geneir`` (options ``seed``,
+``renumber: random | appearance``) take one sensitive column and exactly one model among
+``ir-k-anonymity``, ``ir-kl-anonymity``, ``ir-alpha-beta-anonymity`` (Definition 2.3),
+``eir-l-diversity`` (Definition 3.3) and ``eir-alpha-beta-anonymity`` (Definition 3.4). A
+numeric QI may declare ``domain: [L, U]`` when its domain is wider than the values present
+(the losses of Eqs. 3 and 11 divide by U - L).
 """
 
 from __future__ import annotations
@@ -47,13 +56,16 @@ from .errors import SpecError
 from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
 from .models import KAnonymity, PrivacyModel, TCloseness, build_model
 
-ROLES = ("identifier", "quasi", "sensitive", "insensitive")
+ROLES = ("identifier", "quasi", "sensitive", "insensitive", "individual")
 TYPES = ("numeric", "categorical")
 #: MSB greedy algorithms of paper 002 (anatomy output): the baselines and their MSLF variants.
 MSB_ALGORITHMS = ("mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf")
 #: LGB algorithms of paper 000 (per-cell sensitivity, the LGB table of Fig. 2).
 LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
-ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS + LGB_ALGORITHMS
+#: identity-reserved algorithms of paper 004 (individuals with several records, Table 4's form).
+IR_ALGORITHMS = ("danonyir", "geneir")
+ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS + LGB_ALGORITHMS + IR_ALGORITHMS
+RENUMBER = ("random", "appearance")
 SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
 
@@ -69,6 +81,7 @@ class Column:
     order: tuple[str, ...] | None = None
     security: "Security | None" = None
     flag: str | None = None          # BOOLEAN column: TRUE where the value is sensitive (paper 000)
+    domain: tuple[float, float] | None = None   # numeric QI's domain [L, U] when wider than the data
 
 
 @dataclass(frozen=True)
@@ -129,6 +142,7 @@ class Algorithm:
     seed: int | None = 0
     batch: str | float = 0.2
     balance: bool = True
+    renumber: str = "random"
 
     @property
     def anatomy(self) -> bool:
@@ -139,6 +153,11 @@ class Algorithm:
     def lgb(self) -> bool:
         """Whether the algorithm publishes paper 000's LGB table (per-cell sensitivity)."""
         return self.name in LGB_ALGORITHMS
+
+    @property
+    def identity_reserved(self) -> bool:
+        """Whether the algorithm publishes paper 004's identity-reserved table (Table 4)."""
+        return self.name in IR_ALGORITHMS
 
 
 @dataclass(frozen=True)
@@ -264,6 +283,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
     algorithm = _algorithm(data.get("algorithm", {"name": "mondrian"}), columns)
     _pair(algorithm, models)
     _pair_lgb(algorithm, models, columns)
+    _pair_ir(algorithm, models, columns)
     return ReleaseSpec(
         release=release,
         source=_source(data.get("source"), base, release),
@@ -335,6 +355,37 @@ def _pair_lgb(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: t
                                    "or a column the role 'sensitive'")
 
 
+def _pair_ir(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
+    """Paper 004: an identity-reserved algorithm (DAnonyIR, GeneIR) takes one column with role
+    ``individual``, one sensitive column, and exactly one IR or EIR model; those models and the
+    individual role go with these algorithms only."""
+    individual = [c.name for c in columns if c.role == "individual"]
+    ir_models = [i for i, m in enumerate(models) if getattr(m, "identity_reserved", False)]
+    if not algorithm.identity_reserved:
+        if ir_models:
+            raise SpecError(f"models[{ir_models[0]}]", "identity-reserved models are reached by "
+                                                       f"{' or '.join(IR_ALGORITHMS)} (paper 004)")
+        if individual:
+            raise SpecError(f"columns.{individual[0]}.role", "role 'individual' is read by the identity-reserved "
+                                                             f"algorithms ({', '.join(IR_ALGORITHMS)}), not by "
+                                                             f"{algorithm.name}")
+        return
+    if not individual:
+        raise SpecError("columns", f"{algorithm.name} needs the column that identifies individuals: give it "
+                                   "role 'individual' (it is renumbered, never published)")
+    sensitive = [c.name for c in columns if c.role == "sensitive"]
+    if len(sensitive) != 1:
+        raise SpecError("columns", f"{algorithm.name} protects exactly one sensitive column (paper 004, section 2.1); "
+                                   f"found {len(sensitive)}")
+    others = [i for i in range(len(models)) if i not in ir_models]
+    if others or len(ir_models) != 1:
+        where = f"models[{others[0]}]" if others else "models"
+        raise SpecError(where, f"{algorithm.name} takes exactly one identity-reserved model: ir-k-anonymity, "
+                               "ir-kl-anonymity, ir-alpha-beta-anonymity, eir-l-diversity or eir-alpha-beta-anonymity")
+    if any(c.flag for c in columns):
+        raise SpecError("columns", f"{algorithm.name} does not read per-cell flags")
+
+
 def _name(value: Any, where: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SpecError(where, "must be a non-empty name", value)
@@ -387,7 +438,7 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
         seen[name.lower()] = name
         if isinstance(entry, str):
             entry = {"role": entry}
-        e = _mapping(entry, where, {"role", "type", "hierarchy", "order", "security", "flag"})
+        e = _mapping(entry, where, {"role", "type", "hierarchy", "order", "security", "flag", "domain"})
         role = e.get("role")
         if role not in ROLES:
             raise SpecError(f"{where}.role", f"must be one of {', '.join(ROLES)}", role)
@@ -408,7 +459,8 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
             check_role(hierarchy, f"{where}.hierarchy", role, ctype)
         security = _security(e["security"], f"{where}.security", role) if "security" in e else None
         flag = _flag_column(e["flag"], f"{where}.flag", role) if "flag" in e else None
-        out.append(Column(name, role, ctype, hierarchy, order, security, flag))
+        domain = _domain(e["domain"], f"{where}.domain", role, ctype) if "domain" in e else None
+        out.append(Column(name, role, ctype, hierarchy, order, security, flag, domain))
     flags = {c.flag.lower(): c.name for c in out if c.flag}
     for c in out:
         if c.name.lower() in flags:
@@ -416,7 +468,22 @@ def _columns(value: Any, base: Path) -> tuple[Column, ...]:
                                                  "no role of its own")
     if len(flags) < sum(1 for c in out if c.flag):
         raise SpecError("columns", "two columns name the same flag column")
+    individuals = [c.name for c in out if c.role == "individual"]
+    if len(individuals) > 1:
+        raise SpecError(f"columns.{individuals[1]}.role", f"only one column identifies individuals "
+                                                          f"({individuals[0]!r} already does)")
     return tuple(out)
+
+
+def _domain(value: Any, where: str, role: str, ctype: str | None) -> tuple[float, float]:
+    """``domain: [L, U]``: a numeric QI's domain when it is wider than the values present (paper
+    004's running example takes Age in [30, 39]); normalizes losses (Eq. 11) and NCP."""
+    if role != "quasi" or ctype == "categorical":
+        raise SpecError(where, "only numeric quasi columns take a domain [low, high]")
+    if (not isinstance(value, list) or len(value) != 2
+            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in value) or value[0] > value[1]):
+        raise SpecError(where, "must be [low, high], two numbers with low <= high", value)
+    return float(value[0]), float(value[1])
 
 
 def _flag_column(value: Any, where: str, role: str) -> str:
@@ -472,13 +539,14 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
     v = _mapping(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
-                                      "presample", "partial", "seed", "batch", "balance"})
+                                      "presample", "partial", "seed", "batch", "balance", "renumber"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
     allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
                "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
-               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": {"seed"}, "lgb-ncp": {"seed", "balance"}}[name]
+               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": {"seed"}, "lgb-ncp": {"seed", "balance"},
+               **{a: {"seed", "renumber"} for a in IR_ALGORITHMS}}[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
     relaxed = _flag(v, "relaxed")
@@ -510,9 +578,14 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     batch = v.get("batch", 0.2)
     if batch != "exact" and (isinstance(batch, bool) or not isinstance(batch, (int, float)) or not 0 < batch <= 1):
         raise SpecError("algorithm.batch", "must be 'exact' or a fraction in (0, 1]", batch)
+    renumber = v.get("renumber", "random")
+    if renumber not in RENUMBER:
+        raise SpecError("algorithm.renumber", f"must be one of {', '.join(RENUMBER)} (how Id_num is assigned)", renumber)
+    if name in IR_ALGORITHMS and seed is None:
+        raise SpecError("algorithm.seed", f"{name} draws individuals at random: give a whole number >= 0", seed)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
-                     batch if batch == "exact" else float(batch), _flag(v, "balance", True))
+                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber)
 
 
 def _flag(v: dict, key: str, default: bool = False) -> bool:
