@@ -16,6 +16,13 @@ from .catalog import (
     build_model,
     MODEL_TYPES,
 )
+from .identity_reserved import (
+    EIRAlphaBetaAnonymity,
+    EIRLDiversity,
+    IRAlphaBetaAnonymity,
+    IRKAnonymity,
+    IRKLAnonymity,
+)
 
 __all__ = [
     "PrivacyModel",
@@ -28,6 +35,11 @@ __all__ = [
     "LslDiversity",
     "LUnique",
     "MultiLDiversity",
+    "IRKAnonymity",
+    "IRKLAnonymity",
+    "IRAlphaBetaAnonymity",
+    "EIRLDiversity",
+    "EIRAlphaBetaAnonymity",
     "build_model",
     "MODEL_TYPES",
 ]

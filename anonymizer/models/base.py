@@ -36,6 +36,9 @@ class PrivacyModel:
     multi_attribute: ClassVar[bool] = False
     #: whether the model protects local buckets only (paper 000's l-uniqueness, read by LGB).
     bucket: ClassVar[bool] = False
+    #: whether the model is one of paper 004's identity-reserved models (individuals with several
+    #: records; checked by :mod:`.identity_reserved`, not by a template over a histogram).
+    identity_reserved: ClassVar[bool] = False
 
     @property
     def sensitive(self) -> str | None:

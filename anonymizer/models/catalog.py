@@ -4,7 +4,8 @@ Citations: k-anonymity (Sweeney 2002); distinct, entropy and recursive (c,l)-div
 (Machanavajjhala et al. 2007, Defs. 4.1 and 4.2 and the distinct variant); t-closeness
 with the Earth Mover's Distance, equal, ordered and hierarchical ground distances (Li,
 Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006);
-L_sl- and multi-attribute l-diversity (paper 002); l-uniqueness of local buckets (paper 000).
+L_sl- and multi-attribute l-diversity (paper 002); l-uniqueness of local buckets (paper 000);
+the identity-reserved models of paper 004 (defined in :mod:`.identity_reserved`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,13 @@ from typing import Any, ClassVar
 
 from ..errors import SpecError
 from .base import PrivacyModel
+from .identity_reserved import (
+    EIRAlphaBetaAnonymity,
+    EIRLDiversity,
+    IRAlphaBetaAnonymity,
+    IRKAnonymity,
+    IRKLAnonymity,
+)
 
 
 @dataclass(frozen=True)
@@ -271,6 +279,33 @@ def _multi_l(e, w):
     return MultiLDiversity(_num(e, "l", w, int, 1))
 
 
+def _open_unit(e, key, w):
+    value = _num(e, key, w, float, 0, 1, strict_low=True)
+    if value >= 1:
+        raise SpecError(f"{w}.{key}", "must be > 0 and < 1", value)
+    return value
+
+
+def _ir_k(e, w):
+    return IRKAnonymity(_num(e, "k", w, int, 1))
+
+
+def _ir_kl(e, w):
+    return IRKLAnonymity(_num(e, "k", w, int, 1), _num(e, "l", w, int, 1), _attr(e, w))
+
+
+def _ir_ab(e, w):
+    return IRAlphaBetaAnonymity(_open_unit(e, "alpha", w), _open_unit(e, "beta", w), _attr(e, w))
+
+
+def _eir_l(e, w):
+    return EIRLDiversity(_num(e, "l", w, int, 1), _attr(e, w))
+
+
+def _eir_ab(e, w):
+    return EIRAlphaBetaAnonymity(_open_unit(e, "alpha", w), _open_unit(e, "beta", w), _attr(e, w))
+
+
 #: spec ``type`` -> builder taking (entry, field path); aliases included.
 MODEL_TYPES = {
     "k-anonymity": _k,
@@ -282,6 +317,11 @@ MODEL_TYPES = {
     "lsl-diversity": _lsl,
     "multi-l-diversity": _multi_l,
     "l-unique": _l_unique,
+    "ir-k-anonymity": _ir_k,
+    "ir-kl-anonymity": _ir_kl,
+    "ir-alpha-beta-anonymity": _ir_ab,
+    "eir-l-diversity": _eir_l,
+    "eir-alpha-beta-anonymity": _eir_ab,
 }
 
 _KEYS = {
@@ -294,6 +334,11 @@ _KEYS = {
     "lsl-diversity": {"l"},
     "multi-l-diversity": {"l"},
     "l-unique": {"l", "sensitive"},
+    "ir-k-anonymity": {"k"},
+    "ir-kl-anonymity": {"k", "l", "sensitive"},
+    "ir-alpha-beta-anonymity": {"alpha", "beta", "sensitive"},
+    "eir-l-diversity": {"l", "sensitive"},
+    "eir-alpha-beta-anonymity": {"alpha", "beta", "sensitive"},
 }
 
 
