@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 import duckdb
 
-from . import anatomy, lgb_table
+from . import anatomy, ir_table, lgb_table
 from .algorithms import run_algorithm
 from .algorithms.msb import msb
 from .engine import Engine
@@ -99,6 +99,8 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             return _anatomy_release(engine, plan, clock, start, prints)
         if spec.algorithm.lgb:
             return _lgb_release(engine, plan, clock, start, prints)
+        if spec.algorithm.identity_reserved:
+            return _ir_release(engine, plan, clock, start, prints)
         t0 = time.perf_counter()
         engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs")
         result = run_algorithm(engine, plan)
@@ -189,6 +191,27 @@ def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: 
                          plan.rows, candidate.rows, suppressed, candidate.groups, checks,
                          {"groups": candidate.groups, "smallest_group": run.figures["smallest"]}, utility, clock,
                          {"name": spec.algorithm.name, "rounds": result.groups.rounds, **result.notes})
+
+
+def _ir_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
+    """The rest of a release for paper 004's identity-reserved algorithms: individuals,
+    DAnonyIR or GeneIR, the Table 4 table, verification, publication (see
+    :mod:`anonymizer.ir_table`)."""
+    spec = plan.spec
+    run = ir_table.verified_candidate(engine, plan)
+    clock.update(run.seconds)
+    result, candidate, checks, utility = run.result, run.candidate, run.checks, run.utility
+    suppressed = plan.null_suppressed + result.suppressed_records
+    t0 = time.perf_counter()
+    record = _record(plan, prints, {"models": checks, "utility": utility}, candidate.rows, suppressed, clock)
+    published = publish(engine, spec, candidate.table, candidate.columns, record)
+    clock["publish"] = time.perf_counter() - t0
+    clock["total"] = time.perf_counter() - start
+    engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
+    return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
+                         plan.rows, candidate.rows, suppressed, candidate.classes, checks,
+                         {"classes": candidate.classes, "individuals": candidate.individuals}, utility, clock,
+                         {"name": spec.algorithm.name, "rounds": result.rounds, **result.notes})
 
 
 def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:

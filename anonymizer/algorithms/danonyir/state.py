@@ -1,0 +1,96 @@
+"""DAnonyIR's working state: the tables D (remaining individuals) and D* (formed classes), the
+growing class Q, and the one-statement steps of Algorithm 1 on them (paper 004, section 4.3).
+
+D, D* and the members of D*'s classes are work tables; Python holds only Q (its identity
+element, its members' Id_num and the model's incremental check, Algorithms 5 and 6) and the
+one row each statement returns.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from ...engine import Engine
+from ...models.check import used_params
+from .element import Attr, Element
+
+#: Line 9's comparison Dist(p', Q) <= Dist(Q', Q) forgives this much float rounding, relative.
+TIE = 1e-9
+
+
+@dataclass
+class Growing:
+    """The class Q being formed (Algorithm 1, lines 3-15)."""
+
+    element: Element
+    tracker: Any                      # the model's incremental check (SatPriIRInc_*)
+    members: list[int] = field(default_factory=list)
+    nrec: int = 0
+    satisfied: bool = False
+
+    def add(self, pid: int, nrec: int, sens: Iterable[str], element: Element | None = None) -> None:
+        """R(p) joins Q: r̄_q = δ(r̄_q, r̄_p) (line 10), and the incremental check sees p."""
+        if element is not None:
+            self.element.merge(element)
+        self.members.append(pid)
+        self.nrec += nrec
+        self.satisfied = self.tracker.add(nrec, Counter(sens))
+
+
+@dataclass
+class Tables:
+    """The work tables of one DAnonyIR run and the statements that change them."""
+
+    engine: Engine
+    attrs: list[Attr]
+    people: str       # every individual: pid, nrec, draw, sens, v<i>, c<i>
+    rest: str         # D: the individuals not yet in a class
+    classes: str      # D*: cid, nrec, nind, sn, element
+    members: str      # (pid, cid) of D*'s classes
+    remaining: int
+
+    @property
+    def ctx(self) -> list[dict]:
+        return [a.context() for a in self.attrs]
+
+    def run(self, template: str, params: Mapping[str, Any] | None = None, **context: Any):
+        text = self.engine.sql(template, attrs=self.ctx, **context)
+        return self.engine.execute(text, used_params(text, params or {}), template=template)
+
+    def draw(self) -> dict | None:
+        """Line 3: a random remaining individual (seeded draw order), taken out of D."""
+        cur = self.run("danonyir/draw.sql.j2", rest=self.rest)
+        row = cur.fetchone()
+        if row is None:
+            return None
+        found = dict(zip([d[0] for d in cur.description], row))
+        self.take(found["pid"])
+        return found
+
+    def take(self, pid: int) -> None:
+        """D = D - R(p)."""
+        self.run("danonyir/take.sql.j2", {"pid": pid}, rest=self.rest)
+        self.remaining -= 1
+
+    def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
+        """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
+        distances to Q (Eqs. 17 and 18), in one statement."""
+        params = {**q.element.params(), "nq": q.nrec, "sq": q.element.span()}
+        return self.run("danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
+
+    def store(self, cid: int, q: Growing) -> None:
+        """Line 17: D* = D* + {Q}."""
+        params = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
+                  "sn": q.element.span()}
+        self.run("danonyir/class_add.sql.j2", params, classes=self.classes)
+        self.run("danonyir/members_add.sql.j2", {"pids": q.members, "cid": cid}, members=self.members)
+
+    def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
+        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q."""
+        self.run("danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
+        found = self.run("danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
+                         people=self.people).fetchall()
+        self.run("danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
+        return found
