@@ -162,7 +162,7 @@ class AlphaBetaTracker:
 class ElTracker:
     """Algorithm 5, SatPriIRInc_El, through :class:`.hitting_sets.IncrementalEl`."""
 
-    def __init__(self, l: int, cap: int = 20_000):
+    def __init__(self, l: int, cap: int = 2_000):
         self.inc = IncrementalEl(l, cap)
 
     def add(self, records: int, values: Mapping[str, int]) -> bool:
