@@ -57,6 +57,7 @@ Choices where the paper is silent (it cites [23, 29] for the query type):
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import time
@@ -93,7 +94,8 @@ def ir_query_error(engine: Engine, original: str, candidate: str, qis: Sequence[
 
     ``qis``: per QI ``{"name", "numeric"}``; ``sensitive``: the sensitive column's name.
     Returns ``{"relative_error" (mean), "median", "min", "max", "queries" (used), "drawn",
-    "discarded" (prec = 0), "dims", "seconds"}``, JSON-ready.
+    "discarded" (prec = 0), "dims", "query_set" (a fingerprint of the queries drawn: equal
+    fingerprints, equal queries), "seconds"}``, JSON-ready.
     """
     _count("queries", queries)
     _count("dims", dims)
@@ -105,7 +107,7 @@ def ir_query_error(engine: Engine, original: str, candidate: str, qis: Sequence[
                                                                  answers=t["answers"])
     return {"relative_error": _num(mean), "median": _num(median), "min": _num(low), "max": _num(high),
             "queries": int(used), "drawn": int(n), "discarded": int(discarded), "dims": len(drawn[0].preds),
-            "seconds": t.seconds}
+            "query_set": hashlib.sha256(repr(drawn).encode()).hexdigest()[:12], "seconds": t.seconds}
 
 
 def draw_ir_queries(engine: Engine, original: str, qis: Sequence[Mapping[str, Any]], sensitive: str,
