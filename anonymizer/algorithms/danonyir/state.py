@@ -4,6 +4,11 @@ growing class Q, and the one-statement steps of Algorithm 1 on them (paper 004, 
 D, D* and the members of D*'s classes are work tables; Python holds only Q (its identity
 element, its members' Id_num and the model's incremental check, Algorithms 5 and 6) and the
 one row each statement returns.
+
+Statements are few per step: Algorithm 1's lines 7-8 are one statement, and the individuals
+that join Q leave D's table in one DELETE when Q is stored (until then the nearest statement
+skips them by Id_num); rendered SQL is cached per template and context, so a step costs one
+statement plan, not a template render.
 """
 
 from __future__ import annotations
@@ -50,17 +55,24 @@ class Tables:
     classes: str      # D*: cid, nrec, nind, sn, element
     members: str      # (pid, cid) of D*'s classes
     remaining: int
+    taken: list[int] = field(default_factory=list)      # out of D, still in its table
+    _sql: dict = field(default_factory=dict)
 
     @property
     def ctx(self) -> list[dict]:
         return [a.context() for a in self.attrs]
 
     def run(self, template: str, params: Mapping[str, Any] | None = None, **context: Any):
-        text = self.engine.sql(template, attrs=self.ctx, **context)
-        return self.engine.execute(text, used_params(text, params or {}), template=template)
+        key = (template, tuple(sorted((k, str(v)) for k, v in context.items())))
+        if key not in self._sql:
+            text = self.engine.sql(template, attrs=self.ctx, **context)
+            self._sql[key] = (text, list(used_params(text, {k: 0 for k in params or {}})))
+        text, names = self._sql[key]
+        return self.engine.execute(text, {n: params[n] for n in names} if names else None, template=template)
 
     def draw(self) -> dict | None:
         """Line 3: a random remaining individual (seeded draw order), taken out of D."""
+        self.flush()
         cur = self.run("danonyir/draw.sql.j2", rest=self.rest)
         row = cur.fetchone()
         if row is None:
@@ -70,14 +82,20 @@ class Tables:
         return found
 
     def take(self, pid: int) -> None:
-        """D = D - R(p)."""
-        self.run("danonyir/take.sql.j2", {"pid": pid}, rest=self.rest)
+        """D = D - R(p) (the row leaves D's table at the next :meth:`flush`)."""
+        self.taken.append(pid)
         self.remaining -= 1
+
+    def flush(self) -> None:
+        """Delete the taken individuals from D's table, in one statement."""
+        if self.taken:
+            self.run("danonyir/take.sql.j2", {"pids": self.taken}, rest=self.rest)
+            self.taken = []
 
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
         distances to Q (Eqs. 17 and 18), in one statement."""
-        params = {**q.element.params(), "nq": q.nrec, "sq": q.element.span()}
+        params = {**q.element.params(), "nq": q.nrec, "sq": q.element.span(), "taken": self.taken}
         return self.run("danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
 
     def store(self, cid: int, q: Growing) -> None:
