@@ -172,9 +172,11 @@ def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = 
     """Exact size ``tau`` of a minimum hitting set of ``psi`` (Definition 3.5).
 
     Branch and bound: branch on the smallest un-hit set (its ``i``-th element is taken and the
-    elements before it are excluded, so no hitting set is explored twice); the upper bound
-    starts from the greedy hitting set; a branch is cut when the elements taken plus a greedy
-    packing of pairwise-disjoint un-hit sets reaches the best size found. With ``limit``, the
+    elements before it are excluded, so no hitting set is explored twice; elements hitting more
+    sets first); the upper bound starts from the greedy hitting set; a branch is cut when the
+    elements taken plus a lower bound for the un-hit sets reaches the best size found. The lower
+    bounds: a greedy packing of pairwise-disjoint un-hit sets, and ``ceil(un-hit / f)`` with
+    ``f`` the most un-hit sets one element meets. With ``limit``, the
     answer is ``min(tau, limit)``: the search stops as soon as ``tau >= limit`` is proven.
 
     Example (Definition 3.5): the minimum hitting set of {{x2,x3},{x2,x4},{x1,x2}} is {x2}.
@@ -195,11 +197,13 @@ def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = 
         if not left:
             best = min(best, taken)
             return
-        if taken + _packing(left) >= best:
+        freq = Counter(s for f in left for s in f)
+        need = -(-len(left) // max(freq.values()))               # a value hits at most max(freq)
+        if taken + need >= best or taken + _packing(left) >= best:
             return
-        pivot = min(left, key=lambda f: (len(f), sorted(map(_key, f))))
+        pivot = min(left, key=len)
         excluded: set = set()
-        for s in sorted(pivot, key=_key):
+        for s in sorted(pivot, key=lambda v: -freq[v]):        # most hitting first: good bounds early
             if taken + 1 >= best:
                 return
             nxt = []

@@ -42,10 +42,15 @@ Choices where the paper is silent:
   paper gives no range for Definition 3.4, we use the same).
 * The empty class satisfies no model (there is nothing to publish).
 * EIR l-diversity in SQL decides more than the sure cases ``|xi| >= l`` / ``m_Q < l`` /
-  ``n_Q < l``: TRUE when ``max(|xi|, ceil(n_Q / MaxSenNum)) >= l`` (lower bounds on the minimum
-  hitting set), FALSE when ``min(m_Q, |xi| + multi) < l`` or one value is shared by all individuals
-  (upper bounds); the rest is NULL and :func:`decide_classes` runs Algorithm 2 in Python on just
-  those classes' sets.
+  ``n_Q < l``. With ``rest`` the individuals no value of ``xi`` hits (Algorithm 2 lines 20-24) and
+  ``tau = |xi| + tau(rest)`` (line 27): TRUE when a lower bound on the minimum hitting set,
+  ``max(|xi| + ceil(rest / max_rest), ceil(n_Q / MaxSenNum))``, reaches ``l`` (a value hits at
+  most ``max_rest`` rest individuals, ``MaxSenNum`` of all); FALSE when an upper bound,
+  ``min(m_Q, |xi| + rest)``, or 1 when one value is shared by all individuals, is below ``l``.
+  The rest is NULL and :func:`decide_classes` runs Algorithm 2 in Python on just those classes'
+  sets. Measured on 49,384 individuals (246,393 records, up to 9 values of 619 each) in classes
+  of 10: SQL decides 95 % of the classes for l = 4, 47 % for l = 6, 8 to 18 % for l = 8 to 10,
+  and a whole table takes 0.2 to 3.2 s.
 * ``vulnerable``: the share is over all classes, ``v = Num_vec / Num_ec`` as section 5 writes
   (not over the classes satisfying the IR model).
 """

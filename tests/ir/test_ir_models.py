@@ -193,9 +193,9 @@ def test_class_counts_of_table_3(con):
     cur = con.execute(f"SELECT * FROM {class_counts_sql(ident('recs'), **NAMES)} ORDER BY cid")
     got = [dict(zip([d[0] for d in cur.description], r)) for r in cur.fetchall()]
     assert got[1] == {"cid": 2, "rows": 5, "individuals": 3, "values": 3, "max_rec": 2, "max_sen_rec": 3,
-                      "max_sen_ind": 3, "xi": 1, "multi": 2, "tau_lb": 1, "tau_ub": 1}
-    # Q1: each value belongs to one individual, so tau >= 4 / 1; and tau <= |xi| + multi = 4
-    assert (got[0]["xi"], got[0]["tau_lb"], got[0]["tau_ub"]) == (3, 4, 4)
+                      "max_sen_ind": 3, "xi": 1, "multi": 2, "rest": 0, "tau_lb": 1, "tau_ub": 1}
+    # Q1: xi = {Cancer, HIV, Syphilis} leaves Ella (Leukaemia, Heart): tau = 3 + 1 exactly
+    assert (got[0]["xi"], got[0]["rest"], got[0]["tau_lb"], got[0]["tau_ub"]) == (3, 1, 4, 4)
 
 
 def test_undecided_classes_go_to_algorithm_2(con):
