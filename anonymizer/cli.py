@@ -49,6 +49,7 @@ def main() -> None:
       anonymizer check --db d.duckdb --table t --qi age,sex --sensitive disease
                                            measure k, l, t and risk of any table
       anonymizer bench --rows 1000000      time Mondrian against a plain GROUP BY scan
+      anonymizer ir --table2 --db d.duckdb individuals with several records (paper 004)
 
     Every release is checked again in SQL before it is published; a release that fails
     publishes nothing and exits with status 1.
@@ -163,27 +164,32 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb"]),
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb", "ir"]),
               default="mondrian", show_default=True,
               help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
                    "the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid), "
-                   "a whole anatomy release by paper 002's MSB algorithms, or a whole LGB release "
-                   "(paper 000).")
+                   "a whole anatomy release by paper 002's MSB algorithms, a whole LGB release "
+                   "(paper 000), or a whole identity-reserved release (paper 004; --rows counts patients).")
 @click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
               help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
 @click.option("--qis", type=click.IntRange(1, 8), default=6, show_default=True, help="Number of QIs.")
 @click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help="Runs per size.")
 @click.option("--algorithm", "algorithms", multiple=True,
-              type=click.Choice(["mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf", "lgb-mdp", "lgb-ncp"]),
-              help="For --bench msb or lgb: the algorithms to time (repeat the option; default: all of "
+              type=click.Choice(["mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf", "lgb-mdp", "lgb-ncp",
+                                 "danonyir", "geneir"]),
+              help="For --bench msb, lgb or ir: the algorithms to time (repeat the option; default: all of "
                    "the paper's).")
+@click.option("--l", "l_value", type=click.IntRange(1), default=6, show_default=True,
+              help="For --bench ir: l of EIR l-diversity (or k = l of IR (k,l)-anonymity).")
+@click.option("--model", type=click.Choice(["eir-l-diversity", "ir-kl-anonymity"]), default="eir-l-diversity",
+              show_default=True, help="For --bench ir: the model (DAnonyIR_El or DAnonyIR_kl).")
 @click.option("--dims", type=click.IntRange(2, 5), default=3, show_default=True,
               help="For --bench msb: d, the number of sensitive attributes (paper 002, Table 4).")
 @click.option("--batch", default="0.2", show_default=True, callback=_batch,
               help="For --bench msb: the greedy's batch: 'exact' or a fraction in (0, 1].")
 def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int,
-          algorithms: tuple[str, ...], dims: int, batch: str | float) -> None:
+          algorithms: tuple[str, ...], l_value: int, model: str, dims: int, batch: str | float) -> None:
     """Time an algorithm on synthetic Adult-like tables generated in DuckDB.
 
     Prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP BY over the
@@ -207,7 +213,19 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
     The scan is one GROUP BY over the nine attributes. Example:
 
         anonymizer bench --bench lgb --rows 1000000 --k 5 --algorithm lgb-mdp --repeat 3
+
+    --bench ir times whole identity-reserved releases (paper 004) on generated patient
+    tables of --rows patients (about 9.25 diagnosis records each, Table 5's attributes,
+    the first --qis as QIs), EIR l-diversity by default. The scan is one GROUP BY over the
+    QIs and the diagnosis. Example:
+
+        anonymizer bench --bench ir --rows 50000 --algorithm danonyir --l 6 --repeat 1
     """
+    if kind == "ir":
+        from .bench_ir import format_ir_bench, run_ir_bench
+        _stream(run_ir_bench(list(rows), list(algorithms) or ["danonyir", "geneir"], repeat=repeat, l=l_value,
+                             qis=qis, model=model), format_ir_bench)
+        return
     if kind == "lgb":
         from .bench_lgb import format_lgb_bench, run_lgb_bench
         _stream(run_lgb_bench(list(rows), list(algorithms) or ["lgb-mdp", "lgb-ncp"], repeat=repeat, k=k),
@@ -442,6 +460,81 @@ def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str |
     click.echo(format_findings(found))
     for path in written:
         click.echo(f"plot written to {path}")
+
+
+@main.command(name="ir")
+@click.option("--patients", type=click.IntRange(1), help="Create table 'patients' in --db: this many generated "
+              "patients with their diagnosis records (paper 004's Table 5 attributes).")
+@click.option("--table2", is_flag=True, help="Create table 'patients_table2' in --db: paper 004's Table 2.")
+@click.option("--experiment", type=click.Choice(["004"]), help="Run paper 004's experiment (section 5).")
+@click.option("--individuals", type=click.IntRange(10), default=None,
+              help="--experiment: patients in the generated table (default: the experiment's).")
+@click.option("--ls", default=None, help="--experiment: values of l (= k), comma separated.")
+@click.option("--qis", "qi_sizes", default=None, help="--experiment: values of |QI| (3 to 8), comma separated.")
+@click.option("--alphas", default=None, help="--experiment: values of alpha, comma separated.")
+@click.option("--betas", default=None, help="--experiment: values of beta, comma separated.")
+@click.option("--queries", type=click.IntRange(1), default=None, help="--experiment: COUNT queries per table.")
+@click.option("--repeats", type=click.IntRange(1), default=1, show_default=True,
+              help="--experiment: runs per setting (seeds seed, seed+1, ...), averaged.")
+@click.option("--plots", type=click.Path(file_okay=False), help="--experiment: also write PNG plots here.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seeds the data, the draws and the queries.")
+@click.option("--db", default=None, help="DuckDB database file (default: anonymizer.duckdb for --patients and "
+              "--table2, in memory for --experiment).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def ir_command(patients: int | None, table2: bool, experiment: str | None, individuals: int | None, ls: str | None,
+               qi_sizes: str | None, alphas: str | None, betas: str | None, queries: int | None, repeats: int,
+               plots: str | None, seed: int, db: str | None, as_json: bool, quiet: bool) -> None:
+    """Paper 004's individuals with several records (identity-reserved anonymity): create
+    the data, or reproduce the paper's experiment.
+
+    \b
+    A release keeps each person's records together under a renumbered Id_num: give the
+    person's column role 'individual', one sensitive column, algorithm danonyir (clustering
+    with set generalization, Algorithm 1) or geneir (taxonomy trees, the baseline), and one
+    model: ir-k-anonymity, ir-kl-anonymity, ir-alpha-beta-anonymity, eir-l-diversity or
+    eir-alpha-beta-anonymity. The published view has ec_id, id_num, the generalized QIs
+    (label, _low/_high or _values) and the sensitive value: Table 4's form.
+
+    \b
+      anonymizer ir --table2 --db w.duckdb && anonymizer run examples/table2_eir.yml --db w.duckdb
+      anonymizer ir --patients 5000 --db w.duckdb && anonymizer run examples/patients_danonyir.yml --db w.duckdb
+      anonymizer ir --experiment 004 --plots ir_plots
+      anonymizer ir --experiment 004 --individuals 1000 --ls 2,4,6 --qis 3,6 --queries 200 --json
+    """
+    if sum([patients is not None, table2, bool(experiment)]) != 1:
+        _fail(SpecError("ir", "give exactly one of --patients N, --table2 and --experiment 004"))
+    try:
+        if patients is not None or table2:
+            with duckdb.connect(db or DEFAULT_DB) as con:
+                if table2:
+                    from .ir_paper import load_table2
+                    click.echo(f"table {load_table2(con)}: paper 004's Table 2 (10 records, 7 individuals) in "
+                               f"{db or DEFAULT_DB}")
+                    return
+                from .ir_data import patients as generate
+                made = generate(con, "patients", individuals=patients, seed=seed)
+            click.echo(f"table patients: {made['individuals']} patients, {made['records']} records in "
+                       f"{db or DEFAULT_DB}")
+            return
+        from .ir_experiment import format_experiment, main_experiment
+        options: dict = {"seed": seed, "repeats": repeats, "plots": plots, "progress": _progress(quiet)}
+        try:
+            for key, text, kind in (("ls", ls, int), ("qi_sizes", qi_sizes, int), ("alphas", alphas, float),
+                                    ("betas", betas, float)):
+                if text is not None:
+                    options[key] = [kind(v) for v in _csv(text)]
+        except ValueError as exc:
+            raise SpecError("--ls/--qis/--alphas/--betas", "comma separated numbers") from exc
+        if individuals is not None:
+            options["individuals"] = individuals
+        if queries is not None:
+            options["queries"] = queries
+        with duckdb.connect(db or ":memory:") as con:
+            result = main_experiment(con, **options)
+        click.echo(json.dumps(result, default=str) if as_json else format_experiment(result))
+    except AnonymizerError as exc:
+        _fail(exc)
 
 
 @main.command()

@@ -52,8 +52,21 @@ def format_release(r: ReleaseResult) -> str:
                      f"suppressed (under k rows); bucketized: {classes}")
         lines.append(f"  buckets       {buckets} (Alg. 2, {a['bucketization_rounds']} rounds); "
                      f"{a['groups']} local equivalence groups ({a['generalization_rounds']} rounds)")
+    if "merges" in a:   # paper 004's DAnonyIR
+        lines.append(f"  clustering    {a['steps']} argmin steps (Alg. 1 lines 7-8), {a['merges']} classes merged, "
+                     f"{a['residual']} residual individuals: {a['joined']} joined a class, "
+                     f"{a['residual'] - a['joined']} suppressed (Alg. 7)")
     u = r.utility or {}
-    if "c_dm" in u:
+    if "nloss" in u:   # paper 004
+        lines.append(f"  individuals   {u['individuals']} in {u['classes']} classes ({_fmt(u['individuals_per_class'])} "
+                     f"per class), {u['suppressed_individuals']} suppressed")
+        lines.append(f"  utility       NLoss {_fmt(u['nloss'])} (Eq. 15); per QI "
+                     + ", ".join(f"{k} {_fmt(v)}" for k, v in u["nloss_per_qi"].items()))
+        if "vulnerable" in u:
+            v = u["vulnerable"]
+            lines.append(f"  vulnerable    {v['vulnerable']} of {v['classes']} classes satisfy the IR model but not "
+                         f"its EIR version (section 5)")
+    elif "c_dm" in u:
         lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {_fmt(u['ncp'])}, NCP per QI cell "
                      f"{_fmt(u['ncp_per_qi_cell'])} (section 4.1)")
     elif "additional_information_loss" in u:

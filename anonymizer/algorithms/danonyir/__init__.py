@@ -50,7 +50,7 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     Returns the classes as ``assign(pid, cid)``; suppressed individuals (Algorithm 7 line 15)
     are left out and counted.
     """
-    attrs = attrs_of(plan)
+    attrs = attrs_of(engine, plan)
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
     t.run("danonyir/people.sql.j2", target=t.people, ind=people.ind)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ...engine import Engine
 from ...prepare import Plan
 
 WORD = 64
@@ -24,27 +25,32 @@ WORD = 64
 
 @dataclass(frozen=True)
 class Attr:
-    """A QI as the distances read it: index, kind, weight 1/(U-L) or 1/(|X|-1), words of its set."""
+    """A QI as the distances read it: index, kind, weight 1/(U-L) or 1/(|X|-1), words of its
+    set, and its domain: the number of each code (numeric) or the number of codes (categorical)."""
 
     i: int
     numeric: bool
     inv: float
     words: int
     dom: str
+    nums: tuple[float, ...] = ()
+    m: int = 0
 
     def context(self) -> dict[str, Any]:
         return {"i": self.i, "numeric": self.numeric, "words": self.words, "dom": self.dom}
 
 
-def attrs_of(plan: Plan) -> list[Attr]:
-    """The plan's QIs with the weights of Eqs. (11) and (12)."""
+def attrs_of(engine: Engine, plan: Plan) -> list[Attr]:
+    """The plan's QIs with the weights of Eqs. (11) and (12) and their domains (one small
+    ``dom`` table per QI: its distinct values)."""
     out = []
     for q in plan.qis:
         if q.numeric:
             width = float(q.num_max) - float(q.num_min)
-            out.append(Attr(q.index, True, 1.0 / width if width > 0 else 0.0, 0, q.dom))
+            nums = tuple(float(r[0]) for r in engine.execute(f"SELECT num FROM {q.dom} ORDER BY code").fetchall())
+            out.append(Attr(q.index, True, 1.0 / width if width > 0 else 0.0, 0, q.dom, nums, q.m))
         else:
-            out.append(Attr(q.index, False, 1.0 / (q.m - 1) if q.m > 1 else 0.0, -(-q.m // WORD), q.dom))
+            out.append(Attr(q.index, False, 1.0 / (q.m - 1) if q.m > 1 else 0.0, -(-q.m // WORD), q.dom, (), q.m))
     return out
 
 
@@ -98,6 +104,21 @@ class Element:
             else:
                 total += (sum(bin(w).count("1") for w in self.words[a.i]) - 1) * a.inv
         return total
+
+    def increments(self) -> dict[str, list[float]]:
+        """Per QI and per domain code, how much an individual holding that value widens this
+        element, in Eq. (11)/(12) units: ``inc<i>[code + 1]`` (templates/danonyir/nearest.sql.j2
+        looks it up instead of computing it per row). Numeric: how far the value lies outside
+        [lo, hi] over U - L; categorical: 1/(|X| - 1) when the code is not in the set."""
+        out = {}
+        for a in self.attrs:
+            if a.numeric:
+                lo, hi = self.lo[a.i], self.hi[a.i]
+                out[f"inc{a.i}"] = [max(x - hi, lo - x, 0.0) * a.inv for x in a.nums]
+            else:
+                words = self.words[a.i]
+                out[f"inc{a.i}"] = [0.0 if words[c // WORD] >> (c % WORD) & 1 else a.inv for c in range(a.m)]
+        return out
 
     def params(self) -> dict[str, Any]:
         """The element as bound parameters of templates/danonyir/loss.sql.j2."""

@@ -95,7 +95,8 @@ class Tables:
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
         distances to Q (Eqs. 17 and 18), in one statement."""
-        params = {**q.element.params(), "nq": q.nrec, "sq": q.element.span(), "taken": self.taken}
+        params = {**q.element.params(), **q.element.increments(), "nq": q.nrec, "sq": q.element.span(),
+                  "taken": self.taken}
         return self.run("danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
 
     def store(self, cid: int, q: Growing) -> None:
