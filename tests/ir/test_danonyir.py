@@ -241,3 +241,30 @@ def test_random_tables_publish_safe_classes_or_nothing(con, rows, model, seed):
     sizes = truth.groupby("pid").size().sort_values().tolist()
     kept = out.groupby("id_num").size().sort_values().tolist()
     assert all(k in sizes for k in kept)
+
+
+HANDLE_ROWS = [("id0", 36, "C", "z"), ("id0", 36, "C", "y"), ("id0", 36, "C", "u"), ("id1", 49, "B", "u"),
+               ("id1", 49, "B", "v"), ("id1", 49, "B", "z"), ("id2", 43, "D", "x"), ("id3", 54, "A", "v"),
+               ("id3", 54, "A", "u"), ("id3", 54, "A", "z"), ("id4", 46, "C", "x"), ("id5", 30, "A", "y"),
+               ("id6", 59, "D", "v"), ("id7", 20, "A", "v"), ("id8", 30, "B", "w"), ("id8", 30, "B", "v")]
+
+
+def test_handle_joins_one_residual_and_suppresses_the_other(con):
+    """Algorithm 7 for the non-monotone EIR (0.5, 0.5): the last class fails with two
+    individuals left; one joins the nearest class that still satisfies the model with it
+    (line 4, checked in SQL), the other costs less suppressed (line 11) or fits nowhere."""
+    con.execute("CREATE TABLE t (pid VARCHAR, age INTEGER, zone VARCHAR, s VARCHAR)")
+    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [list(r) for r in HANDLE_ROWS])
+    model = {"type": "eir-alpha-beta-anonymity", "alpha": 0.5, "beta": 0.5, "sensitive": "s"}
+    spec = {"release": "r", "source": {"table": "t"},
+            "columns": {"pid": "individual", "age": {"role": "quasi", "type": "numeric"}, "zone": "quasi",
+                        "s": "sensitive"},
+            "models": [model], "algorithm": {"name": "danonyir", "seed": 0}, "suppression_limit": 1.0}
+    result = run_release(load_spec(spec), con)
+    assert (result.algorithm["residual"], result.algorithm["joined"]) == (2, 1)
+    out = con.execute("SELECT ec_id, id_num, s FROM published.r").df()
+    assert result.utility["suppressed_individuals"] == 1
+    assert len(out) == len(HANDLE_ROWS) - result.suppressed
+    assert out["id_num"].nunique() == 8
+    for _, cls in out.groupby("ec_id"):
+        assert brute_force_ok(model, cls), cls
