@@ -31,8 +31,9 @@ How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the con
    ``1 + sum(heights)`` rounds, each a few statements over the individuals still in D.
 3. Residuals (the individuals still in D), in the seeded order of ``ir_ind.draw``
    (Algorithm 1 line 22's "select randomly"): ``geneir/residual_candidates`` ranks every
-   class of D* by Eq. (17)'s distance, one vectorised query per residual; the nearest class
-   that still satisfies the model with the individual takes it (``geneir/class_grow``:
+   class of D* by Eq. (17)'s distance and the model's verdict on the class with the
+   individual, one vectorised query per residual; the nearest class that still satisfies the
+   model with the individual takes it (``geneir/class_grow``:
    the class's levels rise to cover it); an individual no class can take is suppressed.
 
 Choices where the paper is silent (or where we read it):
@@ -51,9 +52,14 @@ Choices where the paper is silent (or where we read it):
 - Which classes may take a residual: the paper (Algorithm 7 line 4, DAnonyIR's *Handle*)
   checks SatPriIR(Q u R(p'')) for the alpha-beta models only, since classes satisfying IR
   k-anonymity, IR (k, l) or EIR l-diversity still do with one more individual. We do the
-  same, using ``model.monotonic``: for a monotone model the nearest class takes the residual;
-  otherwise the candidates are checked by ``decide_classes`` in batches of increasing size
-  (32, 128, ... all) in distance order, and the nearest passing one takes it. Tong et al.
+  same, using ``model.monotonic``: for a monotone model the nearest class takes the residual.
+  For the alpha-beta models the check is part of the same query: each class keeps the counts
+  of ``templates/models/ir_class_counts`` (computed by that template once the rounds end),
+  the query grows them by the residual's records (|Q| + |R(p)|, n_Q + 1, MaxRecNum, and per
+  value of S(p) its records and individuals in the class plus the residual's) and applies the
+  model's own SQL verdict (``verdict_sql``), so the nearest passing class comes out of one
+  statement. A non-monotone model whose verdict could need Python would fall back to
+  ``decide_classes`` on batches of the nearest classes (32, 128, ... all). Tong et al.
   add every residual to its closest class, so unlike Algorithm 7 line 11 there is no
   suppression threshold: a residual is suppressed only when no class can take it (or D*
   is empty).
@@ -81,8 +87,11 @@ from ..prepare import Plan
 from ..sqlnames import ident
 from .ir_result import IRResult
 
-#: candidate classes checked per batch for a residual under a non-monotone model (then x4).
+#: candidate classes checked per batch for a residual under a non-monotone model whose verdict
+#: needs Python (then x4).
 BATCH = 32
+#: bound parameters' prefix of the model's SQL verdict in the residual query.
+_P = "gm"
 
 
 def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
@@ -103,7 +112,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     unknown = [name for name in order if name not in by_name]
     if unknown:
         raise SpecError("algorithm.order", f"names no quasi-identifier (QIs: {', '.join(by_name)})", unknown[0])
-    from ..models.identity_reserved import decide_classes
+    from ..models.identity_reserved import class_counts_sql, decide_classes
 
     start = time.perf_counter()
     qis, d = plan.qis, len(plan.qis)
@@ -156,13 +165,18 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
 
     residuals = [row[0] for row in engine.rows("geneir/residuals.sql.j2", rest=w["rest"])]
     joined = 0
+    check = _residual_check(model)
+    if offset and residuals and check == "sql":
+        counts = class_counts_sql(f"(SELECT a.cid, r.pid, r.s FROM {w['assign']} AS a JOIN {rec} AS r "
+                                  "ON r.pid = a.pid)", ident("cid"), ident("pid"), ident("s"))
+        engine.run("geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
     if offset:  # D* has classes: each residual goes to the nearest one that can take it
         for pid in residuals:
-            cid = _nearest(engine, w, model, decide_classes, ind, rec, pid, offset, d)
+            cid = _nearest(engine, w, model, check, decide_classes, ind, rec, pid, offset, d)
             if cid is not None:
                 engine.run("geneir/assign_one.sql.j2", {"pid": pid, "cid": cid}, assign=w["assign"])
                 engine.run("geneir/class_grow.sql.j2", {"pid": pid, "cid": cid}, classes=w["classes"],
-                           candidates=w["candidates"], ind=ind, d=d)
+                           candidates=w["candidates"], ind=ind, d=d, check=check == "sql")
                 joined += 1
     sup_ind, sup_rec, classes = engine.one("geneir/outcome.sql.j2", target=w["levels"], classes=w["classes"],
                                            rest=w["rest"], assign=w["assign"], d=d)
@@ -173,17 +187,33 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
                     suppressed_records=int(sup_rec), classes=int(classes), rounds=rounds, notes=notes)
 
 
-def _nearest(engine: Engine, w: dict, model, decide_classes, ind: str, rec: str, pid: int, classes: int,
-             d: int) -> int | None:
+def _residual_check(model) -> str:
+    """How a residual's candidate classes are checked: ``none`` for a monotone model (a class
+    that satisfies it still does with one more individual), ``sql`` where the model's SQL
+    verdict decides every class (the alpha-beta models: one query per residual), ``batches``
+    otherwise (:func:`decide_classes` on batches of the nearest classes)."""
+    if model.monotonic:
+        return "none"
+    return "batches" if getattr(model, "needs_python", True) else "sql"
+
+
+def _nearest(engine: Engine, w: dict, model, check: str, decide_classes, ind: str, rec: str, pid: int,
+             classes: int, d: int) -> int | None:
     """The class of D* that takes residual ``pid``: the nearest by Eq. (17) among those that
     still satisfy the model with it (every class, for a monotone model), or ``None``."""
-    limit = 1 if model.monotonic else BATCH
+    tables = dict(target=w["candidates"], ind=ind, classes=w["classes"], nodes=w["nodes"], d=d)
+    if check != "batches":
+        params, verdict = {"pid": pid, "limit": 1}, None
+        if check == "sql":
+            params.update(model.params(_P))
+            verdict = model.verdict_sql(_P)
+        engine.run("geneir/residual_candidates.sql.j2", params, verdict=verdict, rec=rec, assign=w["assign"],
+                   **tables)
+        row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()
+        return None if row is None else row[0]
+    limit = BATCH
     while True:
-        engine.run("geneir/residual_candidates.sql.j2", {"pid": pid, "limit": limit}, target=w["candidates"],
-                   ind=ind, classes=w["classes"], nodes=w["nodes"], d=d)
-        if model.monotonic:
-            row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()
-            return None if row is None else row[0]
+        engine.run("geneir/residual_candidates.sql.j2", {"pid": pid, "limit": limit}, verdict=None, **tables)
         engine.run("geneir/probe.sql.j2", {"pid": pid}, target=w["probe"], candidates=w["candidates"],
                    assign=w["assign"], rec=rec)
         decide_classes(engine, model, w["probe"], ident("cid"), ident("pid"), ident("s"), w["verdicts"])
