@@ -129,7 +129,7 @@ def ir_query_answers(engine: Engine, original: str, candidate: str, qis: Sequenc
         raise SpecError("queries", "must be a non-empty list of queries with at least one QI predicate")
     with _Tables(engine) as t:
         cols = _prepare(engine, original, candidate, qis, sensitive, t)
-        (m,) = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])[1:2]
+        _n, m, _holes = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
         for pred in (p for q in queries for p in q.preds):
             if not 0 <= pred.qi < len(cols) or not pred.ranks or not all(1 <= r <= m[pred.qi] for r in pred.ranks):
                 raise SpecError("queries", "predicate on an unknown QI or a rank outside its domain", pred)

@@ -117,7 +117,7 @@ def synthetic(flip: bool = False) -> list[dict]:
             runtime = (5.0 if flip else 0.1) if gene else run * (1.05 if enhanced else 1)
             rows.append({"sweeps": sweeps, "variant": v, "label": label, "qi": qi, "l": l, "alpha": a, "beta": b,
                          "family": family, "vulnerable_percent": vul, "nloss": nloss, "query_error_1": qe1,
-                         "query_error_qi": qe1 * (2 if flip else 0.5), "runtime": runtime, "classes": 10,
+                         "query_error_qi": qe1 * (2 + 0.1 * qi if flip else 0.5 - 0.03 * qi), "runtime": runtime, "classes": 10,
                          "suppressed_records": 0, "seconds": {"total": 1.0}})
     return rows
 
