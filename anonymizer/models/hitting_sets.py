@@ -176,8 +176,8 @@ def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = 
     sets first); the upper bound starts from the greedy hitting set; a branch is cut when the
     elements taken plus a lower bound for the un-hit sets reaches the best size found. The lower
     bounds: a greedy packing of pairwise-disjoint un-hit sets, and ``ceil(un-hit / f)`` with
-    ``f`` the most un-hit sets one element meets. With ``limit``, the
-    answer is ``min(tau, limit)``: the search stops as soon as ``tau >= limit`` is proven.
+    ``f`` the most un-hit sets one element meets. With ``limit``, the answer is
+    ``min(tau, limit)``: the search stops as soon as ``tau >= limit`` is proven.
 
     Example (Definition 3.5): the minimum hitting set of {{x2,x3},{x2,x4},{x1,x2}} is {x2}.
         >>> min_hitting_set_size([{"x2", "x3"}, {"x2", "x4"}, {"x1", "x2"}])
