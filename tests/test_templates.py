@@ -14,10 +14,15 @@ from anonymizer import engine as engine_module
 from anonymizer.engine import Engine, list_templates
 from anonymizer.lattice_eval import evaluate_spec
 from anonymizer.lgb_data import experiment_spec, flagged_adult, flagged_synthetic
+from anonymizer.ir_data import patients, patients_spec
+from anonymizer.ir_experiment import evaluate as ir_evaluate
 from anonymizer.lgb_experiment import evaluate, l_caps
+from anonymizer.models import build_model
+from anonymizer.models.identity_reserved import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.measure import measure_table
 from anonymizer.release import run_release
 from tests.conftest import arx_hierarchy
+from tests.ir.test_danonyir import HANDLE_ROWS
 from tests.test_release import WEIRD, make_weird
 
 EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/algorithms.
@@ -99,6 +104,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     csv.write_text("a,b\n" + "".join(f"{i},{i % 2}\n" for i in range(10)))
     anonymize({"release": "csv", "source": {"path": str(csv), "table": "fromcsv"}, "columns": {
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
+    _identity_reserved(con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
@@ -109,3 +115,31 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 sqlglot.parse(text, read="duckdb")
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
+
+
+def _identity_reserved(con) -> None:
+    """Paper 004 (ir/, danonyir/, geneir/, ir_data/, models/ir_*, metrics/ir_*) on names that
+    need quoting: DAnonyIR and GeneIR with residuals (EIR alpha-beta), the models' checks on a class SQL cannot decide, and the experiment's metrics on generated patients."""
+    con.execute('CREATE TABLE "ir table" ("my id" VARCHAR, "select" INTEGER, "my col" VARCHAR, "a""b" VARCHAR)')
+    con.executemany('INSERT INTO "ir table" VALUES (?, ?, ?, ?)', [list(r) for r in HANDLE_ROWS])
+    columns = {"my id": "individual", "select": {"role": "quasi", "type": "numeric"}, "my col": "quasi",
+               'a"b': "sensitive"}
+    anonymize({"release": "w_danonyir", "source": {"table": "ir table"}, "columns": columns, "suppression_limit": 1.0,
+               "models": [{"type": "eir-alpha-beta-anonymity", "alpha": 0.5, "beta": 0.5, "sensitive": 'a"b'}],
+               "algorithm": {"name": "danonyir", "seed": 0}}, con)
+    anonymize({"release": "w_geneir", "source": {"table": "ir table"}, "suppression_limit": 1.0,
+               "columns": dict(columns, select={"role": "quasi", "type": "numeric",
+                                                "hierarchy": {"intervals": [10, 20]}}),
+               "models": [{"type": "eir-alpha-beta-anonymity", "alpha": 0.5, "beta": 0.5, "sensitive": 'a"b'}],
+               "algorithm": {"name": "geneir", "seed": 0}}, con)   # five residuals, four join a class
+    con.execute('CREATE TABLE "ir sets" ("ec id" INTEGER, "id num" INTEGER, "a""b" VARCHAR)')
+    con.execute('INSERT INTO "ir sets" VALUES (1, 1, \'a\'), (1, 1, \'b\'), (1, 2, \'a\'), (1, 2, \'c\'), '
+                '(1, 3, \'b\'), (1, 3, \'c\')')
+    engine, cols = Engine(con), ('"ec id"', '"id num"', '"a""b"')
+    ir_verify(engine, [build_model({"type": "eir-l-diversity", "l": 3, "sensitive": 'a"b'}, "m")], '"ir sets"', *cols)
+    ir_vulnerable(engine, build_model({"type": "ir-kl-anonymity", "k": 2, "l": 3, "sensitive": 'a"b'}, "m"),
+                  '"ir sets"', *cols)
+    patients(con, "ir patients", individuals=120, seed=2)
+    ir_evaluate(con, patients_spec("ir patients", qis=4, suppression_limit=1.0, algorithm={"name": "danonyir", "seed": 0},
+                                   model={"type": "ir-kl-anonymity", "k": 3, "l": 3, "sensitive": "diagnosis"}),
+                queries=20)
