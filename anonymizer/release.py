@@ -175,43 +175,43 @@ def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: 
     """The rest of a release for paper 000's LGB algorithms: bucketization, local
     generalization, the LGB table (Fig. 2), verification, publication (see
     :mod:`anonymizer.lgb_table`)."""
-    spec = plan.spec
-    engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows")
+    engine.say(f"release {plan.spec.release}: {plan.spec.algorithm.name} on {plan.base_rows} rows")
     run = lgb_table.verified_candidate(engine, plan)
     clock.update(run.seconds)
-    result, candidate, checks, utility = run.result, run.candidate, run.checks, run.utility
-    suppressed = plan.null_suppressed + result.suppressed
-    t0 = time.perf_counter()
-    record = _record(plan, prints, {"models": checks, "utility": utility}, candidate.rows, suppressed, clock)
-    published = publish(engine, spec, candidate.table, candidate.columns, record)
-    clock["publish"] = time.perf_counter() - t0
-    clock["total"] = time.perf_counter() - start
-    engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
-    return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
-                         plan.rows, candidate.rows, suppressed, candidate.groups, checks,
-                         {"groups": candidate.groups, "smallest_group": run.figures["smallest"]}, utility, clock,
-                         {"name": spec.algorithm.name, "rounds": result.groups.rounds, **result.notes})
+    result, candidate = run.result, run.candidate
+    return _publish_verified(engine, plan, clock, start, prints, candidate.table, candidate.columns, run.checks,
+                             run.utility, candidate.rows, plan.null_suppressed + result.suppressed,
+                             candidate.groups, {"groups": candidate.groups, "smallest_group": run.figures["smallest"]},
+                             {"rounds": result.groups.rounds, **result.notes})
 
 
 def _ir_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
     """The rest of a release for paper 004's identity-reserved algorithms: individuals,
     DAnonyIR or GeneIR, the Table 4 table, verification, publication (see
     :mod:`anonymizer.ir_table`)."""
-    spec = plan.spec
     run = ir_table.verified_candidate(engine, plan)
     clock.update(run.seconds)
-    result, candidate, checks, utility = run.result, run.candidate, run.checks, run.utility
-    suppressed = plan.null_suppressed + result.suppressed_records
+    result, candidate = run.result, run.candidate
+    return _publish_verified(engine, plan, clock, start, prints, candidate.table, candidate.columns, run.checks,
+                             run.utility, candidate.rows, plan.null_suppressed + result.suppressed_records,
+                             candidate.classes, {"classes": candidate.classes, "individuals": candidate.individuals},
+                             {"rounds": result.rounds, **result.notes})
+
+
+def _publish_verified(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, table: str,
+                      columns: list[str], checks: list[dict], utility: dict, rows_out: int, suppressed: int,
+                      classes: int, measures: dict, algorithm: dict) -> ReleaseResult:
+    """Publish a verified candidate table with its audit row, and report the release."""
+    spec = plan.spec
     t0 = time.perf_counter()
-    record = _record(plan, prints, {"models": checks, "utility": utility}, candidate.rows, suppressed, clock)
-    published = publish(engine, spec, candidate.table, candidate.columns, record)
+    record = _record(plan, prints, {"models": checks, "utility": utility}, rows_out, suppressed, clock)
+    published = publish(engine, spec, table, columns, record)
     clock["publish"] = time.perf_counter() - t0
     clock["total"] = time.perf_counter() - start
     engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
     return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
-                         plan.rows, candidate.rows, suppressed, candidate.classes, checks,
-                         {"classes": candidate.classes, "individuals": candidate.individuals}, utility, clock,
-                         {"name": spec.algorithm.name, "rounds": result.rounds, **result.notes})
+                         plan.rows, rows_out, suppressed, classes, checks, measures, utility, clock,
+                         {"name": spec.algorithm.name, **algorithm})
 
 
 def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
