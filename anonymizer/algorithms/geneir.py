@@ -117,7 +117,8 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     start = time.perf_counter()
     qis, d = plan.qis, len(plan.qis)
     w = {name: engine.work(f"gi_{name}") for name in
-         ("nodes", "rest", "assign", "classes", "groups", "verdicts", "moved", "candidates", "probe", "levels")}
+         ("nodes", "rest", "assign", "classes", "groups", "verdicts", "moved", "candidates", "probe", "levels",
+          "long", "values")}
     params = {}
     for q in qis:
         if q.numeric:
@@ -166,20 +167,24 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     residuals = [row[0] for row in engine.rows("geneir/residuals.sql.j2", rest=w["rest"])]
     joined = 0
     check = _residual_check(model)
-    if offset and residuals and check == "sql":
-        counts = class_counts_sql(f"(SELECT a.cid, r.pid, r.s FROM {w['assign']} AS a JOIN {rec} AS r "
-                                  "ON r.pid = a.pid)", ident("cid"), ident("pid"), ident("s"))
-        engine.run("geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
-    if offset:  # D* has classes: each residual goes to the nearest one that can take it
+    long = w["long"] if offset and residuals else None
+    if long:  # D* has classes: each residual goes to the nearest one that can take it
+        engine.run("geneir/residual_setup.sql.j2", long=long, values=w["values"], classes=w["classes"], rec=rec,
+                   d=d, check=check == "sql")
+        if check == "sql":
+            counts = class_counts_sql(f"(SELECT a.cid, r.pid, r.s FROM {w['assign']} AS a JOIN {rec} AS r "
+                                      "ON r.pid = a.pid)", ident("cid"), ident("pid"), ident("s"))
+            engine.run("geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
         for pid in residuals:
             cid = _nearest(engine, w, model, check, decide_classes, ind, rec, pid, offset, d)
             if cid is not None:
                 engine.run("geneir/assign_one.sql.j2", {"pid": pid, "cid": cid}, assign=w["assign"])
                 engine.run("geneir/class_grow.sql.j2", {"pid": pid, "cid": cid}, classes=w["classes"],
-                           candidates=w["candidates"], ind=ind, d=d, check=check == "sql")
+                           candidates=w["candidates"], ind=ind, check=check == "sql")
+                engine.run("geneir/long_grow.sql.j2", {"cid": cid}, long=long, candidates=w["candidates"], d=d)
                 joined += 1
     sup_ind, sup_rec, classes = engine.one("geneir/outcome.sql.j2", target=w["levels"], classes=w["classes"],
-                                           rest=w["rest"], assign=w["assign"], d=d)
+                                           long=long, rest=w["rest"], assign=w["assign"], d=d)
     notes = {"levels": {q.name: levels[q.index] for q in qis}, "raised": raised, "moved": moved_per_round,
              "residuals": len(residuals), "residuals_joined": joined, "seed": seed,
              "seconds": {"rounds": rounds_seconds, "residuals": time.perf_counter() - start - rounds_seconds}}
@@ -201,14 +206,14 @@ def _nearest(engine: Engine, w: dict, model, check: str, decide_classes, ind: st
              classes: int, d: int) -> int | None:
     """The class of D* that takes residual ``pid``: the nearest by Eq. (17) among those that
     still satisfy the model with it (every class, for a monotone model), or ``None``."""
-    tables = dict(target=w["candidates"], ind=ind, classes=w["classes"], nodes=w["nodes"], d=d)
+    tables = dict(target=w["candidates"], ind=ind, classes=w["classes"], long=w["long"], nodes=w["nodes"], d=d)
     if check != "batches":
         params, verdict = {"pid": pid, "limit": 1}, None
         if check == "sql":
             params.update(model.params(_P))
             verdict = model.verdict_sql(_P)
-        engine.run("geneir/residual_candidates.sql.j2", params, verdict=verdict, rec=rec, assign=w["assign"],
-                   **tables)
+        engine.run("geneir/residual_candidates.sql.j2", params, verdict=verdict, rec=rec, values=w["values"],
+                   assign=w["assign"], **tables)
         row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()
         return None if row is None else row[0]
     limit = BATCH
