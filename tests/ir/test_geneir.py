@@ -414,3 +414,38 @@ def test_templates_render_for_quoted_names():
     sql = render("geneir/residual_candidates.sql.j2", target='"a b"', ind='"i d"', classes='"c"', long='"l g"',
                  nodes='"n"', d=2, verdict=None)
     assert sql.count("SELECT 1 AS qi, q1 AS code FROM p") == 1 and 'FROM "l g" AS c' in sql
+
+
+def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypatch):
+    """Real runs render every template of geneir/ and ir_data/ (the residual paths included),
+    and every statement they execute parses with sqlglot (DuckDB dialect)."""
+    import sqlglot
+
+    from anonymizer import engine as engine_module
+    from anonymizer.engine import list_templates
+
+    executed: dict[str, list[str]] = {}
+    rendered: set[str] = set()
+    original, get_template = Engine.execute, engine_module._ENV.get_template
+
+    def recording(self, text, params=None, *, template="<inline>"):
+        executed.setdefault(template, []).append(text)
+        return original(self, text, params, template=template)
+
+    def loading(name, *args, **kwargs):
+        rendered.add(name)
+        return get_template(name, *args, **kwargs)
+
+    monkeypatch.setattr(Engine, "execute", recording)
+    monkeypatch.setattr(engine_module._ENV, "get_template", loading)
+    patients(duckdb.connect(), "p", individuals=100)
+    for model in (KL33, AB46):
+        run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])
+    monkeypatch.setattr(geneir_module, "_residual_check", lambda model: "batches")
+    run(duckdb.connect(), AB46, trees, order=TABLE3_ORDER, extra=[BOB])
+    mine = [t for t in list_templates() if t.startswith(("geneir/", "ir_data/"))]
+    assert mine and not [t for t in mine if t not in rendered]
+    for template, texts in executed.items():
+        if template.startswith(("geneir/", "ir_data/")):
+            for text in texts:
+                assert sqlglot.parse(text, read="duckdb"), template
