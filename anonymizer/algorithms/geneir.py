@@ -58,8 +58,9 @@ Choices where the paper is silent (or where we read it):
   the query grows them by the residual's records (|Q| + |R(p)|, n_Q + 1, MaxRecNum, and per
   value of S(p) its records and individuals in the class plus the residual's) and applies the
   model's own SQL verdict (``verdict_sql``), so the nearest passing class comes out of one
-  statement. A non-monotone model whose verdict could need Python would fall back to
-  ``decide_classes`` on batches of the nearest classes (32, 128, ... all). Tong et al.
+  statement. (A non-monotone model whose SQL verdict could be undecided, needing Python as
+  EIR l-diversity does, would need another path; none of the five models is one, and
+  :func:`geneir` refuses such a model.) Tong et al.
   add every residual to its closest class, so unlike Algorithm 7 line 11 there is no
   suppression threshold: a residual is suppressed only when no class can take it (or D*
   is empty).
@@ -87,9 +88,6 @@ from ..prepare import Plan
 from ..sqlnames import ident
 from .ir_result import IRResult
 
-#: candidate classes checked per batch for a residual under a non-monotone model whose verdict
-#: needs Python (then x4).
-BATCH = 32
 #: bound parameters' prefix of the model's SQL verdict in the residual query.
 _P = "gm"
 
@@ -117,8 +115,8 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     start = time.perf_counter()
     qis, d = plan.qis, len(plan.qis)
     w = {name: engine.work(f"gi_{name}") for name in
-         ("nodes", "rest", "assign", "classes", "groups", "verdicts", "moved", "candidates", "probe", "levels",
-          "long", "values")}
+         ("nodes", "rest", "assign", "classes", "groups", "verdicts", "moved", "candidates", "levels", "long",
+          "values")}
     params = {}
     for q in qis:
         if q.numeric:
@@ -176,7 +174,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
                                       "ON r.pid = a.pid)", ident("cid"), ident("pid"), ident("s"))
             engine.run("geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
         for pid in residuals:
-            cid = _nearest(engine, w, model, check, decide_classes, ind, rec, pid, offset, d)
+            cid = _nearest(engine, w, model, check, ind, rec, pid, d)
             if cid is not None:
                 engine.run("geneir/assign_one.sql.j2", {"pid": pid, "cid": cid}, assign=w["assign"])
                 engine.run("geneir/class_grow.sql.j2", {"pid": pid, "cid": cid}, classes=w["classes"],
@@ -195,39 +193,22 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
 def _residual_check(model) -> str:
     """How a residual's candidate classes are checked: ``none`` for a monotone model (a class
     that satisfies it still does with one more individual), ``sql`` where the model's SQL
-    verdict decides every class (the alpha-beta models: one query per residual), ``batches``
-    otherwise (:func:`decide_classes` on batches of the nearest classes)."""
-    if model.monotonic:
-        return "none"
-    return "batches" if getattr(model, "needs_python", True) else "sql"
+    verdict decides every class (the alpha-beta models), in the query that ranks them."""
+    return "none" if model.monotonic else "sql"
 
 
-def _nearest(engine: Engine, w: dict, model, check: str, decide_classes, ind: str, rec: str, pid: int,
-             classes: int, d: int) -> int | None:
+def _nearest(engine: Engine, w: dict, model, check: str, ind: str, rec: str, pid: int, d: int) -> int | None:
     """The class of D* that takes residual ``pid``: the nearest by Eq. (17) among those that
     still satisfy the model with it (every class, for a monotone model), or ``None``."""
-    tables = dict(target=w["candidates"], ind=ind, classes=w["classes"], long=w["long"], nodes=w["nodes"], d=d)
-    if check != "batches":
-        params, verdict = {"pid": pid, "limit": 1}, None
-        if check == "sql":
-            params.update(model.params(_P))
-            verdict = model.verdict_sql(_P)
-        engine.run("geneir/residual_candidates.sql.j2", params, verdict=verdict, rec=rec, values=w["values"],
-                   assign=w["assign"], **tables)
-        row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()
-        return None if row is None else row[0]
-    limit = BATCH
-    while True:
-        engine.run("geneir/residual_candidates.sql.j2", {"pid": pid, "limit": limit}, verdict=None, **tables)
-        engine.run("geneir/probe.sql.j2", {"pid": pid}, target=w["probe"], candidates=w["candidates"],
-                   assign=w["assign"], rec=rec)
-        decide_classes(engine, model, w["probe"], ident("cid"), ident("pid"), ident("s"), w["verdicts"])
-        row = engine.one("geneir/pick.sql.j2", candidates=w["candidates"], verdicts=w["verdicts"])
-        if row is not None:
-            return row[0]
-        if limit >= classes:
-            return None
-        limit *= 4
+    params, verdict = {"pid": pid, "limit": 1}, None
+    if check == "sql":
+        params.update(model.params(_P))
+        verdict = model.verdict_sql(_P)
+    engine.run("geneir/residual_candidates.sql.j2", params, target=w["candidates"], ind=ind, classes=w["classes"],
+               long=w["long"], nodes=w["nodes"], d=d, verdict=verdict, rec=rec, values=w["values"],
+               assign=w["assign"])
+    row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()
+    return None if row is None else row[0]
 
 
 def _check(plan: Plan, model) -> None:
@@ -236,6 +217,9 @@ def _check(plan: Plan, model) -> None:
         raise SpecError("models", "GeneIR needs one identity-reserved model (ir-k-anonymity, ir-kl-anonymity, "
                                   "ir-alpha-beta-anonymity, eir-l-diversity or eir-alpha-beta-anonymity)",
                         str(model))
+    if not model.monotonic and getattr(model, "needs_python", False):
+        raise SpecError("models", "GeneIR checks residuals against a non-monotone model with its SQL verdict, "
+                                  "which this model cannot always give", str(model))
     broken: Sequence[str] = [q.name for q in plan.qis if not q.nested]
     if broken:
         raise SpecError(f"columns.{broken[0]}.hierarchy",

@@ -16,7 +16,6 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from anonymizer.algorithms import geneir as geneir_module
 from anonymizer.algorithms.geneir import geneir
 from anonymizer.engine import Engine, render
 from anonymizer.errors import SpecError
@@ -399,15 +398,6 @@ def check_random(people, model, seed):
         assert result.suppressed_individuals == 0                       # monotone: residuals always join
 
 
-def test_batches_of_candidates(con, trees, monkeypatch):
-    """The fallback for a non-monotone model whose verdict needs Python: decide_classes on
-    batches of the nearest classes. With batches of one, the check still finds the farther class."""
-    monkeypatch.setattr(geneir_module, "BATCH", 1)
-    monkeypatch.setattr(geneir_module, "_residual_check", lambda model: "batches")
-    result, classes, *_ = run(con, AB46, trees, order=TABLE3_ORDER, extra=[BOB])
-    assert classes == {1: [2, 5, 6, 7, 8], 2: [1, 3, 4]}
-
-
 def test_templates_render_for_quoted_names():
     """Names that need quoting reach the templates already quoted (sqlnames); a smoke check
     that the candidates template reads each QI's code of the individual once."""
@@ -441,8 +431,6 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     patients(duckdb.connect(), "p", individuals=100)
     for model in (KL33, AB46):
         run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])
-    monkeypatch.setattr(geneir_module, "_residual_check", lambda model: "batches")
-    run(duckdb.connect(), AB46, trees, order=TABLE3_ORDER, extra=[BOB])
     mine = [t for t in list_templates() if t.startswith(("geneir/", "ir_data/"))]
     assert mine and not [t for t in mine if t not in rendered]
     for template, texts in executed.items():
