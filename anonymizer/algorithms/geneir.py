@@ -32,9 +32,11 @@ How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the con
 3. Residuals (the individuals still in D), in the seeded order of ``ir_ind.draw``
    (Algorithm 1 line 22's "select randomly"): ``geneir/residual_candidates`` ranks every
    class of D* by Eq. (17)'s distance and the model's verdict on the class with the
-   individual, one vectorised query per residual; the nearest class that still satisfies the
-   model with the individual takes it (``geneir/class_grow``:
-   the class's levels rise to cover it); an individual no class can take is suppressed.
+   individual, one vectorised query per residual over the classes' nodes in long form
+   (``geneir/residual_setup``); the nearest class that still satisfies the model with the
+   individual takes it (``geneir/class_grow``, ``geneir/long_grow``: its counts grow and its
+   levels rise to cover the individual); an individual no class can take is suppressed.
+   Measured on 50,000 generated patients (8,660 classes): about 30 ms a residual.
 
 Choices where the paper is silent (or where we read it):
 
