@@ -37,7 +37,7 @@ Choices (the paper's data is not available, its grid values are only in its figu
 - Size: DAnonyIR's rounds grow about quadratically with the patients (section 4.4.2: one
   scan of D and D* per individual added); on this 2-core machine a run takes about 3-7 s at
   500 patients and 12 s at 1,000, GeneIR's about 1 s, so the default grid (72 runs) takes
-  about 6 minutes. ``individuals`` and the grid's lists are options.
+  6 to 7 minutes. ``individuals`` and the grid's lists are options.
 - Runtime: ``runtime`` is the algorithm's seconds (DAnonyIR or GeneIR, without building,
   verifying and measuring the table); the phases are in ``seconds``. The paper's C++ on a
   3.2 GHz four-core machine is not comparable in absolute terms, only in trend.
