@@ -468,12 +468,14 @@ def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str |
 @click.option("--table2", is_flag=True, help="Create table 'patients_table2' in --db: paper 004's Table 2.")
 @click.option("--experiment", type=click.Choice(["004"]), help="Run paper 004's experiment (section 5).")
 @click.option("--individuals", type=click.IntRange(10), default=None,
-              help="--experiment: patients in the generated table (default: the experiment's).")
+              help="--experiment: patients in the generated table (default 500).")
 @click.option("--ls", default=None, help="--experiment: values of l (= k), comma separated.")
 @click.option("--qis", "qi_sizes", default=None, help="--experiment: values of |QI| (3 to 8), comma separated.")
 @click.option("--alphas", default=None, help="--experiment: values of alpha, comma separated.")
 @click.option("--betas", default=None, help="--experiment: values of beta, comma separated.")
 @click.option("--queries", type=click.IntRange(1), default=None, help="--experiment: COUNT queries per table.")
+@click.option("--variants", default=None, help="--experiment: comma separated, of danonyir-el, danonyir-kl, "
+              "geneir-kl, danonyir-eab, danonyir-ab, geneir-ab (default: all six).")
 @click.option("--repeats", type=click.IntRange(1), default=1, show_default=True,
               help="--experiment: runs per setting (seeds seed, seed+1, ...), averaged.")
 @click.option("--plots", type=click.Path(file_okay=False), help="--experiment: also write PNG plots here.")
@@ -483,7 +485,8 @@ def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str |
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def ir_command(patients: int | None, table2: bool, experiment: str | None, individuals: int | None, ls: str | None,
-               qi_sizes: str | None, alphas: str | None, betas: str | None, queries: int | None, repeats: int,
+               qi_sizes: str | None, alphas: str | None, betas: str | None, queries: int | None,
+               variants: str | None, repeats: int,
                plots: str | None, seed: int, db: str | None, as_json: bool, quiet: bool) -> None:
     """Paper 004's individuals with several records (identity-reserved anonymity): create
     the data, or reproduce the paper's experiment.
@@ -530,6 +533,8 @@ def ir_command(patients: int | None, table2: bool, experiment: str | None, indiv
             options["individuals"] = individuals
         if queries is not None:
             options["queries"] = queries
+        if variants is not None:
+            options["variants"] = _csv(variants)
         with duckdb.connect(db or ":memory:") as con:
             result = main_experiment(con, **options)
         click.echo(json.dumps(result, default=str) if as_json else format_experiment(result))

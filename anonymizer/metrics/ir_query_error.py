@@ -60,14 +60,16 @@ from __future__ import annotations
 import hashlib
 import math
 import random
-import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..engine import Engine
 from ..errors import DataError, SpecError
 from ..sqlnames import ident
+from .work_tables import WorkTables
+
+#: the work tables of one evaluation.
+TABLES = ("dom", "records", "preds", "classes", "answers")
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ def ir_query_error(engine: Engine, original: str, candidate: str, qis: Sequence[
     """
     _count("queries", queries)
     _count("dims", dims)
-    with _Tables(engine) as t:
+    with WorkTables(engine, "irqe", TABLES) as t:
         cols = _prepare(engine, original, candidate, qis, sensitive, t)
         drawn = _draw(engine, t, cols, queries, dims, seed)
         _answer(engine, candidate, cols, sensitive, drawn, t)
@@ -115,7 +117,7 @@ def draw_ir_queries(engine: Engine, original: str, qis: Sequence[Mapping[str, An
     """The queries :func:`ir_query_error` draws for ``original`` (see the module's choices)."""
     _count("queries", queries)
     _count("dims", dims)
-    with _Tables(engine) as t:
+    with WorkTables(engine, "irqe", TABLES) as t:
         cols = _prepare(engine, original, None, qis, sensitive, t)
         return _draw(engine, t, cols, queries, dims, seed)
 
@@ -127,7 +129,7 @@ def ir_query_answers(engine: Engine, original: str, candidate: str, qis: Sequenc
     queries = [IRQuery(str(q.s), tuple(q.preds)) for q in queries]
     if not queries or any(not q.preds for q in queries):
         raise SpecError("queries", "must be a non-empty list of queries with at least one QI predicate")
-    with _Tables(engine) as t:
+    with WorkTables(engine, "irqe", TABLES) as t:
         cols = _prepare(engine, original, candidate, qis, sensitive, t)
         _n, m, _holes = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
         for pred in (p for q in queries for p in q.preds):
@@ -143,7 +145,7 @@ def ir_query_answers(engine: Engine, original: str, candidate: str, qis: Sequenc
 
 # -- steps ----------------------------------------------------------------------------------
 def _prepare(engine: Engine, original: str, candidate: str | None, qis: Sequence[Mapping[str, Any]],
-             sensitive: str, t: "_Tables") -> list[dict]:
+             sensitive: str, t: "WorkTables") -> list[dict]:
     """Check the arguments (and the candidate), rank the domains, compact the records."""
     cols = _columns(qis)
     if not isinstance(sensitive, str) or not sensitive:
@@ -184,7 +186,7 @@ def _check_candidate(engine: Engine, candidate: str, cols: list[dict], sens: str
                                        "(several, or a missing, empty or inverted one)")
 
 
-def _draw(engine: Engine, t: "_Tables", cols: list[dict], queries: int, dims: int, seed: int) -> list[IRQuery]:
+def _draw(engine: Engine, t: "WorkTables", cols: list[dict], queries: int, dims: int, seed: int) -> list[IRQuery]:
     """Anchor records first (positions), then per query its QIs and their value sets."""
     d = len(cols)
     n, m, holes = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
@@ -216,7 +218,7 @@ def _value_set(rng: random.Random, m: int, anchor: int, *, numeric: bool) -> tup
 
 
 def _answer(engine: Engine, candidate: str, cols: list[dict], sensitive: str, queries: Sequence[IRQuery],
-            t: "_Tables") -> None:
+            t: "WorkTables") -> None:
     flat = [(q, j, pr.qi + 1, list(pr.ranks), query.s)
             for q, query in enumerate(queries) for j, pr in enumerate(query.preds, 1)]
     params = {k: [row[i] for row in flat] for i, k in enumerate(("q", "j", "p", "ranks", "s"))}
@@ -233,31 +235,3 @@ def _count(name: str, value: Any) -> None:
 
 def _num(value: Any) -> float | None:
     return None if value is None else float(value)
-
-
-class _Tables:
-    """The work tables of one evaluation: named, timed, dropped at the end (and the work
-    schema closed if this evaluation opened it)."""
-
-    NAMES = ("dom", "records", "preds", "classes", "answers")
-
-    def __init__(self, engine: Engine):
-        self.engine, self.opened = engine, engine.work_schema is None
-        tag = uuid.uuid4().hex[:8]
-        self.names = {n: engine.work(f"irqe_{n}_{tag}") for n in self.NAMES}
-        self.seconds = 0.0
-
-    def __enter__(self) -> "_Tables":
-        self.start = time.perf_counter()
-        return self
-
-    def __getitem__(self, name: str) -> str:
-        return self.names[name]
-
-    def __exit__(self, *exc: Any) -> None:
-        self.seconds = time.perf_counter() - self.start
-        if self.opened:
-            self.engine.close_work()
-        elif not self.engine.keep_work:
-            for name in self.names.values():
-                self.engine.execute(f"DROP TABLE IF EXISTS {name}")

@@ -61,14 +61,16 @@ from __future__ import annotations
 
 import math
 import random
-import time
-import uuid
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..engine import Engine
 from ..errors import DataError, SpecError
 from ..sqlnames import ident
+from .work_tables import WorkTables
+
+#: the work tables of one evaluation.
+TABLES = ("cells", "rows", "preds", "sat", "vectors", "mass", "prefix", "answers")
 
 #: the comparison operators of numeric predicates (paper 000 Sec. 4.2).
 OPERATORS = (">", "<", "=", ">=", "<=", "<>")
@@ -125,7 +127,7 @@ def query_error(engine: Engine, candidate: str, attrs: list[dict], salary: int, 
     "relative_error" (mean R_error), "median", "min", "max", "seconds"}``, JSON-ready.
     """
     drawn = draw_queries(attrs, salary, queries, dims, seed)
-    with _Tables(engine) as names:
+    with WorkTables(engine, "qe", TABLES) as names:
         summary = _answer(engine, candidate, attrs, salary, drawn, names)
         drawn_n, used, discarded, mean, median, low, high = engine.one(
             "metrics/query_summary.sql.j2", answers=summary)
@@ -140,7 +142,7 @@ def query_answers(engine: Engine, candidate: str, attrs: list[dict], salary: int
     ``hits_upper`` (summed floor/ceil of P_b), ``expected`` (sum of P_b), ``sum_lower``,
     ``sum_upper``, ``sum_act`` and ``r_error`` (None when ``sum_act <= 0``)."""
     queries = _checked_queries(attrs, salary, queries)
-    with _Tables(engine) as names:
+    with WorkTables(engine, "qe", TABLES) as names:
         answers = _answer(engine, candidate, attrs, salary, queries, names)
         rows = engine.execute(f"SELECT * EXCLUDE (q) FROM {answers} ORDER BY q").fetchall()
     keys = ("hits_lower", "hits_upper", "expected", "sum_lower", "sum_upper", "sum_act")
@@ -151,7 +153,7 @@ def query_answers(engine: Engine, candidate: str, attrs: list[dict], salary: int
 
 
 def _answer(engine: Engine, candidate: str, attrs: Sequence[Mapping[str, Any]], salary: int,
-            queries: Sequence[Query], t: "_Tables") -> str:
+            queries: Sequence[Query], t: "WorkTables") -> str:
     """Run the query_* templates in order; return the answers table (one row per query)."""
     cols, sal = _context(attrs, salary)
     _check_cells(engine, candidate, cols, sal)
@@ -232,31 +234,3 @@ def _checked_queries(attrs: Sequence[Mapping[str, Any]], salary: int,
     if any(len({p.a for p in q}) != len(q) for q in queries):
         raise SpecError("queries", "a query names an attribute twice")
     return queries
-
-
-class _Tables:
-    """The work tables of one evaluation: named, timed, dropped at the end (and the work
-    schema closed if this evaluation opened it)."""
-
-    NAMES = ("cells", "rows", "preds", "sat", "vectors", "mass", "prefix", "answers")
-
-    def __init__(self, engine: Engine):
-        self.engine, self.opened = engine, engine.work_schema is None
-        tag = uuid.uuid4().hex[:8]
-        self.names = {n: engine.work(f"qe_{n}_{tag}") for n in self.NAMES}
-        self.seconds = 0.0
-
-    def __enter__(self) -> "_Tables":
-        self.start = time.perf_counter()
-        return self
-
-    def __getitem__(self, name: str) -> str:
-        return self.names[name]
-
-    def __exit__(self, *exc: Any) -> None:
-        self.seconds = time.perf_counter() - self.start
-        if self.opened:
-            self.engine.close_work()
-        elif not self.engine.keep_work:
-            for name in self.names.values():
-                self.engine.execute(f"DROP TABLE IF EXISTS {name}")
