@@ -411,23 +411,10 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     and every statement they execute parses with sqlglot (DuckDB dialect)."""
     import sqlglot
 
-    from anonymizer import engine as engine_module
     from anonymizer.engine import list_templates
+    from tests.test_templates import collect
 
-    executed: dict[str, list[str]] = {}
-    rendered: set[str] = set()
-    original, get_template = Engine.execute, engine_module._ENV.get_template
-
-    def recording(self, text, params=None, *, template="<inline>"):
-        executed.setdefault(template, []).append(text)
-        return original(self, text, params, template=template)
-
-    def loading(name, *args, **kwargs):
-        rendered.add(name)
-        return get_template(name, *args, **kwargs)
-
-    monkeypatch.setattr(Engine, "execute", recording)
-    monkeypatch.setattr(engine_module._ENV, "get_template", loading)
+    rendered, executed = collect(monkeypatch)
     patients(duckdb.connect(), "p", individuals=100)
     for model in (KL33, AB46):
         run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])

@@ -14,7 +14,6 @@ import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer import engine as engine_module
 from anonymizer.engine import Engine, list_templates
 from anonymizer.errors import SpecError
 from anonymizer.models import (
@@ -27,6 +26,7 @@ from anonymizer.models import (
 )
 from anonymizer.models.identity_reserved import class_counts_sql, decide_classes, verify, vulnerable
 from anonymizer.sqlnames import ident
+from tests.test_templates import collect
 
 # Table 2: Id_num -> the diseases of the individual's records (Mike 1, Lily 2, Tim 3, Jane 4, Tina 5,
 # Ella 6, Lucy 7)
@@ -270,19 +270,7 @@ def test_verify_finds_the_exact_smallest_minimum_by_branch_and_bound(con):
 
 def test_every_ir_template_renders_and_parses(con, monkeypatch):
     """The models/ir_* templates, on names that need quoting, all run and parse with sqlglot."""
-    rendered, executed = set(), []
-    original, get_template = Engine.execute, engine_module._ENV.get_template
-
-    def recording(self, text, params=None, *, template="<inline>"):
-        executed.append(text)
-        return original(self, text, params, template=template)
-
-    def loading(name, *args, **kwargs):
-        rendered.add(name)
-        return get_template(name, *args, **kwargs)
-
-    monkeypatch.setattr(Engine, "execute", recording)
-    monkeypatch.setattr(engine_module._ENV, "get_template", loading)
+    rendered, executed = collect(monkeypatch)
     tri = [["a", "b"], ["a", "c"], ["b", "c"]]
     records_table(con, {1: tri, 2: tri + [["d", "e"]], 3: cls(TABLE3, 2)}, name='r"e c')
     engine = Engine(con)
@@ -291,8 +279,9 @@ def test_every_ir_template_renders_and_parses(con, monkeypatch):
         vulnerable(engine, IR33, ident('r"e c'), **NAMES)
     ours = {t for t in list_templates() if t.startswith("models/ir_")}
     assert ours and ours <= rendered
-    for text in executed:
-        sqlglot.parse(text, read="duckdb")
+    for texts in executed.values():
+        for text in texts:
+            sqlglot.parse(text, read="duckdb")
 
 
 # -- the spec --------------------------------------------------------------------------------------
