@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 
 from .algorithms.danonyir import danonyir
+from .algorithms.geneir import geneir
 from .algorithms.ir_result import IRResult
 from .engine import Engine
 from .errors import PrivacyCheckFailed
@@ -70,7 +71,6 @@ def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
     """DAnonyIR or GeneIR, as the spec says."""
     model = model_of(plan)
     if plan.spec.algorithm.name == "geneir":
-        from .algorithms.geneir import geneir
         return geneir(engine, plan, people.rec, people.ind, model, int(plan.spec.algorithm.seed or 0))
     return danonyir(engine, plan, people, model)
 

@@ -219,7 +219,7 @@ def _check(plan: Plan, model) -> None:
         raise SpecError("models", "GeneIR needs one identity-reserved model (ir-k-anonymity, ir-kl-anonymity, "
                                   "ir-alpha-beta-anonymity, eir-l-diversity or eir-alpha-beta-anonymity)",
                         str(model))
-    if not model.monotonic and getattr(model, "needs_python", False):
+    if not model.monotonic and model.needs_python:
         raise SpecError("models", "GeneIR checks residuals against a non-monotone model with its SQL verdict, "
                                   "which this model cannot always give", str(model))
     broken: Sequence[str] = [q.name for q in plan.qis if not q.nested]
