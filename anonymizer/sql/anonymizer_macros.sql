@@ -1,0 +1,384 @@
+-- anonymizer macro library: measure and generalize tables with plain SQL in DuckDB.
+--
+-- Load it into any database once, then no Python is needed:
+--     .read anonymizer_macros.sql                      (DuckDB CLI; `anonymizer macros path` prints where it is)
+--     anonymizer macros install --db warehouse.duckdb  (the same, from the shell)
+--
+-- Conventions
+--   * A table is named by a string, as DuckDB's query_table() reads it: 'adult',
+--     'sales.people', '"my schema"."my table"'.
+--   * Columns are named by lists of strings: ['age', 'zip code']. No macro builds SQL text
+--     from them: COLUMNS(lambda ...) picks the columns by name, so any name works.
+--   * Equivalence classes group the rows whose quasi-identifiers (QIs) are all equal (NULL
+--     counts as a value); a class is shown as a STRUCT of its QI values.
+--   * Sensitive values are compared as text (a value's VARCHAR form); the ordered distance
+--     of t-closeness orders them by their own type.
+--
+-- Table macros (measure)                                 one row per
+--   anon_classes(tbl, qis)                                class: class, size
+--   anon_k(tbl, qis)                                      table: rows, classes, k, average_class_size, discernibility
+--   anon_class_profile(tbl, qis)                          class size: size, classes, rows, share_of_rows
+--   anon_prosecutor_risk(tbl, qis, threshold := 0.2)      table: highest, average, threshold, records_at_risk, share_at_risk
+--   anon_sensitive_counts(tbl, qis, sensitive)            class, attribute and value: class, attribute, value, n
+--   anon_l_classes(tbl, qis, sensitive, c := 2)           class and attribute: class, attribute, size, distinct_l, entropy_l, recursive_l
+--   anon_l_diversity(tbl, qis, sensitive, c := 2)         attribute: attribute, distinct_l, entropy_l, recursive_l, c
+--   anon_value_ranks(tbl, sensitive)                      attribute and value: attribute, value, rnk, m
+--   anon_t_classes(tbl, qis, sensitive, distance := 'equal')   class and attribute: class, attribute, size, emd
+--   anon_t_closeness(tbl, qis, sensitive, distance := 'equal') attribute: attribute, t, distance
+--   anon_ncp_numeric(published, original, qis)            QI: attribute, released, suppressed, ncp_sum, ncp
+--   anon_ncp_categorical(published, original, qis)        QI: attribute, released, suppressed, ncp_sum, ncp
+--   anon_release(name, version := NULL, audit := '_anon_releases._audit')   the audit row of a release
+-- Scalar macros (generalize one value)
+--   anon_interval(x, w), anon_interval_low(x, w), anon_interval_high(x, w)
+--   anon_mask(s, n), anon_top_code(x, top), anon_bottom_code(x, bottom), anon_date_trunc(d, unit)
+-- Helpers
+--   anon_columns(tbl), anon_require(tbl, cols, field)
+--
+-- Every figure here is the one the Python engine reports (`anonymizer check`, a release's
+-- summary); tests/test_macros.py holds the two to each other.
+
+-- ---------------------------------------------------------------------------------------
+-- Helpers
+
+-- anon_columns(tbl): the column names of `tbl`, one row: names VARCHAR[] (works on an empty
+-- table too: the LEFT JOIN keeps one row of NULLs, and a NULL field keeps its key).
+CREATE OR REPLACE MACRO anon_columns(tbl) AS TABLE
+SELECT json_keys(to_json(struct_pack(*COLUMNS(* EXCLUDE (__anon_one))))) AS names
+FROM (SELECT 1 AS __anon_one) LEFT JOIN (SELECT * FROM query_table(tbl) LIMIT 1) ON true;
+
+-- anon_require(tbl, cols, field): one row (ok = true) when `cols` is a non-empty list of
+-- distinct column names of `tbl`; otherwise an error naming `field` and the problem.
+CREATE OR REPLACE MACRO anon_require(tbl, cols, field) AS TABLE
+SELECT CASE
+    WHEN cols IS NULL OR len(cols) = 0
+        THEN error(field || ': list at least one column of ' || tbl)
+    WHEN len(list_filter(cols, lambda x_: NOT list_contains(names, x_))) > 0
+        THEN error(field || ': unknown column(s) '
+                   || array_to_string(list_filter(cols, lambda x_: NOT list_contains(names, x_)), ', ')
+                   || ' in table ' || tbl || '; it has ' || array_to_string(names, ', '))
+    WHEN len(list_distinct(cols)) < len(cols)
+        THEN error(field || ': lists a column twice: ' || array_to_string(cols, ', '))
+    ELSE true
+END AS ok
+FROM anon_columns(tbl);
+
+-- ---------------------------------------------------------------------------------------
+-- k-anonymity, class profile, prosecutor risk
+
+-- anon_classes(tbl, qis): one row per equivalence class: class (STRUCT of the QI values),
+-- size (its rows). k-anonymity (Samarati and Sweeney 1998) holds when every size >= k.
+CREATE OR REPLACE MACRO anon_classes(tbl, qis) AS TABLE
+SELECT struct_pack(*COLUMNS(lambda x_: list_contains(qis, x_))) AS class, count(*) AS size
+FROM query_table(tbl)
+WHERE (SELECT ok FROM anon_require(tbl, qis, 'qis'))
+GROUP BY ALL;
+
+-- anon_k(tbl, qis): rows, classes, k (the smallest class), average_class_size and
+-- discernibility (sum of squared class sizes, Bayardo and Agrawal 2005).
+CREATE OR REPLACE MACRO anon_k(tbl, qis) AS TABLE
+SELECT sum(size) AS rows,
+       count(*) AS classes,
+       min(size) AS k,
+       sum(size) / count(*) AS average_class_size,
+       sum(size::HUGEINT * size) AS discernibility
+FROM anon_classes(tbl, qis);
+
+-- anon_class_profile(tbl, qis): one row per class size, ascending: size, classes of that
+-- size, rows in them, and their share of all rows.
+CREATE OR REPLACE MACRO anon_class_profile(tbl, qis) AS TABLE
+SELECT size,
+       count(*) AS classes,
+       sum(size) AS rows,
+       sum(size) / sum(sum(size)) OVER () AS share_of_rows
+FROM anon_classes(tbl, qis)
+GROUP BY size
+ORDER BY size;
+
+-- anon_prosecutor_risk(tbl, qis, threshold): a record's prosecutor risk is 1/|E| for its
+-- class E (El Emam and Dankar 2008). highest = 1/k, average = classes/rows,
+-- records_at_risk = rows whose risk is above `threshold` (default 0.2: classes under 5 rows).
+CREATE OR REPLACE MACRO anon_prosecutor_risk(tbl, qis, threshold := 0.2) AS TABLE
+SELECT 1.0 / min(size) AS highest,
+       count(*) / sum(size) AS average,
+       threshold::DOUBLE AS threshold,
+       coalesce(sum(size) FILTER (WHERE 1.0 / size > threshold), 0)::BIGINT AS records_at_risk,
+       coalesce(sum(size) FILTER (WHERE 1.0 / size > threshold), 0) / sum(size) AS share_at_risk
+FROM anon_classes(tbl, qis);
+
+-- ---------------------------------------------------------------------------------------
+-- l-diversity (Machanavajjhala et al. 2007)
+
+-- anon_sensitive_counts(tbl, qis, sensitive): the class-wise distribution of every
+-- sensitive attribute: class, attribute (its name), value (as text; NULL is a value), n.
+-- (Each value travels in a one-element list: UNPIVOT drops NULL values, not [NULL].)
+CREATE OR REPLACE MACRO anon_sensitive_counts(tbl, qis, sensitive) AS TABLE
+SELECT __anon_class AS class, attribute, value[1] AS value, sum(__anon_n) AS n
+FROM (
+    UNPIVOT (
+        SELECT struct_pack(*COLUMNS(lambda x_: list_contains(qis, x_))) AS __anon_class,
+               [COLUMNS(lambda x_: list_contains(sensitive, x_))::VARCHAR],
+               count(*) AS __anon_n
+        FROM query_table(tbl)
+        WHERE (SELECT ok FROM anon_require(tbl, qis, 'qis'))
+          AND (SELECT ok FROM anon_require(tbl, sensitive, 'sensitive'))
+        GROUP BY ALL
+    )
+    ON COLUMNS(* EXCLUDE (__anon_class, __anon_n))
+    INTO NAME attribute VALUE value
+)
+GROUP BY ALL;
+
+-- anon_l_classes(tbl, qis, sensitive, c): per class and sensitive attribute:
+--   distinct_l  = distinct values (distinct l-diversity);
+--   entropy_l   = exp(H), H = -sum p ln p (entropy l-diversity, Def. 4.1: H >= ln l);
+--   recursive_l = with counts r_1 >= ... >= r_m, the largest j in 2..m with
+--                 r_1 < c (r_j + ... + r_m), else 1 (recursive (c,l)-diversity, Def. 4.2).
+CREATE OR REPLACE MACRO anon_l_classes(tbl, qis, sensitive, c := 2.0) AS TABLE
+SELECT class, attribute,
+       sum(n) AS size,
+       count(*) AS distinct_l,
+       exp(greatest(0.0, ln(sum(n)::DOUBLE) - sum(n * ln(n::DOUBLE)) / sum(n))) AS entropy_l,
+       coalesce(max(j) FILTER (WHERE j >= 2 AND r1 < c * tail), 1) AS recursive_l
+FROM (
+    SELECT class, attribute, n,
+           row_number() OVER w AS j,
+           max(n) OVER (PARTITION BY class, attribute) AS r1,
+           sum(n) OVER (w ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS tail
+    FROM anon_sensitive_counts(tbl, qis, sensitive)
+    WINDOW w AS (PARTITION BY class, attribute ORDER BY n DESC)
+)
+GROUP BY class, attribute;
+
+-- anon_l_diversity(tbl, qis, sensitive, c): per sensitive attribute, the table's l: the
+-- smallest class figure of each kind (the table is l-diverse when it is >= l).
+CREATE OR REPLACE MACRO anon_l_diversity(tbl, qis, sensitive, c := 2.0) AS TABLE
+SELECT attribute,
+       min(distinct_l) AS distinct_l,
+       min(entropy_l) AS entropy_l,
+       min(recursive_l) AS recursive_l,
+       c::DOUBLE AS c
+FROM anon_l_classes(tbl, qis, sensitive, c := c)
+GROUP BY attribute
+ORDER BY list_position(sensitive, attribute);
+
+-- ---------------------------------------------------------------------------------------
+-- t-closeness (Li, Li and Venkatasubramanian 2007)
+
+-- anon_value_ranks(tbl, sensitive): every value of every sensitive attribute with its rank
+-- rnk = 1..m in the attribute's own order (NULL last), and m, the number of values.
+CREATE OR REPLACE MACRO anon_value_ranks(tbl, sensitive) AS TABLE
+SELECT attribute, value, rnk, len(vals) AS m
+FROM (
+    SELECT attribute, vals, unnest(vals) AS value, generate_subscripts(vals, 1) AS rnk
+    FROM (
+        UNPIVOT (
+            SELECT list_sort(list(DISTINCT COLUMNS(lambda x_: list_contains(sensitive, x_))),
+                             'ASC', 'NULLS LAST')::VARCHAR[]
+            FROM query_table(tbl)
+            WHERE (SELECT ok FROM anon_require(tbl, sensitive, 'sensitive'))
+        )
+        ON COLUMNS(*) INTO NAME attribute VALUE vals
+    )
+);
+
+-- anon_t_classes(tbl, qis, sensitive, distance): per class and sensitive attribute, the
+-- Earth Mover's Distance between the class's distribution P and the table's Q (Sec. 4.2):
+--   'equal'  : EMD = 1/2 sum_i |P_i - Q_i|  (values absent from the class add Q_i);
+--   'ordered': EMD = 1/(m-1) sum_{i=1..m} |sum_{j<=i} (P_j - Q_j)|  (0 when m = 1).
+CREATE OR REPLACE MACRO anon_t_classes(tbl, qis, sensitive, distance := 'equal') AS TABLE
+WITH h AS MATERIALIZED (
+    SELECT * FROM anon_sensitive_counts(tbl, qis, sensitive)
+    WHERE CASE WHEN distance IN ('equal', 'ordered') THEN true
+               ELSE error('distance: must be equal or ordered, not ' || coalesce(distance, 'NULL')) END
+),
+whole AS (
+    SELECT attribute, value, sum(n) / sum(sum(n)) OVER (PARTITION BY attribute) AS q
+    FROM h GROUP BY attribute, value
+),
+cls AS (
+    SELECT class, attribute, value, n, n / sum(n) OVER (PARTITION BY class, attribute) AS p
+    FROM h
+),
+equal AS (
+    SELECT c.class, c.attribute, sum(c.n) AS size,
+           greatest(0.0, least(1.0, 0.5 * (sum(abs(c.p - g.q) - g.q) + 1.0))) AS emd
+    FROM cls AS c JOIN whole AS g ON c.attribute = g.attribute AND c.value IS NOT DISTINCT FROM g.value
+    WHERE distance = 'equal'
+    GROUP BY c.class, c.attribute
+),
+cum AS (
+    SELECT k.class, k.attribute, k.size, r.m,
+           sum(coalesce(c.p, 0.0) - g.q) OVER (PARTITION BY k.class, k.attribute ORDER BY r.rnk) AS d
+    FROM (SELECT class, attribute, sum(n) AS size FROM h WHERE distance = 'ordered' GROUP BY ALL) AS k
+    JOIN anon_value_ranks(tbl, sensitive) AS r ON r.attribute = k.attribute
+    JOIN whole AS g ON g.attribute = r.attribute AND g.value IS NOT DISTINCT FROM r.value
+    LEFT JOIN cls AS c ON c.class IS NOT DISTINCT FROM k.class AND c.attribute = k.attribute
+                      AND c.value IS NOT DISTINCT FROM r.value
+),
+ordered AS (
+    SELECT class, attribute, size,
+           CASE WHEN max(m) > 1 THEN greatest(0.0, sum(abs(d)) / (max(m) - 1)) ELSE 0.0 END AS emd
+    FROM cum
+    GROUP BY class, attribute, size
+)
+SELECT class, attribute, size, emd FROM equal
+UNION ALL
+SELECT class, attribute, size, emd FROM ordered;
+
+-- anon_t_closeness(tbl, qis, sensitive, distance): per sensitive attribute, the table's t:
+-- the largest class EMD (the table is t-close when it is <= t).
+CREATE OR REPLACE MACRO anon_t_closeness(tbl, qis, sensitive, distance := 'equal') AS TABLE
+SELECT attribute, max(emd) AS t, distance AS distance
+FROM anon_t_classes(tbl, qis, sensitive, distance := distance)
+GROUP BY attribute
+ORDER BY list_position(sensitive, attribute);
+
+-- ---------------------------------------------------------------------------------------
+-- NCP of a generalized (published) table against its original (Xu et al. 2006; paper 000
+-- Sec. 3.2.2). Per QI: ncp_sum = NCP summed over the released rows; ncp = the mean per
+-- cell of the original, a suppressed row (original rows - released rows) counting 1.
+
+-- anon_ncp_numeric(published, original, qis): numeric QIs, published as <qi>_low and
+-- <qi>_high: a cell costs (high - low) / (max - min of the original column), 0 if that is 0.
+CREATE OR REPLACE MACRO anon_ncp_numeric(published, original, qis) AS TABLE
+WITH cells AS MATERIALIZED (
+    SELECT row_number() OVER () AS __anon_g, *
+    FROM (
+        SELECT COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_low'), x_)
+                               OR list_contains(list_transform(qis, lambda q_: q_ || '_high'), x_))::DOUBLE,
+               count(*) AS __anon_n
+        FROM query_table(published)
+        WHERE (SELECT ok FROM anon_require(original, qis, 'qis'))
+          AND (SELECT ok FROM anon_require(published,
+                   list_concat(list_transform(qis, lambda q_: q_ || '_low'),
+                               list_transform(qis, lambda q_: q_ || '_high')), 'published columns'))
+        GROUP BY ALL
+    )
+),
+lows AS (
+    UNPIVOT (SELECT __anon_g, __anon_n, COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_low'), x_)) FROM cells)
+    ON COLUMNS(* EXCLUDE (__anon_g, __anon_n)) INTO NAME name VALUE low
+),
+highs AS (
+    UNPIVOT (SELECT __anon_g, COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_high'), x_)) FROM cells)
+    ON COLUMNS(* EXCLUDE (__anon_g)) INTO NAME name VALUE high
+),
+maxs AS (
+    UNPIVOT (SELECT max(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original))
+    ON COLUMNS(*) INTO NAME attribute VALUE hi
+),
+mins AS (
+    UNPIVOT (SELECT min(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original))
+    ON COLUMNS(*) INTO NAME attribute VALUE lo
+),
+total AS (SELECT count(*) AS rows FROM query_table(original)),
+sums AS (
+    SELECT left(l.name, -4) AS attribute, sum(l.__anon_n) AS released,
+           sum(l.__anon_n * CASE WHEN mx.hi - mn.lo > 0 THEN (h.high - l.low) / (mx.hi - mn.lo) ELSE 0.0 END) AS ncp_sum
+    FROM lows AS l
+    JOIN highs AS h ON h.__anon_g = l.__anon_g AND left(h.name, -5) = left(l.name, -4)
+    JOIN maxs AS mx ON mx.attribute = left(l.name, -4)
+    JOIN mins AS mn ON mn.attribute = left(l.name, -4)
+    GROUP BY ALL
+)
+SELECT s.attribute, s.released, t.rows - s.released AS suppressed, s.ncp_sum,
+       (s.ncp_sum + (t.rows - s.released)) / t.rows AS ncp
+FROM sums AS s CROSS JOIN total AS t
+ORDER BY list_position(qis, s.attribute);
+
+-- anon_ncp_categorical(published, original, qis): categorical QIs, published with
+-- <qi>_values (the original values the cell covers): a cell covering s values costs
+-- s / |A| (|A| = distinct values of the original column), 0 when s = 1.
+CREATE OR REPLACE MACRO anon_ncp_categorical(published, original, qis) AS TABLE
+WITH sizes AS (
+    UNPIVOT (
+        SELECT len(COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_values'), x_))),
+               count(*) AS __anon_n
+        FROM query_table(published)
+        WHERE (SELECT ok FROM anon_require(original, qis, 'qis'))
+          AND (SELECT ok FROM anon_require(published, list_transform(qis, lambda q_: q_ || '_values'),
+                                           'published columns'))
+        GROUP BY ALL
+    )
+    ON COLUMNS(* EXCLUDE (__anon_n)) INTO NAME name VALUE size
+),
+domains AS (
+    UNPIVOT (SELECT count(DISTINCT COLUMNS(lambda x_: list_contains(qis, x_))) FROM query_table(original))
+    ON COLUMNS(*) INTO NAME attribute VALUE m
+),
+total AS (SELECT count(*) AS rows FROM query_table(original)),
+sums AS (
+    SELECT left(s.name, -7) AS attribute, sum(s.__anon_n) AS released,
+           sum(s.__anon_n * CASE WHEN s.size = 1 THEN 0.0 ELSE s.size / d.m END) AS ncp_sum
+    FROM sizes AS s JOIN domains AS d ON d.attribute = left(s.name, -7)
+    GROUP BY ALL
+)
+SELECT s.attribute, s.released, t.rows - s.released AS suppressed, s.ncp_sum,
+       (s.ncp_sum + (t.rows - s.released)) / t.rows AS ncp
+FROM sums AS s CROSS JOIN total AS t
+ORDER BY list_position(qis, s.attribute);
+
+-- ---------------------------------------------------------------------------------------
+-- Releases
+
+-- anon_release(name, version, audit): the audit row of release `name`: its latest version,
+-- or `version`. Columns: release, version, view_name, snapshot, spec_hash,
+-- source_fingerprint, algorithm, parameters, figures, rows_in, rows_out, suppressed,
+-- timings, created_at. `audit` names the audit table of another snapshot schema.
+CREATE OR REPLACE MACRO anon_release(name, version := NULL, audit := '_anon_releases._audit') AS TABLE
+SELECT *
+FROM query_table(audit) AS a
+WHERE a.release = name AND (version IS NULL OR a.version = version)
+ORDER BY a.version DESC
+LIMIT 1;
+
+-- ---------------------------------------------------------------------------------------
+-- Scalar macros: generalize one value (the same labels the hierarchy builders produce)
+
+-- anon_interval(x, w): the interval of width w holding x, anchored at 0 (t = floor(x / w)):
+-- integer types '[lo, hi]' with lo = ceil(t w), hi = ceil((t+1) w) - 1; other numbers
+-- '[t w, (t+1) w)'. anon_interval_low / _high give the bounds (high exclusive for non-integers).
+CREATE OR REPLACE MACRO anon_is_integer(x) AS
+    typeof(x) IN ('TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT',
+                  'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT', 'UHUGEINT');
+CREATE OR REPLACE MACRO anon_interval_low(x, w) AS
+    CASE WHEN NOT w > 0 THEN error('anon_interval: width must be > 0')
+         WHEN anon_is_integer(x) THEN ceil(floor(x / w) * w)
+         ELSE floor(x / w) * w END;
+CREATE OR REPLACE MACRO anon_interval_high(x, w) AS
+    CASE WHEN NOT w > 0 THEN error('anon_interval: width must be > 0')
+         WHEN anon_is_integer(x) THEN ceil((floor(x / w) + 1) * w) - 1
+         ELSE (floor(x / w) + 1) * w END;
+CREATE OR REPLACE MACRO anon_interval(x, w) AS
+    CASE WHEN x IS NULL THEN NULL
+         WHEN anon_is_integer(x)
+             THEN '[' || anon_interval_low(x, w)::BIGINT::VARCHAR || ', '
+                      || anon_interval_high(x, w)::BIGINT::VARCHAR || ']'
+         ELSE '[' || anon_interval_low(x, w)::DOUBLE::VARCHAR || ', '
+                  || anon_interval_high(x, w)::DOUBLE::VARCHAR || ')' END;
+
+-- anon_mask(s, n): the last n characters replaced by '*' (21357 -> 213** for n = 2);
+-- a value shorter than n is all '*'.
+CREATE OR REPLACE MACRO anon_mask(s, n) AS
+    CASE WHEN n < 0 THEN error('anon_mask: n must be >= 0')
+         ELSE left(s::VARCHAR, greatest(length(s::VARCHAR) - n, 0)::BIGINT)
+              || repeat('*', least(n, length(s::VARCHAR))::BIGINT) END;
+
+-- anon_top_code(x, top) / anon_bottom_code(x, bottom): values above `top` become `top`,
+-- values below `bottom` become `bottom` (top and bottom coding); NULL stays NULL.
+CREATE OR REPLACE MACRO anon_top_code(x, top) AS CASE WHEN x > top THEN top ELSE x END;
+CREATE OR REPLACE MACRO anon_bottom_code(x, bottom) AS CASE WHEN x < bottom THEN bottom ELSE x END;
+
+-- anon_date_trunc(d, unit): a DATE or TIMESTAMP as its day (2020-03-14), month (2020-03),
+-- quarter (2020-Q1), year (2020), decade (2020s) or century (2000-2099).
+CREATE OR REPLACE MACRO anon_date_trunc(d, unit) AS
+    CASE unit
+        WHEN 'day' THEN strftime(d, '%Y-%m-%d')
+        WHEN 'month' THEN strftime(d, '%Y-%m')
+        WHEN 'quarter' THEN year(d)::VARCHAR || '-Q' || quarter(d)::VARCHAR
+        WHEN 'year' THEN year(d)::VARCHAR
+        WHEN 'decade' THEN (year(d) // 10 * 10)::VARCHAR || 's'
+        WHEN 'century' THEN (year(d) // 100 * 100)::VARCHAR || '-' || (year(d) // 100 * 100 + 99)::VARCHAR
+        ELSE error('anon_date_trunc: unit must be day, month, quarter, year, decade or century, not '
+                   || coalesce(unit, 'NULL'))
+    END;
