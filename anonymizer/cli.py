@@ -50,6 +50,8 @@ def main() -> None:
                                            measure k, l, t and risk of any table
       anonymizer bench --rows 1000000      time Mondrian against a plain GROUP BY scan
       anonymizer ir --table2 --db d.duckdb individuals with several records (paper 004)
+      anonymizer macros install --db d.duckdb
+                                           SQL macros for analysts (anon_k, anon_l_diversity, ...)
 
     Every release is checked again in SQL before it is published; a release that fails
     publishes nothing and exits with status 1.
@@ -159,6 +161,54 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
     except AnonymizerError as exc:
         _fail(exc)
     click.echo(json.dumps(result, default=str) if as_json else format_measure(result))
+
+
+@main.group()
+def macros() -> None:
+    """The SQL macro library for analysts: measure and generalize tables in plain SQL.
+
+    \b
+    Install once into a database, then use it from any DuckDB client, no Python needed:
+      anonymizer macros install --db warehouse.duckdb
+      duckdb warehouse.duckdb
+        SELECT * FROM anon_k('published.adult', ['age', 'sex']);
+        SELECT * FROM anon_l_diversity('published.adult', ['age', 'sex'], ['occupation']);
+        SELECT anon_interval(age, 10), anon_mask(zip, 2) FROM people;
+    Or load the file yourself: `.read` the path that `anonymizer macros path` prints.
+    """
+
+
+@macros.command(name="install")
+@click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB database file (created if missing).")
+@click.option("--json", "as_json", is_flag=True, help="Print the installed macros as JSON.")
+def macros_install(db: str, as_json: bool) -> None:
+    """Create (or replace) every anon_* macro in the database's main schema."""
+    from .macros import install
+    try:
+        with duckdb.connect(db) as con:
+            found = install(con)
+    except duckdb.Error as exc:
+        _fail(AnonymizerError(f"--db {db}: {exc}"))
+    if as_json:
+        click.echo(json.dumps([{"name": n, "kind": k, "parameters": p} for n, k, p in found]))
+        return
+    click.echo(f"installed {len(found)} macros into {db}:")
+    for name, kind, params in found:
+        click.echo(f"  {kind:<6} {name}({', '.join(params)})")
+
+
+@macros.command(name="path")
+def macros_path_command() -> None:
+    """Print where the library file is (for `.read` in the DuckDB CLI)."""
+    from .macros import macros_path
+    click.echo(str(macros_path()))
+
+
+@macros.command(name="show")
+def macros_show() -> None:
+    """Print the library's SQL (every macro is documented in it)."""
+    from .macros import macros_sql
+    click.echo(macros_sql(), nl=False)
 
 
 @main.command()

@@ -1,12 +1,25 @@
-"""The SQL macro library (``sql/anonymizer_macros.sql``) and its installation."""
+"""The SQL macro library for analysts: ``anonymizer/sql/anonymizer_macros.sql``.
+
+The library is plain DuckDB SQL (``CREATE OR REPLACE MACRO`` statements), so an analyst can
+load it without Python (``.read`` in the DuckDB CLI); :func:`install` does the same from
+Python and ``anonymizer macros install --db PATH`` from the shell. Its header lists every
+macro; ``tests/test_macros.py`` checks each against the engine's own figures.
+"""
 
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 
 import duckdb
 
 FILE = "anonymizer_macros.sql"
+PREFIX = "anon_"
+
+
+def macros_path() -> Path:
+    """Where the library file is (inside the installed package)."""
+    return Path(str(resources.files("anonymizer").joinpath("sql", FILE)))
 
 
 def macros_sql() -> str:
@@ -14,6 +27,22 @@ def macros_sql() -> str:
     return resources.files("anonymizer").joinpath("sql", FILE).read_text(encoding="utf-8")
 
 
-def install(con: duckdb.DuckDBPyConnection) -> None:
-    """Create (or replace) every macro of the library in ``con``'s database."""
+def install(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, list[str]]]:
+    """Create (or replace) every macro of the library in ``con``'s current schema.
+
+    Returns:
+        the macros now installed, as :func:`installed` lists them.
+    """
     con.execute(macros_sql())
+    return installed(con)
+
+
+def installed(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, list[str]]]:
+    """The library's macros present in ``con``'s database: ``(name, kind, parameters)``
+    with kind ``table`` or ``scalar``, by name."""
+    rows = con.execute(
+        "SELECT function_name, function_type, parameters FROM duckdb_functions() "
+        "WHERE function_type IN ('macro', 'table_macro') AND starts_with(function_name, $p) "
+        "AND database_name = current_database() ORDER BY function_name",
+        {"p": PREFIX}).fetchall()
+    return [(name, "table" if kind == "table_macro" else "scalar", list(params)) for name, kind, params in rows]

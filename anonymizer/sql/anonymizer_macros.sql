@@ -9,6 +9,9 @@
 --     'sales.people', '"my schema"."my table"'.
 --   * Columns are named by lists of strings: ['age', 'zip code']. No macro builds SQL text
 --     from them: COLUMNS(lambda ...) picks the columns by name, so any name works.
+--     An unknown or repeated name is an error naming the list (qis, sensitive, ...); an
+--     empty list, or one of unknown names only, stops earlier in DuckDB's binder
+--     ("... resulted in an empty set of columns", showing the names given).
 --   * Equivalence classes group the rows whose quasi-identifiers (QIs) are all equal (NULL
 --     counts as a value); a class is shown as a STRUCT of its QI values.
 --   * Sensitive values are compared as text (a value's VARCHAR form); the ordered distance
@@ -76,7 +79,7 @@ GROUP BY ALL;
 -- anon_k(tbl, qis): rows, classes, k (the smallest class), average_class_size and
 -- discernibility (sum of squared class sizes, Bayardo and Agrawal 2005).
 CREATE OR REPLACE MACRO anon_k(tbl, qis) AS TABLE
-SELECT sum(size) AS rows,
+SELECT sum(size)::BIGINT AS rows,
        count(*) AS classes,
        min(size) AS k,
        sum(size) / count(*) AS average_class_size,
@@ -88,7 +91,7 @@ FROM anon_classes(tbl, qis);
 CREATE OR REPLACE MACRO anon_class_profile(tbl, qis) AS TABLE
 SELECT size,
        count(*) AS classes,
-       sum(size) AS rows,
+       sum(size)::BIGINT AS rows,
        sum(size) / sum(sum(size)) OVER () AS share_of_rows
 FROM anon_classes(tbl, qis)
 GROUP BY size
