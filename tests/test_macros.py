@@ -104,6 +104,20 @@ def test_the_figures_are_not_trivial_on_adult(mcon):
     assert 0.05 < t < 0.5
 
 
+def test_prosecutor_risk_by_hand():
+    """Classes of 4, 5 and 6 rows: risks 1/4, 1/5, 1/6. Only the class of 4 is above the
+    default threshold 0.2 (El Emam's "fewer than 5"), and 1/5 is not above 1/5."""
+    con = duckdb.connect()
+    install(con)
+    con.execute("CREATE TABLE t AS SELECT g FROM (VALUES (4), (5), (6)) v(g), range(g)")
+    risk = one(con, "SELECT * FROM anon_prosecutor_risk('t', ['g'])")
+    assert risk["highest"] == 0.25 and risk["average"] == pytest.approx(3 / 15)
+    assert risk["records_at_risk"] == 4 and risk["share_at_risk"] == pytest.approx(4 / 15)
+    assert one(con, "SELECT records_at_risk FROM anon_prosecutor_risk('t', ['g'], threshold := 0.19)") == \
+        {"records_at_risk": 9}
+    assert measure_table(con, "t", ["g"])["risk"]["records_at_risk"] == 4
+
+
 def test_class_rows_agree_with_pycanon_on_a_release(mcon):
     """An independent oracle: pycanon's k and distinct l on a published Mondrian release."""
     from pycanon import anonymity
