@@ -214,12 +214,13 @@ def macros_show() -> None:
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb", "ir"]),
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb", "ir", "macros"]),
               default="mondrian", show_default=True,
               help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
                    "the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid), "
                    "a whole anatomy release by paper 002's MSB algorithms, a whole LGB release "
-                   "(paper 000), or a whole identity-reserved release (paper 004; --rows counts patients).")
+                   "(paper 000), a whole identity-reserved release (paper 004; --rows counts patients), "
+                   "or the SQL macro library's measures.")
 @click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
               help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
@@ -270,7 +271,17 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
     QIs and the diagnosis. Example:
 
         anonymizer bench --bench ir --rows 50000 --algorithm danonyir --l 6 --repeat 1
+
+    --bench macros times each measuring macro of the SQL library (anon_k, anon_l_diversity,
+    anon_t_closeness, ...) and the engine's `check` on the same table, with occupation and
+    salary as sensitive attributes and the first --qis of the other columns as QIs. Example:
+
+        anonymizer bench --bench macros --rows 1000000 --rows 10000000 --repeat 3
     """
+    if kind == "macros":
+        from .bench_macros import format_macros_bench, run_macros_bench
+        _stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)
+        return
     if kind == "ir":
         from .bench_ir import format_ir_bench, run_ir_bench
         _stream(run_ir_bench(list(rows), list(algorithms) or ["danonyir", "geneir"], repeat=repeat, l=l_value,
