@@ -90,6 +90,45 @@ def test_measures_agree_with_the_engine_on_adult(mcon, qis):
     assert_same_figures(mcon, "adult", "adult", qis, ADULT_SENSITIVE, c=3.0)
 
 
+@pytest.mark.parametrize("qis", ADULT_QIS[:2], ids=lambda q: "+".join(q))
+def test_failing_classes_agree_with_the_engine(mcon, qis):
+    """The per-class macros (which dbt's generic tests read) flag exactly the classes the
+    engine's model checks count as failing, threshold by threshold."""
+    from anonymizer.engine import Engine
+    from anonymizer.models.catalog import (DistinctLDiversity, EntropyLDiversity, KAnonymity,
+                                           RecursiveCLDiversity, TCloseness)
+    from anonymizer.models.check import evaluate_all
+    from anonymizer.sqlnames import ident
+
+    models = [KAnonymity(5), KAnonymity(50), DistinctLDiversity(3, "occupation"), DistinctLDiversity(8, "occupation"),
+              EntropyLDiversity(3.0, "occupation"), EntropyLDiversity(6.0, "occupation"),
+              RecursiveCLDiversity(3.0, 3, "occupation"), RecursiveCLDiversity(1.5, 2, "salary-class"),
+              TCloseness(0.2, "salary-class", "equal"), TCloseness(0.3, "occupation", "ordered")]
+    found = evaluate_all(Engine(mcon), models, '"adult"', [ident(q) for q in qis],
+                         {s: ident(s) for s in ADULT_SENSITIVE})
+    p = {"t": "adult", "q": qis}
+    mine = [
+        one(mcon, "SELECT count(*) AS n FROM anon_classes($t, $q) WHERE size < 5", **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_classes($t, $q) WHERE size < 50", **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['occupation']) WHERE distinct_l < 3", **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['occupation']) WHERE distinct_l < 8", **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['occupation']) WHERE entropy_l < 3 - 1e-9",
+            **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['occupation']) WHERE entropy_l < 6 - 1e-9",
+            **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['occupation'], c := 3) WHERE recursive_l < 3",
+            **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_l_classes($t, $q, ['salary-class'], c := 1.5) "
+                  "WHERE recursive_l < 2", **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_t_classes($t, $q, ['salary-class']) WHERE emd > 0.2 + 1e-9",
+            **p)["n"],
+        one(mcon, "SELECT count(*) AS n FROM anon_t_classes($t, $q, ['occupation'], distance := 'ordered') "
+                  "WHERE emd > 0.3 + 1e-9", **p)["n"],
+    ]
+    assert mine == [r.failing for r in found]
+    assert all(r.failing > 0 for r in found[1::2]), "each second threshold is chosen to fail somewhere"
+
+
 def test_the_figures_are_not_trivial_on_adult(mcon):
     """The comparisons above are not between zeros: Adult by (age, sex) has k = 1, and
     grouped by race the classes are diverse, t-distant, and their l depends on c."""
