@@ -170,7 +170,7 @@ def macros() -> None:
     \b
     Install once into a database, then use it from any DuckDB client, no Python needed:
       anonymizer macros install --db warehouse.duckdb
-      duckdb warehouse.duckdb
+      duckdb warehouse.duckdb          (any DuckDB client of the version that wrote the file)
         SELECT * FROM anon_k('published.adult', ['age', 'sex']);
         SELECT * FROM anon_l_diversity('published.adult', ['age', 'sex'], ['occupation']);
         SELECT anon_interval(age, 10), anon_mask(zip, 2) FROM people;
