@@ -42,7 +42,7 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
     qi_table, sens_table = engine.work("candidate"), engine.work("candidate_sensitive")
     qis = [{"dom": q.dom, "col": ident(q.name)} for q in plan.qis]
     passthrough = [{"name": x.internal, "col": ident(x.column.name)} for x in plan.passthrough]
-    engine.run("msb/qi_table.sql.j2", target=qi_table,
+    engine.run("msb/qi_table.sql.j2", plan.key.params(), target=qi_table,
                assign=result.assign, base=plan.base, qis=qis, passthrough=passthrough,
                row_id=ident(ROW_ID), group_id=ident(GROUP_ID))
     sens = [{"name": k.internal, "col": ident(k.column.name)} for k in plan.sensitive]

@@ -21,7 +21,6 @@ import pandas as pd
 
 from .release import ReleaseResult, run_release
 from .spec import ReleaseSpec, load_spec
-from .sqlnames import ident, table
 
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,
@@ -31,23 +30,14 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
 
     Args:
         con: the DuckDB connection holding the source; a new in-memory one if omitted.
-        data: a DataFrame to use as the source: it is copied into the spec's source table.
+        data: a DataFrame to use as the source instead of the spec's ``source``; it is read
+            in the run's work database and never written to ``con`` (only the release is).
     Returns:
         The :class:`ReleaseResult`; ``result.con`` is the connection, so the published view
         can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``).
     """
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     con = con if con is not None else duckdb.connect()
-    if data is not None:
-        src = parsed.source
-        name = table(src.schema, src.table) if src.schema else ident(src.table)
-        if src.schema:
-            con.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(src.schema)}")
-        con.register("__anonymizer_input", data)
-        try:
-            con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM __anonymizer_input")
-        finally:
-            con.unregister("__anonymizer_input")
-    result = run_release(parsed, con, progress=progress, force=force)
+    result = run_release(parsed, con, progress=progress, force=force, data=data)
     result.con = con  # type: ignore[attr-defined]
     return result

@@ -5,8 +5,15 @@ The engine is the only place that renders SQL. Templates live in
 quoted (see :mod:`anonymizer.sqlnames`) and user values only as bound parameters
 (``$name`` placeholders passed in ``params``).
 
-Work tables of a run live in a private schema (``_anon_work_<id>``) that
-:meth:`Engine.close_work` drops, unless the engine was created with ``keep_work=True``.
+Work tables of a run live in a private in-memory database attached to the connection as
+``_anon_work_<id>`` (so ``"_anon_work_<id>"."base"`` names a work table): they hold coded QIs,
+sensitive values and row ids, and never reach the user's database file, so a run that is
+killed leaves nothing behind in it (DuckDB may spill a large work table to its temporary
+directory; those files are not the database). :meth:`Engine.close_work` detaches it. With
+``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
+database itself instead, and stay there, raw data included, until the user drops them.
+Schemas named ``_anon_work_<id>`` in a database file are leftovers of killed runs of
+earlier versions (which kept their work there); :func:`drop_stale_work` removes them.
 """
 
 from __future__ import annotations
@@ -135,20 +142,26 @@ class Engine:
 
     # -- the private work schema -------------------------------------------------
     def open_work(self) -> str:
-        """Create this run's private schema and return its (unquoted) name."""
+        """Attach this run's private in-memory work database (or, with ``keep_work``, create a
+        schema in the user's database) and return its (unquoted) name."""
         if self.work_schema is None:
-            self.work_schema = f"_anon_work_{uuid.uuid4().hex[:10]}"
-            self.execute(f"CREATE SCHEMA {ident(self.work_schema)}")
+            suffix = uuid.uuid4().hex[:10]
+            if self.keep_work:
+                self.work_schema = f"_anon_kept_{suffix}"
+                self.execute(f"CREATE SCHEMA {ident(self.work_schema)}")
+            else:
+                self.work_schema = f"_anon_work_{suffix}"
+                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)}")
         return self.work_schema
 
     def work(self, name: str) -> str:
-        """Quoted name of the work table ``name`` in this run's private schema."""
+        """Quoted name of the work table ``name`` of this run."""
         return table(self.open_work(), name)
 
     def close_work(self) -> None:
-        """Drop the private schema with everything in it (unless ``keep_work``)."""
+        """Detach the work database with everything in it (unless ``keep_work``)."""
         if self.work_schema is not None and not self.keep_work:
-            self.execute(f"DROP SCHEMA IF EXISTS {ident(self.work_schema)} CASCADE")
+            self.execute(f"DETACH DATABASE IF EXISTS {ident(self.work_schema)}")
         self.work_schema = None
 
     @contextmanager
@@ -159,3 +172,16 @@ class Engine:
             yield self
         finally:
             self.close_work()
+
+
+def drop_stale_work(engine: Engine) -> list[str]:
+    """Drop the ``_anon_work_<id>`` schemas of the connected database file: work state (coded
+    QIs, sensitive values, row ids) that killed runs of earlier versions left behind. No run
+    of this version creates such a schema, so none is in use. Returns the dropped names."""
+    stale = [r[0] for r in engine.execute(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "
+        "AND regexp_full_match(schema_name, '_anon_work_[0-9a-f]{10}')").fetchall()]
+    for name in stale:
+        engine.execute(f"DROP SCHEMA {ident(name)} CASCADE")
+        engine.say(f"dropped {name}, the work schema a killed run left behind")
+    return stale

@@ -96,7 +96,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
                     "out_values": ident(f"{q.name}_values")})
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
-    engine.run("generalize/candidate.sql.j2", target=table, base=plan.base, assign=assign, qis=qis,
+    engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign, qis=qis,
                kept=kept, eq_class=ident(EQ_CLASS), class_values=class_values)
     rows, classes = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
     return Candidate(table, published, labels, classes, rows)

@@ -71,7 +71,7 @@ def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
     """DAnonyIR or GeneIR, as the spec says."""
     model = model_of(plan)
     if plan.spec.algorithm.name == "geneir":
-        return geneir(engine, plan, people.rec, people.ind, model, int(plan.spec.algorithm.seed or 0))
+        return geneir(engine, plan, people.rec, people.ind, model)
     return danonyir(engine, plan, people, model)
 
 
@@ -122,7 +122,7 @@ def build(engine: Engine, plan: Plan, people: Individuals, result: IRResult) -> 
                    base=plan.base, dom=q.dom, hier=q.hier, levels=result.levels, i=q.index)
     table = engine.work("ir_candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
-    engine.run("ir/table.sql.j2", target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
+    engine.run("ir/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
                sens=ident(plan.sensitive[0].column.name), kept=kept)
     rows, classes, persons = engine.execute(
         f"SELECT count(*), count(DISTINCT {ident(EC_ID)}), count(DISTINCT {ident(ID_NUM)}) FROM {table}").fetchone()

@@ -1,6 +1,7 @@
 """The LGB table of paper 000 (Fig. 2): build it, verify it (Corollary 3), measure it.
 
-Published columns: ``row_id``, ``gid`` (the local equivalence group), and per attribute
+Published columns: ``row_id`` (a pseudonym: 1..n in the order of the release's secret random
+draw, never the source's row number), ``gid`` (the local equivalence group), and per attribute
 ``<attr>`` (the group's generalized QI value, or a sensitive value of the row's local
 bucket), ``<attr>_bid`` (the bucket, NULL for a QI value: the figure's "-"), and for
 numeric attributes ``<attr>_low`` / ``<attr>_high`` (the generalized range, or the value);
@@ -102,7 +103,7 @@ def build(engine: Engine, plan: Plan, result: LgbResult) -> LgbCandidate:
     attrs = [_describe(engine, x, assign, class_values) for x in result.attrs]
     table = engine.work("candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
-    engine.run("lgb/table.sql.j2", target=table, base=plan.base, assign=assign, shown=result.buckets.shown,
+    engine.run("lgb/table.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign, shown=result.buckets.shown,
                class_values=class_values, attrs=attrs, kept=kept, row_id=ident(ROW_ID), gid=ident(GID))
     rows, groups = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
     return LgbCandidate(table, columns, attrs, rows, groups)

@@ -28,6 +28,7 @@ from .hierarchy import build_hierarchy, column_type
 from .hierarchy.coverage import check_covered
 from .hierarchy.csv_file import load_leaves
 from .hierarchy.spec import is_numeric_type
+from .randomness import ReleaseKey
 from .spec import Column, ReleaseSpec, Source
 from .sqlnames import ident, table
 
@@ -84,6 +85,7 @@ class Plan:
     sensitive: list[Kept] = field(default_factory=list)
     passthrough: list[Kept] = field(default_factory=list)
     individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
+    key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
 
     @property
     def null_suppressed(self) -> int:
@@ -111,18 +113,28 @@ def source_relation(spec: ReleaseSpec) -> str:
     return table(src.schema, src.table) if src.schema else ident(src.table)
 
 
-def load_source(engine: Engine, spec: ReleaseSpec) -> str:
-    """Load a file source into its table (replacing it); return the quoted source name."""
-    src, target = spec.source, source_relation(spec)
-    if src.path is not None:
-        if src.schema:
-            engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(src.schema)}")
-        load_file(engine, src, target)
-    return target
+def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | None" = None) -> str:
+    """The quoted relation a release reads. A table source is read where it is. A file source
+    (CSV/Parquet ``source.path``) or a DataFrame ``data`` is staged in the run's work database
+    (``engine.work("source")``), never in the user's: no table of the database is created or
+    replaced, and the raw rows go when the work database is detached (or the process ends)."""
+    if data is not None:
+        target, name = engine.work("source"), f"__anonymizer_input_{engine.open_work()}"
+        engine.con.register(name, data)
+        try:
+            engine.execute(f"CREATE TABLE {target} AS SELECT * FROM {ident(name)}")
+        finally:
+            engine.con.unregister(name)
+        return target
+    if spec.source.path is not None:
+        target = engine.work("source")
+        load_file(engine, spec.source, target)
+        return target
+    return source_relation(spec)
 
 
 def load_file(engine: Engine, src: Source, target: str) -> None:
-    """Load the CSV or Parquet file ``src.path`` into the table ``target`` (quoted), replacing it."""
+    """Load the CSV or Parquet file ``src.path`` into the new table ``target`` (quoted)."""
     reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
     params: dict = {"path": str(src.path)}
     if reader == "csv":
@@ -181,7 +193,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     source = source or load_source(engine, spec)
     spec = resolve_columns(spec, engine.columns(source), source)
     rows, nulls = _null_counts(engine, spec, source)
-    plan = Plan(spec, source, rows, engine.work("base"), rows)
+    plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, source, i, col))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
@@ -192,8 +204,10 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
     flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
+    person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
     engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
-               has_rowid=_has_rowid(engine, source),
+               has_rowid=_has_rowid(engine, source), person=person,
+               nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
                not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
                + ([ident(plan.individual.column.name)] if plan.individual else []))
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]

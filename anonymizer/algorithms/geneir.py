@@ -26,10 +26,10 @@ How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the con
    :func:`anonymizer.models.identity_reserved.decide_classes` judges every group on its
    records (``geneir/group_records``); ``geneir/move`` + ``geneir/keep`` move the satisfying
    groups to D* (``assign(pid, cid)`` and ``classes``, levels ``v``) and out of D. Then a QI
-   below its top level is drawn at random (``random.Random(seed)``) and raised one level.
+   below its top level is drawn at random (the release's key, :meth:`ReleaseKey.rng`) and raised one level.
    The rounds stop when D is empty or every QI is at its top; at most
    ``1 + sum(heights)`` rounds, each a few statements over the individuals still in D.
-3. Residuals (the individuals still in D), in the seeded order of ``ir_ind.draw``
+3. Residuals (the individuals still in D), in the random order of ``ir_ind.draw``
    (Algorithm 1 line 22's "select randomly"): ``geneir/residual_candidates`` ranks every
    class of D* by Eq. (17)'s distance and the model's verdict on the class with the
    individual, one vectorised query per residual over the classes' nodes in long form
@@ -71,7 +71,7 @@ Choices where the paper is silent (or where we read it):
   satisfy pi then, so the later rounds move nothing and the result is the same; for the
   alpha-beta models a subset of D may satisfy pi where D does not, so we keep going).
 - Random choice of the QI to raise: uniform among the QIs below their top level, from
-  ``random.Random(seed)``; the raised sequence is in ``notes["raised"]``.
+  the release's key (``plan.key.rng("geneir-raise")``); the raised sequence is in ``notes["raised"]``.
 - GeneIR needs nested taxonomy trees (every node inside one node of the next level, so that
   raising a level merges whole groups): a non-nested hierarchy (``QI.nested`` False, e.g.
   intervals of widths 5 and 7) is a :class:`~anonymizer.errors.SpecError`.
@@ -80,13 +80,13 @@ Choices where the paper is silent (or where we read it):
 
 from __future__ import annotations
 
-import random
 import time
 from typing import Sequence
 
 from ..engine import Engine
 from ..errors import SpecError
 from ..prepare import Plan
+from ..randomness import ReleaseKey
 from ..sqlnames import ident
 from .ir_result import IRResult
 
@@ -94,11 +94,12 @@ from .ir_result import IRResult
 _P = "gm"
 
 
-def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
+def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int | None = None,
            order: Sequence[str] = ()) -> IRResult:
     """Run GeneIR on the individuals ``ind`` and records ``rec`` (quoted work tables of the
     shared IR contract) for one identity-reserved ``model``; see the module docstring.
 
+    ``seed``: draw from this seed's key instead of the plan's (tests).
     ``order``: QI names to raise first, in this order (a name whose QI is already at its top
     is skipped); the random choice takes over when it runs out. Tests and the paper's
     example use it to fix the level order; a release leaves it empty.
@@ -130,7 +131,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     engine.run("geneir/setup.sql.j2", rest=w["rest"], assign=w["assign"], classes=w["classes"], ind=ind, d=d)
     remaining = engine.execute(f"SELECT count(*) FROM {w['rest']}").fetchone()[0]
 
-    rng = random.Random(seed)
+    rng = (plan.key if seed is None else ReleaseKey.from_seed(seed)).rng("geneir-raise")
     first = [by_name[name] for name in order]
     levels = [0] * d
     raised: list[str] = []
@@ -186,7 +187,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int = 0,
     sup_ind, sup_rec, classes = engine.one("geneir/outcome.sql.j2", target=w["levels"], classes=w["classes"],
                                            long=long, rest=w["rest"], assign=w["assign"], d=d)
     notes = {"levels": {q.name: levels[q.index] for q in qis}, "raised": raised, "moved": moved_per_round,
-             "residuals": len(residuals), "residuals_joined": joined, "seed": seed,
+             "residuals": len(residuals), "residuals_joined": joined,
              "seconds": {"rounds": rounds_seconds, "residuals": time.perf_counter() - start - rounds_seconds}}
     return IRResult(assign=w["assign"], levels=w["levels"], suppressed_individuals=int(sup_ind),
                     suppressed_records=int(sup_rec), classes=int(classes), rounds=rounds, notes=notes)

@@ -223,6 +223,6 @@ def _split(run: _Run, r: int) -> None:
 
 def _assign(run: _Run) -> str:
     assign = run.t("assign")
-    run.engine.run("mondrian/assign.sql.j2", target=assign, base=run.plan.base, done=run.t("done"),
+    run.engine.run("mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign, base=run.plan.base, done=run.t("done"),
                    qis=run.qis, keys=run.keys, relaxed=run.relaxed)
     return assign

@@ -25,7 +25,8 @@ DAnonyIR_El (``eir-l-diversity``), DAnonyIR_αβ and DAnonyIR_Eαβ (``ir-`` and
 
 Choices where the paper is silent:
 
-- "Select randomly" (lines 3 and 22) follows a seeded hash order of Id_num (``algorithm.seed``).
+- "Select randomly" (lines 3 and 22) follows the release's random draw of Id_num (its secret key,
+  or ``algorithm.seed``; see :mod:`anonymizer.randomness`).
 - Ties of an argmin go to the smaller Id_num (line 7) or class id (line 8); line 9 prefers the
   individual when the two distances are equal (up to :data:`.state.TIE` of float rounding).
 - Line 5 sets SatFlag = False because one individual "does not satisfy π"; we ask the check

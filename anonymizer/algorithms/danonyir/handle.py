@@ -7,7 +7,7 @@ added (:func:`anonymizer.models.identity_reserved.class_counts_sql` and the mode
 ``verdict_sql``), and only for the non-monotone (alpha, beta) models: adding records to a class
 keeps IR (k, l)-anonymity and EIR l-diversity (the paper skips the check for them). Line 11
 compares the distance with the loss of suppressing R(p''): every QI of each record costs 1.
-Line 22's random order is the seeded draw order.
+Line 22's random order is the release's draw order.
 """
 
 from __future__ import annotations

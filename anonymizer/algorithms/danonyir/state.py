@@ -71,7 +71,7 @@ class Tables:
         return self.engine.execute(text, {n: params[n] for n in names} if names else None, template=template)
 
     def draw(self) -> dict | None:
-        """Line 3: a random remaining individual (seeded draw order), taken out of D."""
+        """Line 3: a random remaining individual (the release's draw order), taken out of D."""
         self.flush()
         cur = self.run("danonyir/draw.sql.j2", rest=self.rest)
         row = cur.fetchone()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from ...engine import Engine
 from ...errors import DataError
 from ...prepare import Plan
+from ...randomness import ReleaseKey
 from .. import AlgorithmResult
 from .bucketize import Buckets, local_bucketization
 from .mdp import lgb_mdp
@@ -52,17 +53,17 @@ class LgbResult:
         return self.subsets.suppressed
 
 
-def local_generalization(engine: Engine, plan: Plan, base: str, k: int, seed: int) -> AlgorithmResult:
+def local_generalization(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey) -> AlgorithmResult:
     """Algorithm 1 line 7 by the spec's algorithm: LGB_MDP (Alg. 3) or LGB_NCP (Alg. 4)."""
     if plan.spec.algorithm.name == "lgb-ncp":
-        return lgb_ncp(engine, plan, base, k, seed, balance=plan.spec.algorithm.balance)
-    return lgb_mdp(engine, plan, base, k, seed)
+        return lgb_ncp(engine, plan, base, k, key, balance=plan.spec.algorithm.balance)
+    return lgb_mdp(engine, plan, base, k)
 
 
 def lgb(engine: Engine, plan: Plan) -> LgbResult:
     """Algorithm 1: LGB of ``plan.base`` with the spec's k and bucket principles."""
     start = time.perf_counter()
-    k, seed = plan.spec.k, plan.spec.algorithm.seed or 0
+    k = plan.spec.k
     subsets = qi_partition(engine, plan, k)                              # Def. 8
     if not subsets.kept:
         raise DataError(plan.source, f"no subset of rows with the same QI attributes has k={k} rows, so no "
@@ -70,9 +71,9 @@ def lgb(engine: Engine, plan: Plan) -> LgbResult:
     attrs = attributes(engine, plan, subsets)                            # Defs. 1-3
     t0 = time.perf_counter()
     pairs = value_pairs(engine, plan, attrs, subsets)                    # Alg. 1, line 4
-    buckets = local_bucketization(engine, attrs, pairs, seed)            # Alg. 1, lines 3-6
+    buckets = local_bucketization(engine, attrs, pairs, plan.key)           # Alg. 1, lines 3-6
     t1 = time.perf_counter()
-    groups = local_generalization(engine, plan, subsets.base, k, seed)   # Alg. 1, line 7
+    groups = local_generalization(engine, plan, subsets.base, k, plan.key)  # Alg. 1, line 7
     t2 = time.perf_counter()
     notes = {"subsets": len(subsets.kept), "subsets_suppressed": len(subsets.dropped),
              "attribute_classes": {x.name: x.kind for x in attrs},

@@ -25,7 +25,7 @@ Choices: the median is the smallest value whose cumulative count reaches half th
 (values in the attribute's generalization order: numbers, hierarchy leaves, or text); a
 range whose big half would be empty is a leaf. The whole attribute must pass the check,
 else no bucketization exists and the release stops (PrivacyCheckFailed). Buckets are
-numbered 1.. per attribute (BID). Values of a bucket are shown in a random (seeded)
+numbered 1.. per attribute (BID). Values of a bucket are shown in a random (the release's key)
 permutation of its rows (:func:`shuffle`), as Fig. 2 does.
 """
 
@@ -37,6 +37,7 @@ from ...engine import Engine
 from ...errors import PrivacyCheckFailed
 from ...models import LUnique, TCloseness
 from ...models import check
+from ...randomness import ReleaseKey
 from .subsets import Attribute
 
 
@@ -52,8 +53,9 @@ class Buckets:
     leaves: dict[str, int]
 
 
-def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, seed: int) -> Buckets:
-    """Algorithm 1 lines 3-6: Algorithm 2 on every attribute holding sensitive values."""
+def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key: ReleaseKey) -> Buckets:
+    """Algorithm 1 lines 3-6: Algorithm 2 on every attribute holding sensitive values; the
+    values of a bucket are dealt to its rows by the release's secret ``key``."""
     attrs = [x for x in attrs if x.bucketized]
     vals = engine.work("lgb_vals_0")
     engine.run("lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
@@ -72,8 +74,8 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, seed
         engine.say(f"local bucketization round {rounds}")
     sizes = _bucket_sizes(engine, attrs, vals, globs)                     # line 9: divide_buckets
     dealt, shown = engine.work("lgb_dealt"), engine.work("lgb_shown")
-    engine.run("lgb/bucket_deal.sql.j2", {"seed": seed}, target=dealt, pairs=pairs, vals=vals, sizes=sizes)
-    engine.run("lgb/bucket_shuffle.sql.j2", {"seed": seed}, target=shown, dealt=dealt)
+    engine.run("lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes)
+    engine.run("lgb/bucket_shuffle.sql.j2", key.params(), target=shown, dealt=dealt)
     names = {x.index: x.name for x in attrs}
     counts = engine.execute(f"SELECT a, count(DISTINCT bid), count(DISTINCT part) FROM {dealt} JOIN "
                             f"(SELECT a, code, part FROM {vals}) USING (a, code) GROUP BY a").fetchall()

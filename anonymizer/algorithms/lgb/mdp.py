@@ -22,10 +22,9 @@ from .. import AlgorithmResult
 from ..mondrian import mondrian
 
 
-def lgb_mdp(engine: Engine, plan: Plan, base: str, k: int, seed: int = 0) -> AlgorithmResult:
+def lgb_mdp(engine: Engine, plan: Plan, base: str, k: int) -> AlgorithmResult:
     """Algorithm 3 on ``base(__rid, q0.., pat)``: the local equivalence groups as ``assign``
-    ``(__rid, __cid, __lo<i>, __hi<i>)``, -1 bounds on a subset's sensitive cells.
-    ``seed`` is unused (Algorithm 3 is deterministic)."""
+    ``(__rid, __cid, __lo<i>, __hi<i>)``, -1 bounds on a subset's sensitive cells."""
     rows = engine.execute(f"SELECT count(*) FROM {base}").fetchone()[0]
     spec = replace(plan.spec, models=(KAnonymity(k),), algorithm=Algorithm("mondrian"))
     inner = replace(plan, spec=spec, base=base, base_rows=rows, sensitive=[], passthrough=[])

@@ -35,14 +35,14 @@ Choices where the papers are silent or where we depart from Xu et al.:
   covering both (codes are in generalization order; the convention of
   ``metrics/ncp.sql.j2``, not the size of the lowest common hierarchy node);
 - find_seeds: ``SWEEPS`` = 2 sweeps of Xu et al.'s heuristic: start at the set's cell with
-  the smallest id (ids are ordered by ``hash(seed, pat, codes)``), ``u`` = the cell
+  the smallest id (ids are ordered by the release's random draw of ``(pat, codes)``), ``u`` = the cell
   farthest from it, ``v`` = the cell farthest from ``u``; ties go to the smaller id. (Xu et
   al. may repeat the sweep a few times; each extra sweep costs two passes per round);
 - divide_table, set-based: Xu et al. add records one at a time, in random order, to the
   group whose NCP grows less; that is sequential. We give every cell at once to the seed
   it is nearer to, i.e. compare the growth of the groups ``{u}`` and ``{v}`` as they are
   before any record joins (Xu et al.'s rule for the first record); equal distances go to
-  ``T_1`` when ``hash(seed, cell)`` is even. There is no refinement pass: a cell always
+  ``T_1`` when the release's draw of the cell is even. There is no refinement pass: a cell always
   lies inside its own half's bounding box, so "reassign to the box that grows less" never
   moves anything without leave-one-out boxes;
 - more sweeps did not pay on Adult (k = 5, 10, 50; 3 or 4 sweeps gave 0-3 % more NCP), so
@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 
 from ...engine import Engine
 from ...prepare import Plan
+from ...randomness import ReleaseKey
 from ...sqlnames import ident
 from .. import AlgorithmResult
 
@@ -90,7 +91,7 @@ class _State:
     engine: Engine
     base: str
     k: int
-    seed: int
+    key: ReleaseKey
     balance: bool
     pat: str                            # quoted "pat"
     qis: list[str]                      # quoted q0..q{d-1}
@@ -109,10 +110,12 @@ class _State:
         return [d["m"] for d in self.dims if d["m"]]
 
 
-def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, seed: int = 0, *,
+def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey | int | None = None, *,
             balance: bool = True) -> AlgorithmResult:
     """Run paper 000's Algorithm 4 over ``base`` and write ``engine.work("assign")``.
 
+    ``key``: the release's random draws (the order of cells, ties between seeds); default
+    the plan's, an integer is a seed.
     ``balance=False`` leaves out Xu et al.'s balancing of a short half (see the module
     docstring): the paper's lines 15-20 taken literally. ``notes`` hold per-round timings,
     the cell count, the sweeps, and the sets of >= 2k rows that became one group because a
@@ -122,7 +125,7 @@ def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, seed: int = 0, *,
     if not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
     start = time.perf_counter()
-    st = _setup(engine, plan, base, k, seed, balance)
+    st = _setup(engine, plan, base, k, plan.key if key is None else ReleaseKey.of(key), balance)
     cells = _collapse(st)                          # Alg. 4, lines 1-5
     rounds, next_cid, timings = 0, 0, []
     stuck = dict.fromkeys(STUCK, 0)
@@ -144,14 +147,14 @@ def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, seed: int = 0, *,
         if not counts["splitting"]:
             break
     assign = _assign(st)                           # line 25
-    notes = {"round_seconds": timings, "cells": cells, "sweeps": SWEEPS, "seed": seed, "balance": balance,
+    notes = {"round_seconds": timings, "cells": cells, "sweeps": SWEEPS, "balance": balance,
              **stuck}
     return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start, notes=notes)
 
 
 # -- setup ----------------------------------------------------------------------------
-def _setup(engine: Engine, plan: Plan, base: str, k: int, seed: int, balance: bool) -> _State:
+def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balance: bool) -> _State:
     dims, params = [], {}
     for i, q in enumerate(plan.qis):
         dim = {"i": i, "q": ident(f"q{q.index}"), "pos": None, "m": None, "dom": q.dom}
@@ -165,13 +168,13 @@ def _setup(engine: Engine, plan: Plan, base: str, k: int, seed: int, balance: bo
         dims.append(dim)
     pat = ident("pat")
     attrs = [pat] + [d["q"] for d in dims] + [d["pos"] for d in dims if d["pos"]]
-    return _State(engine, base, k, seed, balance, pat, [d["q"] for d in dims], dims, attrs, params)
+    return _State(engine, base, k, key, balance, pat, [d["q"] for d in dims], dims, attrs, params)
 
 
 def _collapse(st: _State) -> int:
     st.cells = st.engine.work("ncp_cells_0")
     positions = [n for d in st.dims if d["pos"] for n in (d["min"], d["span"])]
-    st.engine.run("lgb/ncp_cells.sql.j2", st.bound(*positions, seed=st.seed), target=st.cells,
+    st.engine.run("lgb/ncp_cells.sql.j2", st.bound(*positions, **st.key.params()), target=st.cells,
                   base=st.base, pat=st.pat, dims=st.dims)
     return st.engine.execute(f"SELECT count(*) FROM {st.cells}").fetchone()[0]
 
@@ -184,7 +187,7 @@ def _find_seeds(st: _State) -> None:
 
 def _divide(st: _State, next_cid: int) -> dict:
     sides, decide = st.engine.work("ncp_sides"), st.engine.work("ncp_decide")
-    params = st.bound(*st.m_names, seed=st.seed, **({"k": st.k} if st.balance else {}))
+    params = st.bound(*st.m_names, **st.key.params(), **({"k": st.k} if st.balance else {}))
     st.engine.run("lgb/ncp_divide.sql.j2", params, target=sides, cells=st.cells,
                   seeds=st.engine.work("ncp_seeds"), attrs=st.attrs, dims=st.dims, balance=st.balance)
     st.engine.run("lgb/ncp_decide.sql.j2", {"k": st.k, "next_cid": next_cid}, target=decide, sides=sides)

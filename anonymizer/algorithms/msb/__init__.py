@@ -65,9 +65,8 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
     spec = plan.spec
     model = spec.models[0]
     policy, mslf = split_name(spec.algorithm.name)
-    seed = spec.algorithm.seed
     levels = build_levels(engine, plan, [model.l_of(s) for s in range(3)])
-    table, buckets, _ = build_buckets(engine, plan, levels, seed)
+    table, buckets, _ = build_buckets(engine, plan, levels, spec.algorithm.seed)
     engine.say(f"{spec.algorithm.name}: {len(buckets.size)} buckets over {buckets.d} sensitive attributes")
     if not mslf:
         buckets = uniform(buckets)
@@ -85,8 +84,8 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
         engine.execute(f"CREATE TABLE {takes} AS SELECT * FROM __msb_takes")
     finally:
         engine.con.unregister("__msb_takes")
-    engine.run("msb/assign.sql.j2", {"seed": seed} if seed is not None else None, target=assign, base=plan.base,
-               buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive], seeded=seed is not None)
+    engine.run("msb/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
+               buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive])
     return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,
                      _notes(outcome, buckets, greedy_seconds, spec.algorithm.batch))
 

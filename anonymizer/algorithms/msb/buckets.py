@@ -15,6 +15,7 @@ import numpy as np
 from ...engine import Engine
 from ...errors import DataError, SpecError
 from ...prepare import Plan
+from ...randomness import ReleaseKey
 from .greedy import Buckets
 
 #: the most buckets (distinct sensitive vectors) the greedy reads; MSB is for categorical
@@ -48,6 +49,8 @@ def build_levels(engine: Engine, plan: Plan, l_of: list[int]) -> str:
 
 def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> tuple[str, Buckets, dict]:
     """The buckets work table, the same buckets as arrays, and SQL's initial selectivities.
+    Ties between buckets follow a keyed draw of the vector when ``seed`` is given, else the
+    vectors' sort order (which vector goes first says nothing about any record).
 
     Returns:
         (table, buckets, initial) where ``initial`` maps ``sel_msdcf``/``sel_mmdcf``/``capa``
@@ -55,7 +58,8 @@ def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> 
     """
     target = engine.work("msb_buckets")
     sens = _sens(plan)
-    engine.run("msb/buckets.sql.j2", {"seed": seed} if seed is not None else None, target=target, base=plan.base,
+    params = ReleaseKey.from_seed(seed).params() if seed is not None else None
+    engine.run("msb/buckets.sql.j2", params, target=target, base=plan.base,
                levels=levels, sens=sens, seeded=seed is not None)
     d = len(sens)
     count = engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]

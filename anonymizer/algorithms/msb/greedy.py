@@ -15,8 +15,8 @@ Grouping phase (section 4, "The basic idea of ..."):
    security level (MSLF variants only; a bucket's level is the highest level of its
    values), then the largest key: its size (MBF), ``max_j Capa(s_j) + size`` (MSDCF,
    Eq. 1) or ``sum_j Capa(s_j) + size`` (MMDCF, Eq. 2). Ties go to the bucket first in
-   the tie order (*choice*: a seeded hash of the sensitive vector, or the vector's own
-   sort order when ``seed`` is ``None``; see :mod:`.buckets`).
+   the tie order (*choice*: a keyed hash of the sensitive vector when the release is
+   seeded, else the vector's own sort order; see :mod:`.buckets`).
 2. The group's target size is ``l_G``: the ``l`` of the first record's highest security
    level (MSLF: the first pick has the highest level of all remaining records, so no later
    pick raises it), or the uniform ``l`` (baselines, Definitions 7 and 8).
