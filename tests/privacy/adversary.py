@@ -1,0 +1,104 @@
+"""The adversary of issue 15: holds every published view, the audit table and this code.
+
+Each attack reads only what is published (views, audit rows) plus what a prosecutor knows of
+the population: every person's name and quasi-identifiers, and so the position of each
+person in the source (the source is sorted by name). The scorers compare the attacks'
+guesses with the truth through the ``tag`` column, a unique random label that the source
+carries and the release passes through; no attack reads it.
+
+Chance levels: a guess that is independent of the truth links a published row to its person
+with probability 1/|class| inside a class (one expected hit per class: the fixed points of a
+random permutation), and recovers a bucketed value of an LGB bucket b with probability
+n_s/|b| (Lemma 2 of paper 000). A test fails when an attack beats chance by more than
+``MARGIN`` standard deviations.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import duckdb
+import pandas as pd
+
+MARGIN = 5.0
+
+
+def beyond_chance(hits: float, expected: float) -> bool:
+    """Whether ``hits`` exceeds a count of mean ``expected`` (variance <= mean) by more than
+    MARGIN standard deviations (plus one, for tiny means)."""
+    return hits > expected + MARGIN * math.sqrt(max(expected, 1.0)) + 1
+
+
+def view_rows(con: duckdb.DuckDBPyConnection, view: str) -> pd.DataFrame:
+    """The published view as a reader scans it, in the order it comes (``pos``)."""
+    frame = con.execute(f"SELECT * FROM {view}").df()
+    frame["pos"] = range(len(frame))
+    return frame
+
+
+def audit_rows(con: duckdb.DuckDBPyConnection) -> list[dict]:
+    cur = con.execute("SELECT * FROM _anon_releases._audit")
+    names = [d[0] for d in cur.description]
+    return [dict(zip(names, row)) for row in cur.fetchall()]
+
+
+def seeds_in(audit: list[dict]) -> list[int]:
+    """Every seed the audit shows (parameters.algorithm.seed), and 0: the documented default."""
+    found = {0}
+    for row in audit:
+        params = json.loads(row["parameters"]) if isinstance(row["parameters"], str) else row["parameters"]
+        seed = (params.get("algorithm") or {}).get("seed")
+        if isinstance(seed, int):
+            found.add(seed)
+    return sorted(found)
+
+
+def order_link(frame: pd.DataFrame, class_col: str, members: pd.DataFrame) -> pd.Series:
+    """Link each published row to a person by order: inside each class, the i-th row as the
+    view shows it is guessed to be the class's i-th member in source order. ``members``:
+    (class, person's source position, person) as the adversary knows them. Returns the
+    guessed person per published row (index of ``frame``)."""
+    guesses = {}
+    for cls, rows in frame.groupby(class_col, sort=False):
+        people = members[members["class"] == cls].sort_values("position")["person"].tolist()
+        for idx, person in zip(rows.sort_values("pos").index, people):
+            guesses[idx] = person
+    return pd.Series(guesses)
+
+
+def id_link(frame: pd.DataFrame, id_col: str, people_in_order: list) -> pd.Series:
+    """Guess that the published id is the person's position in the source (0- or 1-based:
+    the better of the two)."""
+    best = None
+    for base in (0, 1):
+        guess = frame[id_col].map(lambda i: people_in_order[int(i) - base] if 0 <= int(i) - base < len(people_in_order)
+                                  else None)
+        if best is None or guess.notna().sum() > best.notna().sum():
+            best = guess
+    return best
+
+
+def lgb_replay(con: duckdb.DuckDBPyConnection, view: str, attr: str, seed: int) -> pd.DataFrame:
+    """Undo the permutation of one attribute's local buckets by replaying the dealing that
+    the code holds: rows ranked by hash(row_id, seed, 1), values by hash(row_id, seed, 2)
+    inside each bucket; the value a row really has is the one shown in the row whose first
+    rank equals its second. Returns (row_id, guess)."""
+    return con.execute(f"""
+        WITH b AS (
+            SELECT row_id, "{attr}_bid" AS bid, "{attr}" AS shown,
+                   row_number() OVER (PARTITION BY "{attr}_bid" ORDER BY hash(row_id, $seed, 1), row_id) AS k1,
+                   row_number() OVER (PARTITION BY "{attr}_bid" ORDER BY hash(row_id, $seed, 2), row_id) AS k2
+            FROM {view} WHERE "{attr}_bid" IS NOT NULL)
+        SELECT x.row_id, y.shown AS guess FROM b AS x JOIN b AS y ON y.bid = x.bid AND y.k1 = x.k2
+    """, {"seed": seed}).df()
+
+
+def id_num_replay(con: duckdb.DuckDBPyConnection, people: str, person_col: str, seed: int) -> dict:
+    """Re-derive Id_num from the list of identifiers as the code numbers them: the rank of
+    hash(hash(identifier) + seed). Returns identifier -> guessed id_num."""
+    rows = con.execute(f"""
+        SELECT {person_col}, row_number() OVER (ORDER BY hash(hash({person_col}::VARCHAR) + $seed::UBIGINT),
+                                                 {person_col}::VARCHAR) AS id_num
+        FROM (SELECT DISTINCT {person_col} FROM {people})""", {"seed": seed}).fetchall()
+    return dict(rows)
