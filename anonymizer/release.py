@@ -217,19 +217,30 @@ def _publish_verified(engine: Engine, plan: Plan, clock: dict, start: float, pri
 def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
     """Re-check every declared model on the candidate's published QI columns.
 
+    t-closeness compares every published class with the input's distribution of the
+    sensitive attribute (``plan.base``: the source minus rows suppressed for NULLs, before
+    the algorithm suppressed anything), re-derived here from ``plan.base``: the reference
+    every search uses (:func:`anonymizer.models.check.reference_sql` says why), so a node a
+    search accepts passes here. Its entry says so: ``reference: input``.
+
     Raises PrivacyCheckFailed for the first model that does not hold.
     """
+    from .models.check import REFERENCE, reference_sql
     models = list(plan.spec.models)
     if not any(isinstance(m, KAnonymity) for m in models):
         models.insert(0, KAnonymity(1))
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
+    internal = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    globs = {i: f"({reference_sql(plan.base, internal[m.sensitive])})"
+             for i, m in enumerate(models) if m.needs_global}
     results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of,
-                           hiers=plan.hiers)
+                           globs=globs, hiers=plan.hiers)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     for r in results:
         if not r.holds:
             raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
-    return [{"model": r.model, "figure": r.figure, "holds": r.holds} for r in results]
+    return [{"model": r.model, "figure": r.figure, "holds": r.holds,
+             **({"reference": REFERENCE} if m.needs_global else {})} for m, r in zip(models, results)]
 
 
 def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:

@@ -30,8 +30,9 @@ def format_release(r: ReleaseResult) -> str:
         lines.append(f"  {name!s:<13} distinct l {_fmt(s.get('distinct_l'))}, entropy l {_fmt(s.get('entropy_l'))}, "
                      f"recursive l (c=2) {_fmt(s.get('recursive_l'))}, t {_fmt(s.get('t'))}")
     for model in r.models:
+        against = f", against the {model['reference']}'s distribution" if model.get("reference") else ""
         lines.append(f"  model         {model['model']}: {'holds' if model['holds'] else 'FAILS'} "
-                     f"(figure {_fmt(model['figure'])})")
+                     f"(figure {_fmt(model['figure'])}{against})")
     a = r.algorithm or {}
     if "checks" in a:     # a lattice search (PrivacyFrost2, optimal)
         levels = ", ".join(f"{q} {lv}" for q, lv in a["levels"].items())

@@ -22,6 +22,7 @@ Steps (each one SQL statement):
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 
@@ -113,7 +114,7 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
              freq: FrequencySet | None = None) -> tuple[dict, dict]:
     """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2:
     over ``plan.base`` at ``levels``, or over the frequency set ``freq``."""
-    context, params = model_context(plan, freq.table if freq else plan.base, "n" if freq else None)
+    context, params = model_context(engine, plan)
     if freq:
         context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
     else:
@@ -124,17 +125,20 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
     return context, check.used_params(text, params)
 
 
-def model_context(plan: Plan, source: str, weight: str | None = None) -> tuple[dict, dict]:
+def model_context(engine: Engine, plan: Plan) -> tuple[dict, dict]:
     """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
-    columns they read), ``globs`` (each one's table-wide distribution over ``source``, rows
-    weighed by the column ``weight`` if given, where a model needs it) and ``models``
+    columns they read), ``globs`` (for each one a model needs it for, the reference
+    distribution of t-closeness: :func:`reference_tables`, the input's) and ``models``
     (rendered per-class checks), with every model's parameters (bind through
-    :func:`~anonymizer.models.check.used_params`)."""
+    :func:`~anonymizer.models.check.used_params`).
+
+    The reference is the same whatever relation the classes are formed over (``plan.base``,
+    a frequency set, a pre-sampled one, or the classes left after suppression), so a class
+    gets one verdict in every search, in the suppression step and in the verification gate."""
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
-    globs = [check.global_sql(source, s, weight) if any(m.needs_global and column[m.sensitive] == s
-                                                        for m in plan.spec.models if m.sensitive) else None
-             for s in sens]
+    refs = reference_tables(engine, plan)
+    globs = [f"SELECT s, p, rnk FROM {refs[s]}" if s in refs else None for s in sens]
     models, params = [], {}
     for i, m in enumerate(plan.spec.models):
         params.update(m.params(f"m{i}"))
@@ -145,6 +149,27 @@ def model_context(plan: Plan, source: str, weight: str | None = None) -> tuple[d
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
                                                           plan.hier_of(m))})
     return {"sens": sens, "globs": globs, "models": models}, params
+
+
+def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
+    """The reference distribution ``(s, p, rnk)`` of every sensitive column a t-closeness
+    model reads, as a work table (written once per run): quoted ``base`` column -> table.
+
+    The reference is the **input's** distribution (:data:`~anonymizer.models.check.REFERENCE`):
+    the sensitive values over ``plan.base``, the rows the release takes in (the source minus
+    rows suppressed for NULLs), before any suppression by an algorithm (as ARX does). See
+    :func:`~anonymizer.models.check.reference_sql` for why; the verification gate
+    (:func:`anonymizer.release.verify`) compares with the same distribution."""
+    column = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    wanted = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None and m.needs_global})
+    out = {}
+    for s in wanted:
+        internal = next(k.internal for k in plan.sensitive if ident(k.internal) == s)
+        tag = hashlib.sha256(plan.base.encode()).hexdigest()[:8]      # one table per input relation
+        out[s] = engine.work(f"reference_{internal}_{tag}")
+        engine.execute(f"CREATE TABLE IF NOT EXISTS {out[s]} AS {check.reference_sql(plan.base, s)}",
+                       template="models/global_distribution.sql.j2")
+    return out
 
 
 def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:

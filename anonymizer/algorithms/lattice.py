@@ -4,7 +4,10 @@ the optimal search of :mod:`.optimal`).
 A node is a level vector, one hierarchy level per QI (0 = the value, ``height`` = ``*``).
 :class:`Lattice` judges nodes on the frequency set (one GROUP BY each, cached, so a node
 is checked once per search) and keeps the search trace: every node asked about, in order,
-with its verdict and score. :func:`publish_levels` turns the chosen node (and, after
+with its verdict and score. t-closeness compares every class, at every node and after any
+suppression or pre-sampling, with the input's distribution
+(:func:`~anonymizer.models.check.reference_sql`), as the verification gate does: a node is
+accepted only if the classes it keeps pass the gate. :func:`publish_levels` turns the chosen node (and, after
 partial-domain de-generalization, per-class levels) into the ``assign`` table every
 algorithm hands to the publisher.
 """
@@ -136,7 +139,7 @@ def passing_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, a
     with QI ``a`` one level finer (``finer``; every sub-class must pass). Writes and returns
     the table of passing classes and their number."""
     accepted = engine.work("accepted")
-    ctx, params = model_context(plan, rows, "n")
+    ctx, params = model_context(engine, plan)      # t-closeness: the input's distribution, not rows'
     ctx.update(target=accepted, rows=rows, qis=level_qis(plan, freq), a=a, finer=finer)
     text = engine.sql("lattice/partial_judge.sql.j2", **ctx)
     engine.execute(text, used_params(text, params), template="lattice/partial_judge.sql.j2")

@@ -23,6 +23,10 @@ best-first:
 Pruning needs monotonic models, nested hierarchies and, when rows may be suppressed,
 models for which suppression stays monotonic (k-anonymity, distinct l-diversity);
 otherwise every node up to the answer is checked (still exact, only slower).
+t-closeness compares each class with the input's distribution
+(:func:`~anonymizer.models.check.reference_sql`), which neither the node nor its
+suppressed classes change: that is what makes it monotonic without suppression (EMD is
+convex), and what the verification gate compares with, so the node found passes the gate.
 """
 
 from __future__ import annotations

@@ -33,6 +33,8 @@ Choices where the paper is silent or its listing garbled (each marked in the cod
   reaches its minimum, even if others could still move).
 - ``Check`` uses the release's models and suppression limit: a node is OK when the rows of
   its failing classes fit what the limit leaves (0 by default, the paper's setting).
+  t-closeness measures every class against the input's distribution (the rows the release
+  takes in, before pre-sampling and suppression), the reference the verification gate uses.
 - Candidates whose exact score cannot beat the current best are not checked: the score
   needs no check (``e`` of a QI depends on its level only), so this saves checks without
   changing the result. The skip rule of 5.3 is applied first, as the paper states it, and
@@ -43,8 +45,9 @@ Choices where the paper is silent or its listing garbled (each marked in the cod
 - Partial-domain de-generalization lowers, for every class at once, the top-priority QI
   that can go one level down with all resulting sub-classes satisfying the models, then
   the next priority, until no class can change. Classes are independent (t-closeness
-  compares with the whole table's fixed distribution), so doing all classes at once equals
-  the paper's one group at a time.
+  compares with the input's fixed distribution, :func:`~anonymizer.models.check.reference_sql`,
+  whatever was pre-sampled or suppressed), so doing all classes at once equals the paper's
+  one group at a time.
 """
 
 from __future__ import annotations

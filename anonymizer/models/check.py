@@ -69,13 +69,42 @@ def histogram_sql(source: str, group_cols: Iterable[str], sensitive_col: str | N
                   sensitive=sensitive_col)
 
 
-def global_sql(source: str, sensitive_col: str, weight: str | None = None) -> str:
-    """SQL text of the table-wide distribution ``(s, p, rnk)`` t-closeness compares with.
+#: The reference distribution of t-closeness in a release: ``"input"``, the distribution of
+#: the sensitive attribute over the rows the release takes in (see :func:`reference_sql`).
+REFERENCE = "input"
 
-    ``source`` is a table (each row counts 1) or, with ``weight='n'``, a histogram.
+
+def global_sql(source: str, sensitive_col: str, weight: str | None = None) -> str:
+    """SQL text of the table-wide distribution ``(s, p, rnk)`` of ``source``.
+
+    ``source`` is a table (each row counts 1) or, with ``weight='n'``, a histogram. By
+    default (:func:`evaluate` without ``glob``) t-closeness compares with the measured
+    table's own distribution; a release compares with its input's (:func:`reference_sql`).
     """
     return render("models/global_distribution.sql.j2", source=source, sensitive=sensitive_col,
                   weight=weight)
+
+
+def reference_sql(base: str, sensitive_col: str) -> str:
+    """SQL text of the reference distribution ``(s, p, rnk)`` of t-closeness in a release:
+    the distribution of ``sensitive_col`` over ``base``, the rows the release takes in (the
+    source minus rows suppressed for NULLs), *before* any suppression by an algorithm. It
+    is the one reference of every search (lattice node checks, Mondrian splits, full-domain
+    suppression, partial-domain de-generalization), of the verification gate, and of the
+    audit (a t-closeness entry says ``reference: input``). ARX does the same. Why the input's
+    rather than the published table's:
+
+    - it is the adversary's prior: the distribution of the whole population the release
+      was drawn from, which t-closeness bounds the information gain against (Li et al.
+      2007, Sec. 3);
+    - it does not move with what an algorithm chooses to suppress, so suppressing a class
+      cannot make the other classes look closer (against the published table, dropping
+      a far-off class shifts the reference toward the classes kept);
+    - it makes a class's verdict a property of the class alone, so the searches' pruning
+      stays monotone (EMD is convex: a union of t-close classes is t-close, whatever else
+      is suppressed) and a class a search accepts passes the gate.
+    """
+    return global_sql(base, sensitive_col)
 
 
 def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | None = None,
