@@ -1,20 +1,36 @@
 """The ``anonymizer`` command: a thin shell over the same API Python users call.
 
-Exit status: 0 done, 1 a privacy check failed (nothing published), 2 bad input.
+Exit status:
+
+- 0: done;
+- 1: a privacy check failed (nothing was published);
+- 2: bad input, or the database cannot be opened (not a DuckDB file, a missing or
+  read-only directory, a file in use by another process, ...), or a file cannot be read
+  or written; one line on stderr says which and why;
+- 3: an unexpected internal error (a bug: the traceback is printed; please report it).
+
+Every command that opens ``--db`` goes through :func:`_open_db`: commands that only read
+open the file read-only and never create it; a database file a command creates is removed
+again (with its ``.wal``) if the command fails.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import sys
-from pathlib import Path
+import traceback
+from contextlib import contextmanager
 
 import click
 import duckdb
 
+from .database import open_database
 from .errors import AnonymizerError, PrivacyCheckFailed, SpecError
 
 DEFAULT_DB = "anonymizer.duckdb"
+#: exit statuses (see the module docstring).
+EXIT_PRIVACY, EXIT_INPUT, EXIT_BUG = 1, 2, 3
 
 
 def _progress(quiet: bool):
@@ -25,7 +41,82 @@ def _progress(quiet: bool):
 
 def _fail(exc: Exception) -> None:
     click.echo(f"error: {exc}", err=True)
-    sys.exit(1 if isinstance(exc, PrivacyCheckFailed) else 2)
+    sys.exit(EXIT_PRIVACY if isinstance(exc, PrivacyCheckFailed) else EXIT_INPUT)
+
+
+@contextmanager
+def _open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
+    """The one way a command opens ``--db`` (``None``: in memory). Every opening problem is a
+    one-line :class:`~anonymizer.database.DatabaseOpenError` (exit status 2); ``read_only``
+    never creates the file; a file created here is removed if the command fails."""
+    with open_database(db, read_only=read_only, must_exist=must_exist, label="--db") as con:
+        yield con
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+#: DuckDB errors that come from the environment (files, locks, memory), not from a bug.
+_DUCKDB_ENVIRONMENT = (duckdb.IOException, duckdb.PermissionException, duckdb.OutOfMemoryException,
+                       duckdb.InterruptException)
+
+
+class _Commands(click.Group):
+    """The command group: a known failure of any command is one line on stderr and exit
+    status 1 (privacy check) or 2 (input, files, database), never a traceback."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except AnonymizerError as exc:
+            _fail(exc)
+        except _DUCKDB_ENVIRONMENT as exc:
+            _fail(AnonymizerError(f"the database: {_one_line(exc)}"))
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            _fail(AnonymizerError(f"{where}{exc.strerror or _one_line(exc)}"))
+        except UnicodeError as exc:
+            _fail(AnonymizerError(f"a file is not UTF-8 text: {_one_line(exc)}"))
+        except Exception:
+            traceback.print_exc()
+            click.echo("error: an unexpected internal error (a bug; please report it with the traceback "
+                       "above)", err=True)
+            sys.exit(EXIT_BUG)
+
+
+class _Finite(click.ParamType):
+    """A finite number (NaN and infinities refused), optionally in [low, high]."""
+
+    name = "number"
+
+    def __init__(self, low: float | None = None, high: float | None = None):
+        self.low, self.high = low, high
+
+    def convert(self, value, param, ctx):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            self.fail(f"{value!r} is not a number", param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        if (self.low is not None and number < self.low) or (self.high is not None and number > self.high):
+            self.fail(f"{value!r} is not in [{self.low:g}, {self.high:g}]", param, ctx)
+        return number
+
+
+def _numbers(text: str | None, option: str, kind: type) -> list:
+    """Comma separated finite numbers of ``kind`` (int or float)."""
+    try:
+        values = [kind(v) for v in _csv(text)]
+    except ValueError:
+        values = None
+    if values is None or not all(math.isfinite(v) for v in values):
+        raise SpecError(option, f"must be comma separated finite {'whole ' if kind is int else ''}numbers", text)
+    return values
 
 
 def _emit(result, as_json: bool) -> None:
@@ -36,7 +127,7 @@ def _emit(result, as_json: bool) -> None:
         click.echo(format_release(result))
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="anonymizer")
 def main() -> None:
     """Anonymize tables inside DuckDB and publish them as verified views.
@@ -55,6 +146,13 @@ def main() -> None:
 
     Every release is checked again in SQL before it is published; a release that fails
     publishes nothing and exits with status 1.
+
+    \b
+    Exit status:
+      0  done
+      1  a privacy check failed (nothing was published)
+      2  bad input, or the database or a file cannot be opened (one line on stderr says why)
+      3  an unexpected internal error (a bug: please report the traceback)
     """
 
 
@@ -76,7 +174,7 @@ def run(spec: str, db: str, as_json: bool, force: bool, keep_work: bool, quiet: 
     from .spec import load_spec
     try:
         parsed = load_spec(spec)
-        with duckdb.connect(db) as con:
+        with _open_db(db) as con:
             result = run_release(parsed, con, progress=_progress(quiet or as_json), keep_work=keep_work,
                                  force=force)
     except AnonymizerError as exc:
@@ -99,7 +197,7 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
     from .demo import demo_spec, load_adult
     from .release import run_release
     try:
-        with duckdb.connect(db) as con:
+        with _open_db(db) as con:
             load_adult(con)
             result = run_release(demo_spec(k), con, progress=_progress(quiet or as_json))
     except AnonymizerError as exc:
@@ -143,7 +241,7 @@ def _csv(value: str | None) -> list[str]:
 @click.option("--table", required=True, help="Table or view to measure (schema.table allowed).")
 @click.option("--qi", required=True, help="Quasi-identifier columns, comma separated.")
 @click.option("--sensitive", multiple=True, help="A sensitive column (repeat for several, or comma separate).")
-@click.option("--c", "c", type=float, default=2.0, show_default=True, help="c of recursive (c,l)-diversity.")
+@click.option("--c", "c", type=_Finite(), default=2.0, show_default=True, help="c of recursive (c,l)-diversity.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as_json: bool) -> None:
     """Measure any table: k, l-diversity (distinct, entropy, recursive), t-closeness,
@@ -153,10 +251,8 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as
     """
     from .measure import format_measure, measure_table
     sens = [s for item in sensitive for s in _csv(item)]
-    if not Path(db).exists():
-        _fail(AnonymizerError(f"--db {db}: no such database file"))
     try:
-        with duckdb.connect(db, read_only=True) as con:
+        with _open_db(db, read_only=True) as con:
             result = measure_table(con, table, _csv(qi), sens, c=c)
     except AnonymizerError as exc:
         _fail(exc)
@@ -185,10 +281,10 @@ def macros_install(db: str, as_json: bool) -> None:
     """Create (or replace) every anon_* macro in the database's main schema."""
     from .macros import install
     try:
-        with duckdb.connect(db) as con:
+        with _open_db(db) as con:
             found = install(con)
-    except duckdb.Error as exc:
-        _fail(AnonymizerError(f"--db {db}: {exc}"))
+    except AnonymizerError as exc:
+        _fail(exc)
     if as_json:
         click.echo(json.dumps([{"name": n, "kind": k, "parameters": p} for n, k, p in found]))
         return
@@ -420,7 +516,7 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
     try:
         if (spec is None) == (experiment is None) or (experiment and table_name):
             raise SpecError("SPEC", "give a release SPEC (optionally --table-name) or --experiment 001")
-        with duckdb.connect(db) as con:
+        with _open_db(db) as con:
             if experiment:
                 lattices = paper001(con, _progress(quiet or as_json))
             else:
@@ -443,7 +539,7 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
 @main.command()
 @click.option("--flag-adult", is_flag=True, help="Create table adult_flagged in --db: UCI Adult's complete rows "
               "with a flag per semi-sensitive attribute (sex, age, occupation).")
-@click.option("--density", type=click.FloatRange(0, 1), default=0.2, show_default=True,
+@click.option("--density", type=_Finite(0, 1), default=0.2, show_default=True,
               help="--flag-adult: the share of each semi-sensitive attribute's cells flagged sensitive.")
 @click.option("--experiment", type=click.Choice(["000"]), help="Run paper 000's experiment (section 4).")
 @click.option("--ks", default="5,8,10", show_default=True, help="--experiment: values of k, comma separated.")
@@ -487,7 +583,7 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
     try:
         if flag_adult:
             from .lgb_data import flagged_adult
-            with duckdb.connect(db or DEFAULT_DB) as con:
+            with _open_db(db or DEFAULT_DB) as con:
                 flagged_adult(con, "adult_flagged", density, seed)
                 rows = con.execute("SELECT count(*) FROM adult_flagged").fetchone()[0]
             click.echo(f"table adult_flagged: {rows} rows, flags at density {density:g} in {db or DEFAULT_DB}")
@@ -500,12 +596,9 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
 def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str | None, seed: int,
                     db: str | None, as_json: bool, quiet: bool) -> None:
     from .lgb_experiment import findings, format_caps, format_findings, format_tables, run_experiment, to_json
-    try:
-        k_list, l_list = [int(v) for v in _csv(ks)], [int(v) for v in _csv(ls)]
-        d_list = [float(v) for v in _csv(densities)]
-    except ValueError as exc:
-        raise SpecError("--ks/--ls/--densities", "comma separated numbers") from exc
-    with duckdb.connect(db or ":memory:") as con:
+    k_list, l_list = _numbers(ks, "--ks", int), _numbers(ls, "--ls", int)
+    d_list = _numbers(densities, "--densities", float)
+    with _open_db(db) as con:
         rows = run_experiment(con, ks=k_list, ls=l_list, densities=d_list, queries=queries, seed=seed,
                               progress=_progress(quiet))
     written = []
@@ -570,7 +663,7 @@ def ir_command(patients: int | None, table2: bool, experiment: str | None, indiv
         _fail(SpecError("ir", "give exactly one of --patients N, --table2 and --experiment 004"))
     try:
         if patients is not None or table2:
-            with duckdb.connect(db or DEFAULT_DB) as con:
+            with _open_db(db or DEFAULT_DB) as con:
                 if table2:
                     from .ir_paper import load_table2
                     click.echo(f"table {load_table2(con)}: paper 004's Table 2 (10 records, 7 individuals) in "
@@ -583,20 +676,17 @@ def ir_command(patients: int | None, table2: bool, experiment: str | None, indiv
             return
         from .ir_experiment import format_experiment, main_experiment
         options: dict = {"seed": seed, "repeats": repeats, "plots": plots, "progress": _progress(quiet)}
-        try:
-            for key, text, kind in (("ls", ls, int), ("qi_sizes", qi_sizes, int), ("alphas", alphas, float),
-                                    ("betas", betas, float)):
-                if text is not None:
-                    options[key] = [kind(v) for v in _csv(text)]
-        except ValueError as exc:
-            raise SpecError("--ls/--qis/--alphas/--betas", "comma separated numbers") from exc
+        for key, option, text, kind in (("ls", "--ls", ls, int), ("qi_sizes", "--qis", qi_sizes, int),
+                                        ("alphas", "--alphas", alphas, float), ("betas", "--betas", betas, float)):
+            if text is not None:
+                options[key] = _numbers(text, option, kind)
         if individuals is not None:
             options["individuals"] = individuals
         if queries is not None:
             options["queries"] = queries
         if variants is not None:
             options["variants"] = _csv(variants)
-        with duckdb.connect(db or ":memory:") as con:
+        with _open_db(db) as con:
             result = main_experiment(con, **options)
         click.echo(json.dumps(result, default=str) if as_json else format_experiment(result))
     except AnonymizerError as exc:
@@ -642,12 +732,8 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
     """
     from .msb_experiment import findings, format_findings, format_table, run_experiment
     try:
-        try:
-            size_list = [int(v) for v in _csv(sizes)]
-            dim_list = [int(v) for v in _csv(dims)]
-        except ValueError as exc:
-            raise SpecError("--sizes/--dims", "comma separated integers") from exc
-        with duckdb.connect(db or ":memory:") as con:
+        size_list, dim_list = _numbers(sizes, "--sizes", int), _numbers(dims, "--dims", int)
+        with _open_db(db) as con:
             rows = run_experiment(con, sizes=size_list, dims=dim_list, batch=batch, seed=seed,
                                   progress=_progress(quiet))
         written = []

@@ -22,6 +22,7 @@ import duckdb
 
 from .engine import Engine, render
 from .errors import DataError, SpecError
+from .numbers import number
 from .models.catalog import (
     AlphaKAnonymity,
     DistinctLDiversity,
@@ -130,8 +131,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     cols = engine.columns(rel, shown)
     _check_columns(cols, qis, "qis", shown)
     _check_columns(cols, sensitive, "sensitive", shown)
-    if not isinstance(c, (int, float)) or isinstance(c, bool) or not c > 0:
-        raise SpecError("c", "must be a number > 0", c)
+    number(c, "c", 0, low_open=True)
     group_cols = [ident(q) for q in qis]
     sizes_sql = render("models/class_sizes.sql.j2", source=rel, qis=group_cols)
     rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",

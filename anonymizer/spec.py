@@ -55,6 +55,7 @@ import yaml
 from .errors import SpecError
 from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
 from .models import KAnonymity, PrivacyModel, TCloseness, build_model
+from .numbers import is_number, number
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive", "individual")
 TYPES = ("numeric", "categorical")
@@ -253,7 +254,15 @@ def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:
     if isinstance(source, Path) or (len(str(source)) < 4096 and "\n" not in str(source)):
         if not path.is_file():
             raise SpecError("spec", "no such file", str(source))
-        return path.read_text(), Path(base_dir or path.parent)
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = path.read_bytes()[:exc.start].count(b"\n") + 1
+            raise SpecError(str(source), f"is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}); "
+                                         "save the spec as UTF-8") from None
+        except OSError as exc:
+            raise SpecError(str(source), f"cannot be read: {exc.strerror or exc}") from None
+        return text, Path(base_dir or path.parent)
     return str(source), Path(base_dir or ".")
 
 
@@ -275,8 +284,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         raise SpecError("columns", "at least one column must have role 'quasi'")
     models = _models(data.get("models"), columns)
     suppression = data.get("suppression_limit", 0.0)
-    if isinstance(suppression, bool) or not isinstance(suppression, (int, float)) or not 0 <= suppression <= 1:
-        raise SpecError("suppression_limit", "must be a fraction of rows between 0 and 1", suppression)
+    number(suppression, "suppression_limit", 0, 1, what="a fraction of rows between 0 and 1")
     nulls = data.get("nulls", "error")
     if nulls not in NULL_POLICIES:
         raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
@@ -481,7 +489,7 @@ def _domain(value: Any, where: str, role: str, ctype: str | None) -> tuple[float
     if role != "quasi" or ctype == "categorical":
         raise SpecError(where, "only numeric quasi columns take a domain [low, high]")
     if (not isinstance(value, list) or len(value) != 2
-            or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in value) or value[0] > value[1]):
+            or not all(is_number(x) for x in value) or value[0] > value[1]):
         raise SpecError(where, "must be [low, high], two numbers with low <= high", value)
     return float(value[0]), float(value[1])
 
@@ -564,20 +572,20 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if scoring not in SCORINGS:
         raise SpecError("algorithm.scoring", f"must be one of {', '.join(SCORINGS)}", scoring)
     d = v.get("d")
-    if scoring == "eta" and (isinstance(d, bool) or not isinstance(d, (int, float)) or d <= 0):
-        raise SpecError("algorithm.d", "eta scoring needs d, a positive number (paper 003, section 6.2)", d)
+    if scoring == "eta":
+        number(d, "algorithm.d", 0, low_open=True,
+               what="a positive finite number (eta scoring's d, paper 003, section 6.2)")
     if scoring != "eta" and d is not None:
         raise SpecError("algorithm.d", "only applies to eta scoring")
     p = v.get("p", 0)
-    if isinstance(p, bool) or not isinstance(p, int) or p < 0:
-        raise SpecError("algorithm.p", "must be a whole number >= 0", p)
+    number(p, "algorithm.p", 0, whole=True, what="a whole number >= 0")
     seed = v.get("seed", 0)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
         raise SpecError("algorithm.seed", "must be a whole number >= 0, or null for the sensitive vectors' order",
                         seed)
     batch = v.get("batch", 0.2)
-    if batch != "exact" and (isinstance(batch, bool) or not isinstance(batch, (int, float)) or not 0 < batch <= 1):
-        raise SpecError("algorithm.batch", "must be 'exact' or a fraction in (0, 1]", batch)
+    if batch != "exact":
+        number(batch, "algorithm.batch", 0, 1, low_open=True, what="'exact' or a fraction in (0, 1]")
     renumber = v.get("renumber", "random")
     if renumber not in RENUMBER:
         raise SpecError("algorithm.renumber", f"must be one of {', '.join(RENUMBER)} (how Id_num is assigned)", renumber)
@@ -602,8 +610,9 @@ def _per_qi(value: Any, where: str, quasi: set[str], kind, what: str) -> dict:
     for q, x in value.items():
         if q not in quasi:
             raise SpecError(f"{where}.{q}", "is not a quasi-identifier")
-        if isinstance(x, bool) or not isinstance(x, kind) or x < 0:
+        if not isinstance(x, kind):
             raise SpecError(f"{where}.{q}", f"must be {what}", x)
+        number(x, f"{where}.{q}", 0, whole=kind is int, what=what)
     return dict(value)
 
 
@@ -613,8 +622,7 @@ def _presample(value: Any, quasi: set[str]) -> dict | None:
         return None
     v = _mapping(value, "algorithm.presample", {"levels", "k"})
     k = v.get("k")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise SpecError("algorithm.presample.k", "must be a whole number >= 1 (k' of paper 003, section 5.1)", k)
+    number(k, "algorithm.presample.k", 1, whole=True, what="a whole number >= 1 (k' of paper 003, section 5.1)")
     levels = v.get("levels", {})
     if isinstance(levels, int) and not isinstance(levels, bool):
         levels = {q: levels for q in quasi}

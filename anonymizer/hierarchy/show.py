@@ -23,6 +23,7 @@ from typing import Iterator
 import duckdb
 
 from ..engine import Engine
+from ..database import open_database
 from ..errors import SpecError
 from ..prepare import load_file, load_source, resolve_columns
 from ..spec import Column, Source, load_spec
@@ -144,10 +145,9 @@ def show_table_column(db: str, name: str, column: str, hierarchy: Hierarchy, exa
 
 @contextmanager
 def _connect(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
-    """An in-memory database (``db`` None), or the existing database file ``db``."""
-    if db is not None and not Path(db).is_file():
-        raise SpecError("--db", "no such database file", db)
-    with duckdb.connect(db or ":memory:") as con:
+    """An in-memory database (``db`` None), or the existing database file ``db`` (opened by
+    :func:`~anonymizer.database.open_database`: one clear message for every opening problem)."""
+    with open_database(db, must_exist=True, label="--db") as con:
         yield con
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import SpecError
+from ..numbers import is_number
 
 KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh")
 NUMERIC_KINDS = ("intervals", "cgh", "dbgh", "cbgh")
@@ -164,7 +165,8 @@ _PARSERS = {"csv": _csv, "intervals": _intervals, "masking": _masking, "ordered"
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
+    """A finite number (NaN and infinities are no width, bound or range)."""
+    return is_number(x)
 
 
 def _positive(x: Any) -> bool:

@@ -14,8 +14,11 @@ bound, named ``$<prefix>_<name>`` so that several models can share one statement
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar
+
+from ..errors import SpecError
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,16 @@ class PrivacyModel:
     #: whether the model is one of paper 004's identity-reserved models (individuals with several
     #: records; checked by :mod:`.identity_reserved`, not by a template over a histogram).
     identity_reserved: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        """Every numeric parameter is finite, also for models built in Python rather than from
+        a spec (whose ranges :func:`~anonymizer.models.build_model` checks): a NaN threshold
+        passes no comparison and would make every class hold."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            for x in value if isinstance(value, tuple) else (value,):
+                if isinstance(x, float) and not math.isfinite(x):
+                    raise SpecError(f"{type(self).__name__}.{f.name}", "must be a finite number", value)
 
     @property
     def sensitive(self) -> str | None:

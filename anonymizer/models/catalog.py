@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from ..errors import SpecError
+from ..numbers import MAX_WHOLE, number
 from .base import PrivacyModel
 from .identity_reserved import (
     EIRAlphaBetaAnonymity,
@@ -207,19 +208,11 @@ class LUnique(PrivacyModel):
 
 def _num(entry: dict, key: str, where: str, kind: type, low: float, high: float | None = None,
          strict_low: bool = False):
+    """``entry[key]``, a finite number (whole if ``kind`` is int) in its range (NaN and
+    infinities are refused: a NaN bound makes every class hold)."""
     if key not in entry:
         raise SpecError(f"{where}.{key}", "is required")
-    value = entry[key]
-    ok_type = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind is int:
-        ok_type = isinstance(value, int) and not isinstance(value, bool)
-    if not ok_type:
-        raise SpecError(f"{where}.{key}", f"must be a {'whole number' if kind is int else 'number'}", value)
-    too_low = value <= low if strict_low else value < low
-    if too_low or (high is not None and value > high):
-        bound = f"{'>' if strict_low else '>='} {low}" + (f" and <= {high}" if high is not None else "")
-        raise SpecError(f"{where}.{key}", f"must be {bound}", value)
-    return value
+    return number(entry[key], f"{where}.{key}", low, high, low_open=strict_low, whole=kind is int)
 
 
 def _attr(entry: dict, where: str) -> str:
@@ -263,7 +256,7 @@ def _alpha_k(e, w):
 def _lsl(e, w):
     value = e.get("l", [1, 2, 3])
     if (not isinstance(value, list) or len(value) != 3
-            or any(isinstance(x, bool) or not isinstance(x, int) or x < 1 for x in value)):
+            or any(isinstance(x, bool) or not isinstance(x, int) or not 1 <= x <= MAX_WHOLE for x in value)):
         raise SpecError(f"{w}.l", "must list l0, l1, l2: three whole numbers >= 1 (paper 002 uses [1, 2, 3])", value)
     if sorted(value) != list(value):
         raise SpecError(f"{w}.l", "must not decrease: a higher security level needs at least the same l", value)
@@ -280,10 +273,9 @@ def _multi_l(e, w):
 
 
 def _open_unit(e, key, w):
-    value = _num(e, key, w, float, 0, 1, strict_low=True)
-    if value >= 1:
-        raise SpecError(f"{w}.{key}", "must be > 0 and < 1", value)
-    return value
+    if key not in e:
+        raise SpecError(f"{w}.{key}", "is required")
+    return number(e[key], f"{w}.{key}", 0, 1, low_open=True, high_open=True)
 
 
 def _ir_k(e, w):
