@@ -58,9 +58,10 @@ def flagged_synthetic(con: duckdb.DuckDBPyConnection, name: str, rows: int, dens
 
 def experiment_spec(table: str = "adult_flagged", algorithm: str = "lgb-mdp", k: int = 5, l: int = 5,
                     t: float = 0.2, l_caps: dict[str, int] | None = None, salary: str = SALARY,
-                    qi: tuple[str, ...] = QI) -> dict:
+                    qi: tuple[str, ...] = QI, seed: int = 0) -> dict:
     """Section 4's release: k-anonymity, t-closeness on sex, l-unique on the others.
-    ``l_caps`` lowers l for attributes whose values cannot be l-unique at this l."""
+    ``l_caps`` lowers l for attributes whose values cannot be l-unique at this l. An
+    experiment is reproducible, so the release is seeded (``seed``)."""
     columns: dict = {a: {"role": "quasi", "flag": f"{a}_flag"} for a in SEMI_SENSITIVE}
     columns.update({a: {"role": "quasi"} for a in qi})
     for a in columns:
@@ -74,4 +75,4 @@ def experiment_spec(table: str = "adult_flagged", algorithm: str = "lgb-mdp", k:
                if cap < l]
     return {"release": f"lgb_{algorithm.replace('-', '_')}_k{k}_l{l}", "source": {"table": table},
             "columns": columns, "default_role": "identifier", "models": models,
-            "algorithm": {"name": algorithm}, "suppression_limit": 0.05}
+            "algorithm": {"name": algorithm, "seed": seed}, "suppression_limit": 0.05}

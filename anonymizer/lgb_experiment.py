@@ -131,7 +131,7 @@ def run_experiment(con: duckdb.DuckDBPyConnection | None = None, ks: Iterable[in
             flagged_adult(con, name, density, seed)
             tables[density] = (name, l_caps(con, name))
         name, caps = tables[density]
-        spec = experiment_spec(name, algorithm, k, l, t, l_caps={a: c["cap"] for a, c in caps.items()})
+        spec = experiment_spec(name, algorithm, k, l, t, l_caps={a: c["cap"] for a, c in caps.items()}, seed=seed)
         sections = (["4.1", "4.2"] if density == GRID_DENSITY and algorithm in algorithms else []) + \
                    (["4.3"] if algorithm == DENSITY_ALGORITHM and density in densities else [])
         row = {"sections": sections, "algorithm": algorithm, "density": density, "k": k, "l": l, "t": t,

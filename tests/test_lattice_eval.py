@@ -126,7 +126,7 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
         tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_lattice' "
                              "ORDER BY 1").fetchall()
         assert tables == [("again",), ("small",)]
-        work = con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name LIKE '_anon_work_%'").fetchone()
+        work = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()
         assert work == (0,)
     assert invoke("lattice", "--db", db).exit_code == 2
 

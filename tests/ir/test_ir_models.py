@@ -250,7 +250,7 @@ def test_verify_and_vulnerable(con):
         assert got[str(EIRAB)]["holds"] and got[str(EIRAB)]["figures"]["max_value_share"] == 0.5
         assert vulnerable(engine, IR33, ident("recs"), **NAMES)["vulnerable"] == 0
         # nothing left behind in the work schema
-        left = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_schema = $s",
+        left = con.execute("SELECT count(*) FROM information_schema.tables WHERE table_catalog = $s",
                            {"s": engine.work_schema}).fetchone()[0]
         assert left == 0
 

@@ -98,7 +98,7 @@ def test_evaluate_verifies(small, monkeypatch):
     with pytest.raises(PrivacyCheckFailed, match="altered"):
         evaluate(con, spec, queries=5)
     # nothing is published, and the work schema is gone
-    assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE '_anon_work_%' "
+    assert con.execute("SELECT count(*) FROM information_schema.schemata WHERE catalog_name LIKE '_anon_work_%' "
                        "OR schema_name = 'published'").fetchone()[0] == 0
 
 

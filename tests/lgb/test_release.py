@@ -78,7 +78,7 @@ def check_published(con, view: str, rows: list, k: int, l: int, t) -> None:
     frame = con.execute(f"SELECT * FROM {view}").df()
     truth = pd.DataFrame(rows, columns=["age", "city", "x", "age_flag", "city_flag", "disease"])
     assert frame.groupby("gid").size().min() >= k
-    released = truth.loc[frame["row_id"].to_numpy()]           # row_id = the source row number
+    released = truth.loc[frame["n"].to_numpy()]                # n: the source row number, passed through
     assert (frame["age_bid"].notna().to_numpy() == released["age_flag"].to_numpy()).all()
     assert (frame["city_bid"].notna().to_numpy() == released["city_flag"].to_numpy()).all()
     for attr in ("age", "city", "disease"):
@@ -98,16 +98,16 @@ def check_published(con, view: str, rows: list, k: int, l: int, t) -> None:
 def test_random_tables_publish_a_safe_table_or_nothing(case):
     rows, k, l, algorithm, t, seed = case
     con = duckdb.connect()
-    con.execute("CREATE TABLE r (age INTEGER, city VARCHAR, x INTEGER, age_flag BOOLEAN, city_flag BOOLEAN, "
+    con.execute("CREATE TABLE r (n INTEGER, age INTEGER, city VARCHAR, x INTEGER, age_flag BOOLEAN, city_flag BOOLEAN, "
                 "disease VARCHAR)")
-    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?, ?)", [list(r) for r in rows])
+    con.executemany("INSERT INTO r VALUES (?, ?, ?, ?, ?, ?, ?)", [[n, *r] for n, r in enumerate(rows)])
     models = [{"type": "k-anonymity", "k": k}, {"type": "l-unique", "l": l}]
     if t is not None:
         models.append({"type": "t-closeness", "t": t, "sensitive": "city"})
     spec = {"release": "r", "source": {"table": "r"}, "models": models, "suppression_limit": 1.0,
             "columns": {"age": {"role": "quasi", "type": "numeric", "flag": "age_flag"},
                         "city": {"role": "quasi", "flag": "city_flag"},
-                        "x": {"role": "quasi", "type": "numeric"}, "disease": "sensitive"},
+                        "x": {"role": "quasi", "type": "numeric"}, "disease": "sensitive", "n": "insensitive"},
             "algorithm": {"name": algorithm, "seed": seed}}
     try:
         result = anonymize(spec, con)

@@ -299,7 +299,7 @@ def test_work_tables_of_an_open_workspace_are_dropped_not_the_schema(con):
         schema = engine.work_schema
         query_error(engine, '"cand"', attrs, 6, queries=10)
         assert engine.work_schema == schema
-        assert not con.execute(f"SELECT * FROM duckdb_tables() WHERE schema_name = '{schema}'").fetchall()
+        assert not con.execute(f"SELECT * FROM duckdb_tables() WHERE database_name = '{schema}'").fetchall()
 
 
 def test_refusals(hand, con):

@@ -201,8 +201,8 @@ def test_random_releases_satisfy_definitions_10_and_11(case):
             r = anonymize(spec, con)
         except AnonymizerError as exc:
             assert not con.execute("SELECT count(*) FROM duckdb_views() WHERE schema_name = 'published'").fetchone()[0]
-            assert not con.execute("SELECT count(*) FROM duckdb_schemas() "
-                                   "WHERE schema_name LIKE '_anon_work_%'").fetchone()[0]
+            assert not con.execute("SELECT count(*) FROM duckdb_databases() "
+                                   "WHERE database_name LIKE '_anon_work_%'").fetchone()[0]
             # the only error a valid case may raise is the override naming an absent value
             assert case["bad_override"] is not None, f"unexpected {exc!r}"
             event("refused: override of an absent value")
@@ -330,7 +330,7 @@ def test_suppression_beyond_the_limit_publishes_nothing(t1):
         anonymize(spec, t1)
     assert "suppress" in str(err.value)
     assert published_state(t1) == [None, None]
-    assert t1.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name LIKE '_anon_work_%'").fetchone()[0] == 0
+    assert t1.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()[0] == 0
     # with a previous version published, a failing release leaves both views as they were
     anonymize(table1_spec("t1", "mmdcf-mslf", LSL), t1)
     before = published_state(t1)

@@ -26,7 +26,7 @@ def changed(edit, **kw) -> dict:
 
 def nothing_published(con) -> bool:
     views = con.execute("SELECT count(*) FROM duckdb_views() WHERE schema_name = 'published'").fetchone()[0]
-    work = con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name LIKE '_anon_work_%'").fetchone()[0]
+    work = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()[0]
     audited = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = '_audit'").fetchone()[0]
     audit = con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] if audited else 0
     return views == work == audit == 0
