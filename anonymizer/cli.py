@@ -242,18 +242,25 @@ def _csv(value: str | None) -> list[str]:
 @click.option("--qi", required=True, help="Quasi-identifier columns, comma separated.")
 @click.option("--sensitive", multiple=True, help="A sensitive column (repeat for several, or comma separate).")
 @click.option("--c", "c", type=_Finite(), default=2.0, show_default=True, help="c of recursive (c,l)-diversity.")
+@click.option("--reference", default=None, metavar="TABLE",
+              help="Table whose sensitive distribution t-closeness compares with (default: the measured table; "
+                   "give a release's input to measure it as the release's gate does).")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, as_json: bool) -> None:
+def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, reference: str | None,
+          as_json: bool) -> None:
     """Measure any table: k, l-diversity (distinct, entropy, recursive), t-closeness,
     re-identification risk and class sizes, grouping by the QI columns.
 
-    Works on tables anonymized elsewhere too. Nothing is written.
+    Works on tables anonymized elsewhere too. Nothing is written. t-closeness compares each
+    class with the measured table's distribution, or with --reference's: a release checks
+    its classes against its input (the source before suppression), so
+    `--table published.adult --reference adult` reproduces the release's figure.
     """
     from .measure import format_measure, measure_table
     sens = [s for item in sensitive for s in _csv(item)]
     try:
         with _open_db(db, read_only=True) as con:
-            result = measure_table(con, table, _csv(qi), sens, c=c)
+            result = measure_table(con, table, _csv(qi), sens, c=c, reference=reference)
     except AnonymizerError as exc:
         _fail(exc)
     click.echo(json.dumps(result, default=str) if as_json else format_measure(result))

@@ -30,7 +30,7 @@ from .models.catalog import (
     RecursiveCLDiversity,
     TCloseness,
 )
-from .models.check import evaluate_all
+from .models.check import evaluate_all, global_sql
 from .sqlnames import ident, table as qualified
 
 #: a record is "at risk" when its prosecutor risk 1/|E| is above this (classes below 5 rows,
@@ -96,7 +96,8 @@ def _size_distribution(engine: Engine, sizes_sql: str) -> list[dict[str, int]]:
 def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis: Sequence[str],
                   sensitive: Sequence[str] = (), c: float = 2.0,
                   distance: str | Mapping[str, str] | None = None,
-                  hierarchies: Mapping[str, str] | None = None) -> dict[str, Any]:
+                  hierarchies: Mapping[str, str] | None = None,
+                  reference: str | Sequence[str] | None = None) -> dict[str, Any]:
     """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
 
     Args:
@@ -111,6 +112,14 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
             temporal columns and ``equal`` otherwise.
         hierarchies: for ``hierarchical`` distance, attribute -> quoted relation
             ``(s, level, node)`` (see ``templates/models/t_closeness_hierarchical.sql.j2``).
+        reference: the table whose distribution of each sensitive attribute t-closeness
+            compares with (named by the same rule; it must have the sensitive columns, by
+            the same names). By default the measured table itself. To measure a published
+            release as the verification gate does, pass its input (the source table): a
+            release compares every class with the input's distribution, before suppression
+            (:func:`anonymizer.models.check.reference_sql`). The reference should hold
+            every value the table holds (an input does): with the ordered distance, a value
+            missing from it is left out of the class's distribution.
 
     Returns:
         a JSON-ready dict: ``table``, ``qis``, ``rows``, ``classes``, ``k``,
@@ -118,7 +127,8 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         ``risk`` (``highest`` = 1/k, ``average`` = classes/rows, ``threshold``,
         ``records_at_risk`` = rows whose risk 1/|E| is above the threshold, and
         ``share_at_risk``), and ``sensitive``: ``{name: {distinct_l, entropy_l,
-        recursive_l, c, t, distance, alpha}}``.
+        recursive_l, c, t, distance, reference, alpha}}`` (``reference``: the table ``t``
+        was measured against).
 
     Raises:
         DataError: the table does not exist or is empty.
@@ -155,6 +165,16 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         },
         "sensitive": {},
     }
+    ref_shown, ref_rel = shown, rel
+    if reference is not None:
+        ref_parts = table_parts(reference)
+        ref_shown, ref_rel = ".".join(ref_parts), qualified(*ref_parts)
+        ref_cols = engine.columns(ref_rel, ref_shown)
+        missing = [n for n in sensitive if n not in ref_cols]
+        if missing:
+            raise SpecError("reference", f"has no column {', '.join(map(repr, missing))} (the sensitive "
+                                         f"attributes t-closeness compares): table {ref_shown} has "
+                                         f"{', '.join(map(repr, ref_cols))}", ref_shown)
     models = []
     dists = {}
     for name in sensitive:
@@ -164,8 +184,10 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
                    AlphaKAnonymity(1.0, 1, name)]
     if models:
         hiers = dict(hierarchies or {})
+        globs = {5 * i + 3: f"({global_sql(ref_rel, ident(name))})"
+                 for i, name in enumerate(sensitive)} if reference is not None else None
         found = evaluate_all(engine, models, rel, group_cols, {n: ident(n) for n in sensitive},
-                             hiers=hiers)
+                             globs=globs, hiers=hiers)
         for i, name in enumerate(sensitive):
             d, e, r, t, a = found[5 * i: 5 * i + 5]
             result["sensitive"][name] = {
@@ -175,6 +197,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
                 "c": float(c),
                 "t": float(t.figure),
                 "distance": dists[name],
+                "reference": ref_shown,
                 "alpha": float(a.figure),
             }
     return result
@@ -204,6 +227,8 @@ def format_measure(result: Mapping[str, Any]) -> str:
     for name, m in result.get("sensitive", {}).items():
         lines.append(f"  sensitive {name!r}: distinct l = {m['distinct_l']}, "
                      f"entropy l = {_fmt(m['entropy_l'])}, recursive ({_fmt(m['c'])},l) l = "
-                     f"{m['recursive_l']}, t = {_fmt(m['t'])} ({m['distance']} distance), "
+                     f"{m['recursive_l']}, t = {_fmt(m['t'])} ({m['distance']} distance"
+                     + (f", against {m['reference']}" if m.get("reference", result.get("table")) != result.get("table")
+                        else "") + "), "
                      f"alpha = {_fmt(m['alpha'])}")
     return "\n".join(lines)

@@ -25,9 +25,12 @@
 --   anon_sensitive_counts(tbl, qis, sensitive)            class, attribute and value: class, attribute, value, n
 --   anon_l_classes(tbl, qis, sensitive, c := 2)           class and attribute: class, attribute, size, distinct_l, entropy_l, recursive_l
 --   anon_l_diversity(tbl, qis, sensitive, c := 2)         attribute: attribute, distinct_l, entropy_l, recursive_l, c
+--   anon_value_counts(tbl, sensitive)                     attribute and value: attribute, value, n
 --   anon_value_ranks(tbl, sensitive)                      attribute and value: attribute, value, rnk, m
---   anon_t_classes(tbl, qis, sensitive, distance := 'equal')   class and attribute: class, attribute, size, emd
---   anon_t_closeness(tbl, qis, sensitive, distance := 'equal') attribute: attribute, t, distance
+--   anon_t_classes(tbl, qis, sensitive, distance := 'equal', reference := NULL)
+--                                                         class and attribute: class, attribute, size, emd
+--   anon_t_closeness(tbl, qis, sensitive, distance := 'equal', reference := NULL)
+--                                                         attribute: attribute, t, distance, reference
 --   anon_ncp_numeric(published, original, qis)            QI: attribute, released, suppressed, ncp_sum, ncp
 --   anon_ncp_categorical(published, original, qis)        QI: attribute, released, suppressed, ncp_sum, ncp
 --   anon_release(name, version := NULL, audit := '_anon_releases._audit')   the audit row of a release
@@ -166,6 +169,29 @@ ORDER BY list_position(sensitive, attribute);
 
 -- ---------------------------------------------------------------------------------------
 -- t-closeness (Li, Li and Venkatasubramanian 2007)
+--
+-- Every class's distribution is compared with a reference distribution Q: by default the
+-- measured table's own; with `reference := 'schema.table'`, that table's (it must have the
+-- sensitive columns, by the same names, and should hold every value the measured table
+-- holds). A release compares its classes with its input (the source minus rows suppressed
+-- for NULLs, before any other suppression: the adversary's prior, which suppression cannot
+-- move), so `reference := '<the release's source>'` gives the figure its audit row shows.
+
+-- anon_value_counts(tbl, sensitive): every value of every sensitive attribute over the
+-- whole table (as text; NULL is a value) with its number of rows n.
+CREATE OR REPLACE MACRO anon_value_counts(tbl, sensitive) AS TABLE
+SELECT attribute, value[1] AS value, sum(__anon_n) AS n
+FROM (
+    UNPIVOT (
+        SELECT [COLUMNS(lambda x_: list_contains(sensitive, x_))::VARCHAR], count(*) AS __anon_n
+        FROM query_table(tbl)
+        WHERE (SELECT ok FROM anon_require(tbl, sensitive, 'sensitive'))
+        GROUP BY ALL
+    )
+    ON COLUMNS(* EXCLUDE (__anon_n))
+    INTO NAME attribute VALUE value
+)
+GROUP BY ALL;
 
 -- anon_value_ranks(tbl, sensitive): every value of every sensitive attribute with its rank
 -- rnk = 1..m in the attribute's own order (NULL last), and m, the number of values.
@@ -184,11 +210,12 @@ FROM (
     )
 );
 
--- anon_t_classes(tbl, qis, sensitive, distance): per class and sensitive attribute, the
--- Earth Mover's Distance between the class's distribution P and the table's Q (Sec. 4.2):
+-- anon_t_classes(tbl, qis, sensitive, distance, reference): per class and sensitive
+-- attribute, the Earth Mover's Distance between the class's distribution P and the
+-- reference Q, the table's own or `reference`'s (Sec. 4.2; m = the reference's values):
 --   'equal'  : EMD = 1/2 sum_i |P_i - Q_i|  (values absent from the class add Q_i);
 --   'ordered': EMD = 1/(m-1) sum_{i=1..m} |sum_{j<=i} (P_j - Q_j)|  (0 when m = 1).
-CREATE OR REPLACE MACRO anon_t_classes(tbl, qis, sensitive, distance := 'equal') AS TABLE
+CREATE OR REPLACE MACRO anon_t_classes(tbl, qis, sensitive, distance := 'equal', reference := NULL) AS TABLE
 WITH h AS MATERIALIZED (
     SELECT * FROM anon_sensitive_counts(tbl, qis, sensitive)
     WHERE CASE WHEN distance IN ('equal', 'ordered') THEN true
@@ -196,7 +223,13 @@ WITH h AS MATERIALIZED (
 ),
 whole AS (
     SELECT attribute, value, sum(n) / sum(sum(n)) OVER (PARTITION BY attribute) AS q
-    FROM h GROUP BY attribute, value
+    FROM (
+        SELECT attribute, value, n FROM h WHERE reference IS NULL
+        UNION ALL
+        SELECT attribute, value, n FROM anon_value_counts(coalesce(reference, tbl), sensitive)
+        WHERE reference IS NOT NULL
+    )
+    GROUP BY attribute, value
 ),
 cls AS (
     SELECT class, attribute, value, n, n / sum(n) OVER (PARTITION BY class, attribute) AS p
@@ -204,8 +237,8 @@ cls AS (
 ),
 equal AS (
     SELECT c.class, c.attribute, sum(c.n) AS size,
-           greatest(0.0, least(1.0, 0.5 * (sum(abs(c.p - g.q) - g.q) + 1.0))) AS emd
-    FROM cls AS c JOIN whole AS g ON c.attribute = g.attribute AND c.value IS NOT DISTINCT FROM g.value
+           greatest(0.0, least(1.0, 0.5 * (sum(abs(c.p - coalesce(g.q, 0.0)) - coalesce(g.q, 0.0)) + 1.0))) AS emd
+    FROM cls AS c LEFT JOIN whole AS g ON c.attribute = g.attribute AND c.value IS NOT DISTINCT FROM g.value
     WHERE distance = 'equal'
     GROUP BY c.class, c.attribute
 ),
@@ -213,7 +246,7 @@ cum AS (
     SELECT k.class, k.attribute, k.size, r.m,
            sum(coalesce(c.p, 0.0) - g.q) OVER (PARTITION BY k.class, k.attribute ORDER BY r.rnk) AS d
     FROM (SELECT class, attribute, sum(n) AS size FROM h WHERE distance = 'ordered' GROUP BY ALL) AS k
-    JOIN anon_value_ranks(tbl, sensitive) AS r ON r.attribute = k.attribute
+    JOIN anon_value_ranks(coalesce(reference, tbl), sensitive) AS r ON r.attribute = k.attribute
     JOIN whole AS g ON g.attribute = r.attribute AND g.value IS NOT DISTINCT FROM r.value
     LEFT JOIN cls AS c ON c.class IS NOT DISTINCT FROM k.class AND c.attribute = k.attribute
                       AND c.value IS NOT DISTINCT FROM r.value
@@ -228,11 +261,12 @@ SELECT class, attribute, size, emd FROM equal
 UNION ALL
 SELECT class, attribute, size, emd FROM ordered;
 
--- anon_t_closeness(tbl, qis, sensitive, distance): per sensitive attribute, the table's t:
--- the largest class EMD (the table is t-close when it is <= t).
-CREATE OR REPLACE MACRO anon_t_closeness(tbl, qis, sensitive, distance := 'equal') AS TABLE
-SELECT attribute, max(emd) AS t, distance AS distance
-FROM anon_t_classes(tbl, qis, sensitive, distance := distance)
+-- anon_t_closeness(tbl, qis, sensitive, distance, reference): per sensitive attribute, the
+-- table's t: the largest class EMD (the table is t-close when it is <= t), the distance,
+-- and the table the classes were compared with (`reference`, or `tbl` itself).
+CREATE OR REPLACE MACRO anon_t_closeness(tbl, qis, sensitive, distance := 'equal', reference := NULL) AS TABLE
+SELECT attribute, max(emd) AS t, distance AS distance, coalesce(reference, tbl) AS reference
+FROM anon_t_classes(tbl, qis, sensitive, distance := distance, reference := reference)
 GROUP BY attribute
 ORDER BY list_position(sensitive, attribute);
 
