@@ -6,6 +6,13 @@ all in one transaction (a release with more than one table, such as anatomy's se
 table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one): if any step fails nothing changes, and what was published before
 stays as it was. Before promotion the snapshot is compared with the candidate by symmetric
 ``EXCEPT ALL`` counts, so the view shows exactly the rows that passed verification.
+
+A release promotes only a view it owns, or a new one (:func:`check_owner`): the owner of a
+view is the release whose latest audit row names it (as its view, or as a further view
+listed in the row's figures under ``views``), and a release owns it only while the view
+still reads the snapshot of that row. A view of another release, a view or table the
+anonymizer did not create, or an own view changed by hand is refused before any work and
+again inside the publishing transaction, and nothing published changes.
 """
 
 from __future__ import annotations
@@ -13,12 +20,33 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import sqlglot
+from sqlglot import exp
+
 from .engine import Engine
 from .errors import AnonymizerError
 from .sqlnames import ident, table
 from .spec import ReleaseSpec
 
 AUDIT = "_audit"
+
+#: the further tables of an anatomy release (paper 002), each published as ``<view>_<part>``
+ANATOMY_PARTS = ("sensitive",)
+
+
+class ViewNotOwned(AnonymizerError):
+    """A release's view name is held by something the release does not own: another
+    release's view, a view or table the anonymizer did not create, or the release's own view
+    changed outside the anonymizer. Nothing is published.
+
+    Args:
+        view: ``schema.view`` as text.
+        owner: the release owning the view, or ``None`` if no release does.
+    """
+
+    def __init__(self, view: str, message: str, owner: str | None = None):
+        self.view, self.owner = view, owner
+        super().__init__(message)
 
 
 @dataclass(frozen=True)
@@ -72,7 +100,81 @@ def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: s
         {"s": spec.output.snapshot_schema, "t": f"{spec.release}__v{last['version']}"}).fetchone()[0]
     if not (view_exists and snap_exists):
         return None
+    snap = f"{spec.release}__v{last['version']}"
+    views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
+    for view, snapshot in views:   # every view still reads the release's latest snapshot
+        found = _relation(engine, spec.output.schema, view)
+        if found is None or found[0] != "view" or not reads(found[1], spec.output.snapshot_schema, snapshot):
+            return None
+        if _relation(engine, spec.output.snapshot_schema, snapshot) is None:
+            return None
     return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
+
+
+def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None = None) -> None:
+    """Refuse unless every view the release promotes is new or its own (module docstring).
+
+    Args:
+        parts: the release's further tables (default: anatomy's for an anatomy release).
+    Raises:
+        ViewNotOwned: naming the view and who holds it.
+    """
+    parts = _parts(spec) if parts is None else parts
+    has_audit = _relation(engine, spec.output.snapshot_schema, AUDIT) is not None
+    for name in [spec.output.view] + [f"{spec.output.view}_{p}" for p in parts]:
+        _check_view(engine, spec, name, has_audit)
+
+
+def _check_view(engine: Engine, spec: ReleaseSpec, name: str, has_audit: bool) -> None:
+    shown = f"{spec.output.schema}.{name}"
+    found = _relation(engine, spec.output.schema, name)
+    if found is None:
+        return
+    kind, sql = found
+    owner = None
+    if kind == "view" and has_audit:
+        owner = engine.one("publish/view_owner.sql.j2", {"view": shown}, audit=audit_table(spec))
+    if owner is None:
+        raise ViewNotOwned(shown, f"{shown} exists and was not created by a release (a {kind} of the "
+                                  f"database); drop it or choose another output.view")
+    release, version, main = owner
+    if release != spec.release:
+        raise ViewNotOwned(shown, f"view {shown} belongs to release {release}; choose another output.view", release)
+    part = "" if main.lower() == shown.lower() else f"__{shown[len(main) + 1:]}"
+    snapshot = f"{release}__v{version}{part}"
+    if not reads(sql, spec.output.snapshot_schema, snapshot):
+        raise ViewNotOwned(shown, f"view {shown} of release {release} was changed outside the anonymizer "
+                                  f"(it no longer reads {spec.output.snapshot_schema}.{snapshot}, the "
+                                  f"release's v{version}); drop the view to publish the release again, or "
+                                  f"choose another output.view", release)
+
+
+def reads(view_sql: str | None, schema: str, snapshot: str) -> bool:
+    """Whether a view's stored definition (``duckdb_views().sql``) is exactly the one
+    promotion writes, ``SELECT * FROM schema.snapshot``. Both are parsed with sqlglot and
+    compared with every identifier quoted, so DuckDB's choice of quoting does not matter;
+    names compare case-insensitively, as DuckDB resolves them."""
+    try:
+        stored = sqlglot.parse_one(view_sql or "", read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return False
+    if not isinstance(stored, exp.Create) or not isinstance(stored.this, exp.Table) or stored.expression is None:
+        return False   # not a view, or one renaming its columns
+    expected = sqlglot.parse_one(f"SELECT * FROM {table(schema, snapshot)}", read="duckdb")
+
+    def text(e: exp.Expression) -> str:
+        return e.sql(dialect="duckdb", identify=True).casefold()
+
+    return text(stored.expression) == text(expected)
+
+
+def _relation(engine: Engine, schema: str, name: str) -> tuple[str, str | None] | None:
+    """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name``, or ``None``."""
+    return engine.one("publish/relation.sql.j2", {"schema": schema, "name": name})
+
+
+def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
+    return ANATOMY_PARTS if spec.algorithm.anatomy else ()
 
 
 def part_view(spec: ReleaseSpec, part: str) -> str:
@@ -100,6 +202,7 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
     tables += [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols) for part, cand, cols in parts]
     engine.execute("BEGIN TRANSACTION")
     try:
+        check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, view_name, cand, cols in tables:
             _promote(engine, spec, snap, view_name, cand, cols)
         params = {
@@ -108,6 +211,10 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
             **{k: json.dumps(record[k], default=str) for k in ("parameters", "figures", "timings")},
         }
+        if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
+            figures = json.loads(params["figures"])
+            figures["views"] = [part_view(spec, part) for part, _, _ in parts]
+            params["figures"] = json.dumps(figures, default=str)
         engine.run("publish/audit_insert.sql.j2", params, audit=audit)
         engine.execute("COMMIT")
     except BaseException:

@@ -29,7 +29,7 @@ from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
 from .prepare import Plan, check_suppression, load_source, prepare, resolve_columns
-from .publish import Published, fingerprint, part_view, publish, unchanged
+from .publish import Published, check_owner, fingerprint, part_view, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
 
@@ -85,6 +85,7 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec)
         spec = resolve_columns(spec, engine.columns(source), source)
+        check_owner(engine, spec)   # a view of another release or of the database: refused before any work
         spec_hash, source_print = spec_fingerprint(spec), fingerprint(engine, spec, source)
         current = None if force else unchanged(engine, spec, spec_hash, source_print)
         if current is not None:

@@ -55,6 +55,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     run_release(demo_spec(k=20), con)
     make_weird(con)
     anonymize(WEIRD, con)
+    anonymize(WEIRD, con)   # a re-run: the view stands, its owner is looked up (publish/view_owner)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},
                    suppression_limit=1.0), con)
     anonymize(dict(WEIRD, release="w_t", models=[
@@ -93,7 +94,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                "columns": {"v": {"role": "quasi", "hierarchy": {"intervals": [10, 100]}}},
                "algorithm": {"name": "optimal"}, "suppression_limit": 0.2}, con)
     occ = {"role": "sensitive", "hierarchy": {"csv": arx_hierarchy("occupation")}}
-    hier_t = dict(demo_spec().raw, release="hier_t", columns=dict(demo_spec().raw["columns"], occupation=occ),
+    hier_t = dict(demo_spec().raw, release="hier_t", output={"view": "hier_t"},   # published.adult is the demo's
+                  columns=dict(demo_spec().raw["columns"], occupation=occ),
                   models=[{"type": "t-closeness", "t": 0.9, "sensitive": "occupation", "distance": "hierarchical"}])
     anonymize(load_spec(hier_t, base_dir=data_path(".")), con)
     con.execute("CREATE TABLE ages AS SELECT range % 50 AS age, 'x' AS s FROM range(100)")
