@@ -183,7 +183,7 @@ def part_view(spec: ReleaseSpec, part: str) -> str:
 
 
 def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
-            parts: tuple[tuple[str, str, list[str]], ...] = ()) -> Published:
+            parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = ()) -> Published:
     """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
 
     Args:
@@ -193,18 +193,22 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             rows_in, rows_out, suppressed, timings).
         parts: further tables of the same release, each ``(part, candidate, columns)``,
             published as view ``<view>_<part>`` from snapshot ``<release>__v<N>__<part>``.
+        order: candidate columns the snapshot's rows are written in (default: the first
+            published column). A reader sees rows class by class and, inside a class, in an
+            order that reveals nothing: the families pass the class and a random draw.
     """
     audit = ensure_audit(engine, spec)
     last = latest(engine, spec)
     version = (last["version"] if last else 0) + 1
     snap_name = f"{spec.release}__v{version}"
-    tables = [(snap_name, spec.output.view, candidate, columns)]
-    tables += [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols) for part, cand, cols in parts]
+    tables = [(snap_name, spec.output.view, candidate, columns, order or (columns[0],))]
+    tables += [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],))
+               for part, cand, cols in parts]
     engine.execute("BEGIN TRANSACTION")
     try:
         check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
-        for snap, view_name, cand, cols in tables:
-            _promote(engine, spec, snap, view_name, cand, cols)
+        for snap, view_name, cand, cols, by in tables:
+            _promote(engine, spec, snap, view_name, cand, cols, by)
         params = {
             "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
             "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
@@ -224,11 +228,12 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
 
 
 def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, candidate: str,
-             columns: list[str]) -> None:
+             columns: list[str], order: tuple[str, ...]) -> None:
     """Snapshot one candidate table, compare the copy with it, and point its view at it."""
     snapshot = table(spec.output.snapshot_schema, snap_name)
     cols = [ident(c) for c in columns]
-    engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols)
+    engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
+               order=[ident(c) for c in order])
     missing, extra = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
                                 columns=cols)
     if missing or extra:

@@ -21,9 +21,9 @@ import duckdb
 from . import anatomy, ir_table, lgb_table
 from .algorithms import run_algorithm
 from .algorithms.msb import msb
-from .engine import Engine
+from .engine import Engine, drop_stale_work
 from .errors import PrivacyCheckFailed
-from .generalize import Candidate, build_candidate
+from .generalize import EQ_CLASS, Candidate, build_candidate
 from .measure import measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
@@ -69,11 +69,13 @@ def spec_fingerprint(spec: ReleaseSpec) -> str:
 
 def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                 progress: Callable[[str], None] | None = None, keep_work: bool = False,
-                force: bool = False) -> ReleaseResult:
+                force: bool = False, data: "pandas.DataFrame | None" = None) -> ReleaseResult:
     """Anonymize ``spec``'s source in ``con`` and publish it (see module docstring).
 
     Args:
         force: publish a new version even when nothing changed.
+        data: a DataFrame to anonymize instead of the spec's source (staged in the run's work
+            database; nothing is written to the database but the release).
     Raises:
         SpecError, DataError: bad spec or data (nothing is published).
         PrivacyCheckFailed: the candidate fails a model or the suppression limit.
@@ -81,9 +83,10 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
     engine = Engine(con, progress=progress, keep_work=keep_work)
     clock: dict[str, float] = {}
     start = time.perf_counter()
+    drop_stale_work(engine)
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
-        source = load_source(engine, spec)
+        source = load_source(engine, spec, data)
         spec = resolve_columns(spec, engine.columns(source), source)
         check_owner(engine, spec)   # a view of another release or of the database: refused before any work
         spec_hash, source_print = spec_fingerprint(spec), fingerprint(engine, spec, source)
@@ -124,7 +127,7 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                          {"models": checks, "k": measures.get("k"), "utility": utility},
                          candidate.rows, suppressed, clock)
-        published = publish(engine, spec, candidate.table, candidate.published, record)
+        published = publish(engine, spec, candidate.table, candidate.published, record, order=(EQ_CLASS, "__pos"))
         clock["publish"] = time.perf_counter() - t0
         clock["total"] = time.perf_counter() - start
         engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
@@ -183,7 +186,7 @@ def _lgb_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: 
     return _publish_verified(engine, plan, clock, start, prints, candidate.table, candidate.columns, run.checks,
                              run.utility, candidate.rows, plan.null_suppressed + result.suppressed,
                              candidate.groups, {"groups": candidate.groups, "smallest_group": run.figures["smallest"]},
-                             {"rounds": result.groups.rounds, **result.notes})
+                             {"rounds": result.groups.rounds, **result.notes}, order=(lgb_table.GID, lgb_table.ROW_ID))
 
 
 def _ir_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
@@ -196,17 +199,18 @@ def _ir_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: d
     return _publish_verified(engine, plan, clock, start, prints, candidate.table, candidate.columns, run.checks,
                              run.utility, candidate.rows, plan.null_suppressed + result.suppressed_records,
                              candidate.classes, {"classes": candidate.classes, "individuals": candidate.individuals},
-                             {"rounds": result.rounds, **result.notes})
+                             {"rounds": result.rounds, **result.notes}, order=(ir_table.EC_ID, "__pos"))
 
 
 def _publish_verified(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, table: str,
                       columns: list[str], checks: list[dict], utility: dict, rows_out: int, suppressed: int,
-                      classes: int, measures: dict, algorithm: dict) -> ReleaseResult:
-    """Publish a verified candidate table with its audit row, and report the release."""
+                      classes: int, measures: dict, algorithm: dict, order: tuple[str, ...]) -> ReleaseResult:
+    """Publish a verified candidate table with its audit row (rows written in ``order``: the
+    class, then a random draw), and report the release."""
     spec = plan.spec
     t0 = time.perf_counter()
     record = _record(plan, prints, {"models": checks, "utility": utility}, rows_out, suppressed, clock)
-    published = publish(engine, spec, table, columns, record)
+    published = publish(engine, spec, table, columns, record, order=order)
     clock["publish"] = time.perf_counter() - t0
     clock["total"] = time.perf_counter() - start
     engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
@@ -247,9 +251,11 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
 def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:
     """The audit row's values (see :func:`anonymizer.publish.publish`)."""
     spec = plan.spec
+    options = {k: v for k, v in asdict(spec.algorithm).items() if k != "seed"}   # a seed would replay every draw
     return {**prints, "algorithm": spec.algorithm.name,
-            "parameters": {"models": [str(m) for m in spec.models], "algorithm": asdict(spec.algorithm),
-                           "suppression_limit": spec.suppression_limit, "nulls": spec.nulls},
+            "parameters": {"models": [str(m) for m in spec.models], "algorithm": options,
+                           "randomness": plan.key.kind, "suppression_limit": spec.suppression_limit,
+                           "nulls": spec.nulls},
             "figures": figures, "rows_in": plan.rows, "rows_out": rows_out, "suppressed": suppressed,
             "timings": clock}
 

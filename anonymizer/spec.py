@@ -56,6 +56,7 @@ from .errors import SpecError
 from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
 from .models import KAnonymity, PrivacyModel, TCloseness, build_model
 from .numbers import is_number, number
+from .randomness import SEED_LIMIT
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive", "individual")
 TYPES = ("numeric", "categorical")
@@ -121,13 +122,17 @@ class Algorithm:
     eta, log), ``d`` (eta's constant), ``p`` (the system parameter of pre-computation),
     ``presample`` (``{levels: {qi: u}, k: k'}``, thresholds counted from the root) and
     ``partial`` (partial-domain de-generalization). The optimal search reads ``min_level``.
-    The MSB algorithms of paper 002 read ``seed`` (the tie order: an integer seeds a hash
-    of the sensitive vector, ``None`` uses the vector's sort order) and ``batch``
-    (``"exact"`` or a fraction; see :mod:`anonymizer.algorithms.msb.greedy`). The LGB
-    algorithms of paper 000 read ``seed`` (LGB_NCP's seed records, and the order in which
-    the values of a local bucket are dealt to its rows); LGB_NCP also ``balance`` (a half
+    The MSB algorithms of paper 002 read ``batch`` (``"exact"`` or a fraction; see
+    :mod:`anonymizer.algorithms.msb.greedy`). LGB_NCP (paper 000) reads ``balance`` (a half
     short of k rows borrows cells as Xu et al.'s top-down does; false: the set becomes one
     group, Algorithm 4 lines 18-20 read literally).
+
+    ``seed`` (every algorithm): ``None`` (the default) draws every random choice of the
+    release from a fresh secret key that is never stored; a whole number in [0, 2**63) makes
+    the release reproducible, for tests and experiments, and is marked ``seeded`` in the
+    audit (see :mod:`anonymizer.randomness`). The MSB algorithms also order ties between
+    sensitive vectors by it (a keyed hash of the vector; without a seed, the vectors' sort
+    order, as in the paper's examples).
     """
 
     name: str
@@ -140,7 +145,7 @@ class Algorithm:
     p: int = 0
     presample: Mapping[str, Any] | None = None
     partial: bool = False
-    seed: int | None = 0
+    seed: int | None = None
     batch: str | float = 0.2
     balance: bool = True
     renumber: str = "random"
@@ -551,10 +556,10 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
-    allowed = {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
-               "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
-               **{a: {"seed", "batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": {"seed"}, "lgb-ncp": {"seed", "balance"},
-               **{a: {"seed", "renumber"} for a in IR_ALGORITHMS}}[name]
+    allowed = {"seed"} | {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
+                          "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
+                          **{a: {"batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": set(), "lgb-ncp": {"balance"},
+                          **{a: {"renumber"} for a in IR_ALGORITHMS}}[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
     relaxed = _flag(v, "relaxed")
@@ -579,18 +584,16 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         raise SpecError("algorithm.d", "only applies to eta scoring")
     p = v.get("p", 0)
     number(p, "algorithm.p", 0, whole=True, what="a whole number >= 0")
-    seed = v.get("seed", 0)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise SpecError("algorithm.seed", "must be a whole number >= 0, or null for the sensitive vectors' order",
-                        seed)
+    seed = v.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
+        raise SpecError("algorithm.seed", "must be a whole number in [0, 2**63) for a reproducible (seeded) release, "
+                                          "or left out for a secret one", seed)
     batch = v.get("batch", 0.2)
     if batch != "exact":
         number(batch, "algorithm.batch", 0, 1, low_open=True, what="'exact' or a fraction in (0, 1]")
     renumber = v.get("renumber", "random")
     if renumber not in RENUMBER:
         raise SpecError("algorithm.renumber", f"must be one of {', '.join(RENUMBER)} (how Id_num is assigned)", renumber)
-    if name in IR_ALGORITHMS and seed is None:
-        raise SpecError("algorithm.seed", f"{name} draws individuals at random: give a whole number >= 0", seed)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
                      batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber)

@@ -27,7 +27,7 @@ def make_weird(con, rows: int = 60):
 
 
 def work_schemas(con) -> int:
-    return con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name LIKE '_anon_work_%'").fetchone()[0]
+    return con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()[0]
 
 
 def source_hash(con, name='"my table"'):

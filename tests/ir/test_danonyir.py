@@ -259,8 +259,8 @@ def test_handle_joins_one_residual_and_suppresses_the_other(con):
     spec = {"release": "r", "source": {"table": "t"},
             "columns": {"pid": "individual", "age": {"role": "quasi", "type": "numeric"}, "zone": "quasi",
                         "s": "sensitive"},
-            "models": [model], "algorithm": {"name": "danonyir", "seed": 0}, "suppression_limit": 1.0}
-    result = run_release(load_spec(spec), con)
+            "models": [model], "algorithm": {"name": "danonyir", "seed": 20}, "suppression_limit": 1.0}
+    result = run_release(load_spec(spec), con)            # seed 20: a draw that leaves two residuals
     assert (result.algorithm["residual"], result.algorithm["joined"]) == (2, 1)
     out = con.execute("SELECT ec_id, id_num, s FROM published.r").df()
     assert result.utility["suppressed_individuals"] == 1

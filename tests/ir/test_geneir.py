@@ -101,11 +101,11 @@ TABLE3 = [(1, 2, "F", "[30, 39]", "1007*", "Cancer"), (1, 5, "F", "[30, 39]", "1
 
 
 def test_table3_published(con, trees):
-    """A whole release at seed 12, whose random level order starts age, age, postcode, gender,
+    """A whole release at seed 58, whose random level order starts age, age, postcode, gender,
     publishes Table 3; its Q2 is the vulnerable class of section 3 (IR (3,3) but not EIR 3-diverse:
     every individual has Hypertension)."""
     load_table2(con)
-    run_release(load_spec(table2_spec(KL33, algorithm="geneir", seed=12, hierarchies=trees)), con)
+    run_release(load_spec(table2_spec(KL33, algorithm="geneir", seed=58, hierarchies=trees)), con)
     rows = con.execute("SELECT ec_id, id_num, gender, age, postcode, disease FROM published.table2 "
                        "ORDER BY ec_id, id_num, disease").fetchall()
     assert rows == TABLE3
@@ -116,12 +116,12 @@ def test_table3_published(con, trees):
     assert (v["vulnerable"], v["classes"]) == (1, 2)
 
 
-def test_seed_9_by_hand(con, trees):
-    """Seed 9 raises age, postcode, age, postcode, gender. Rounds: (0,0,0), (0,1,0): alone;
+def test_seed_4_by_hand(con, trees):
+    """Seed 4 raises age, postcode, age, postcode, gender. Rounds: (0,0,0), (0,1,0): alone;
     (0,1,1): pairs at most (Ella+Lucy, Lily+Tina, Mike+Tim); (0,2,1): Lily, Tina, Ella, Lucy
     leave as Q1 (F, [30, 39], 1007*); (0,2,2): Mike+Tim (M), Jane (F); (1,2,2): Mike, Tim, Jane
     leave as Q2 (*, [30, 39], *)."""
-    result, classes, levels, *_ = run(con, KL33, trees, seed=9)
+    result, classes, levels, *_ = run(con, KL33, trees, seed=4)
     assert result.notes["raised"] == ["age", "postcode", "age", "postcode", "gender"]
     assert classes == {1: [2, 5, 6, 7], 2: [1, 3, 4]}
     assert levels == {1: (0, 2, 1), 2: (1, 2, 2)}

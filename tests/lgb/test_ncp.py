@@ -158,9 +158,9 @@ def test_same_seed_same_groups_and_every_statement_parses(engine):
     data = {"a": [i % 17 for i in range(60)], "b": [(i * 7) % 11 for i in range(60)],
             "c": [str(i % 5) for i in range(60)], "pat": [(i % 3) * 2 for i in range(60)]}
     plan, base = make_base(engine, data, {"a": NUM, "b": NUM, "c": "quasi"}, k=4)
-    first = lgb_ncp(engine, plan, base, 4, seed=3)
+    first = lgb_ncp(engine, plan, base, 4, key=3)
     rows = engine.execute(f"SELECT * FROM {first.assign} ORDER BY __rid").fetchall()
-    again = lgb_ncp(engine, plan, base, 4, seed=3)
+    again = lgb_ncp(engine, plan, base, 4, key=3)
     assert engine.execute(f"SELECT * FROM {again.assign} ORDER BY __rid").fetchall() == rows
     assert_valid(engine, base, again, 4, 3)
     texts = [s.sql for s in engine.log if s.template.startswith("lgb/ncp_")]
