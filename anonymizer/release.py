@@ -120,7 +120,9 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         clock["verify"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         measures = measure_table(con, (engine.work_schema, "candidate"), candidate.qi_columns,
-                                 [k.column.name for k in plan.sensitive])
+                                 [k.column.name for k in plan.sensitive], reference=_input_reference(engine, plan))
+        for figures in (measures.get("sensitive") or {}).values():
+            figures["reference"] = "input"   # not the work view's name, which is gone after the run
         utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
         clock["metrics"] = time.perf_counter() - t0
         t0 = time.perf_counter()
@@ -246,6 +248,16 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
             raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
     return [{"model": r.model, "figure": r.figure, "holds": r.holds,
              **({"reference": REFERENCE} if m.needs_global else {})} for m, r in zip(models, results)]
+
+
+def _input_reference(engine: Engine, plan: Plan) -> tuple[str, str] | None:
+    """A work view of the input's sensitive values under their published names, so that the
+    release's measured t compares with the input's distribution as the gate does."""
+    if not plan.sensitive:
+        return None
+    cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
+    engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
+    return (engine.work_schema, "input_reference")
 
 
 def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:

@@ -28,9 +28,7 @@ def format_release(r: ReleaseResult) -> str:
         lines.append(f"  achieved k    {m['k']}")
     for name, s in (m.get("sensitive") or {}).items():
         lines.append(f"  {name!s:<13} distinct l {_fmt(s.get('distinct_l'))}, entropy l {_fmt(s.get('entropy_l'))}, "
-                     f"recursive l (c=2) {_fmt(s.get('recursive_l'))}, t {_fmt(s.get('t'))}"
-                     + (" (against the release itself; a t-closeness model line is against the input)"
-                        if any(mo.get("reference") for mo in r.models) else ""))
+                     f"recursive l (c=2) {_fmt(s.get('recursive_l'))}, t {_fmt(s.get('t'))} (against the input)")
     for model in r.models:
         against = f", against the {model['reference']}'s distribution" if model.get("reference") else ""
         lines.append(f"  model         {model['model']}: {'holds' if model['holds'] else 'FAILS'} "
