@@ -594,6 +594,10 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     renumber = v.get("renumber", "random")
     if renumber not in RENUMBER:
         raise SpecError("algorithm.renumber", f"must be one of {', '.join(RENUMBER)} (how Id_num is assigned)", renumber)
+    if renumber == "appearance" and seed is None:
+        raise SpecError("algorithm.renumber", "appearance numbers individuals in the source's row order, which links "
+                                              "Id_num to the source: it reproduces the paper's examples and needs a "
+                                              "seed (a reproducible run); a release to share keeps 'random'", renumber)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
                      batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber)

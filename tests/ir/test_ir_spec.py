@@ -49,6 +49,7 @@ def test_table2_spec_is_valid():
      "columns.name.role"),
     (lambda s: s["algorithm"].__setitem__("renumber", "sorted"), "algorithm.renumber"),
     (lambda s: s["algorithm"].__setitem__("seed", -1), "algorithm.seed"),
+    (lambda s: s["algorithm"].__setitem__("seed", None), "algorithm.renumber"),   # appearance leaks row order
     (lambda s: s["algorithm"].__setitem__("batch", 0.5), "algorithm.batch"),
     (lambda s: s["columns"]["postcode"].__setitem__("domain", [1, 2]), "columns.postcode.domain"),
     (lambda s: s["columns"]["age"].__setitem__("domain", [39, 30]), "columns.age.domain"),
