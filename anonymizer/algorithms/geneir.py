@@ -94,12 +94,12 @@ from .ir_result import IRResult
 _P = "gm"
 
 
-def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int | None = None,
+def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKey | int | None = None,
            order: Sequence[str] = ()) -> IRResult:
     """Run GeneIR on the individuals ``ind`` and records ``rec`` (quoted work tables of the
     shared IR contract) for one identity-reserved ``model``; see the module docstring.
 
-    ``seed``: draw from this seed's key instead of the plan's (tests).
+    ``key``: the random draws (default the plan's; an integer is a seed, as for LGB_NCP).
     ``order``: QI names to raise first, in this order (a name whose QI is already at its top
     is skipped); the random choice takes over when it runs out. Tests and the paper's
     example use it to fix the level order; a release leaves it empty.
@@ -131,7 +131,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, seed: int | No
     engine.run("geneir/setup.sql.j2", rest=w["rest"], assign=w["assign"], classes=w["classes"], ind=ind, d=d)
     remaining = engine.execute(f"SELECT count(*) FROM {w['rest']}").fetchone()[0]
 
-    rng = (plan.key if seed is None else ReleaseKey.from_seed(seed)).rng("geneir-raise")
+    rng = (plan.key if key is None else ReleaseKey.of(key)).rng("geneir-raise")
     first = [by_name[name] for name in order]
     levels = [0] * d
     raised: list[str] = []

@@ -62,7 +62,7 @@ def run(con, model, trees, *, order=(), seed=0, extra=()):
     engine.open_work()
     plan = prepare(engine, load_spec(table2_spec(model, algorithm="geneir", seed=seed, hierarchies=trees)))
     people = individuals(engine, plan)
-    result = geneir(engine, plan, people.rec, people.ind, model_of(plan), seed=seed, order=order)
+    result = geneir(engine, plan, people.rec, people.ind, model_of(plan), key=seed, order=order)
     classes: dict[int, list[int]] = {}
     for pid, cid in con.execute(f"SELECT pid, cid FROM {result.assign} ORDER BY cid, pid").fetchall():
         classes.setdefault(cid, []).append(pid)
@@ -265,7 +265,7 @@ def test_patients_release_and_bounded_statements(monkeypatch):
         plan = prepare(engine, spec)
         people = individuals(engine, plan)
         counts.clear()
-        result = geneir(engine, plan, people.rec, people.ind, model_of(plan), seed=3)
+        result = geneir(engine, plan, people.rec, people.ind, model_of(plan), key=3)
         geneir_statements = counts["geneir"]
         assert geneir_statements <= 6 * result.rounds + 8 * result.notes["residuals"] + 6
         assert result.rounds <= 1 + sum(q.height for q in plan.qis)
@@ -361,7 +361,7 @@ def check_random(people, model, seed):
     with engine.workspace():
         plan = prepare(engine, spec)
         ppl = individuals(engine, plan)
-        result = geneir(engine, plan, ppl.rec, ppl.ind, model_of(plan), seed=seed)
+        result = geneir(engine, plan, ppl.rec, ppl.ind, model_of(plan), key=seed)
         values = {p: v for p, v in con.execute(f"SELECT pid, list(s ORDER BY s) FROM {ppl.rec} GROUP BY pid")
                   .fetchall()}
         codes = {r[0]: r[1:] for r in con.execute(f"SELECT pid, q0, q1, q2 FROM {ppl.ind}").fetchall()}
