@@ -21,6 +21,8 @@ import math
 import sys
 import traceback
 from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
 
 import click
 import duckdb
@@ -158,28 +160,66 @@ def main() -> None:
 
 @main.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-@click.option("--db", default=DEFAULT_DB, show_default=True, help="DuckDB database file.")
+@click.option("--db", default=DEFAULT_DB, show_default=True,
+              help="DuckDB database file holding the source table (and the release, unless the spec's "
+                   "output.database names another file: then DB is opened read-only).")
+@click.option("--export", "export", metavar="PATH", default=None,
+              help="Also copy the published snapshot to PATH after it is verified and published: "
+                   ".parquet or .csv (.csv.gz, .tsv); further tables go next to it as <name>_<part>.<ext>. "
+                   "Replaces the spec's output.export.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary.")
 @click.option("--force", is_flag=True, help="Publish a new version even if nothing changed.")
-@click.option("--keep-work", is_flag=True, help="Keep the run's work schema (debugging).")
+@click.option("--keep-work", is_flag=True, help="Keep the run's work schema in DB (debugging; raw data).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
-def run(spec: str, db: str, as_json: bool, force: bool, keep_work: bool, quiet: bool) -> None:
+def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool, quiet: bool) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
     column (identifier, quasi, sensitive, insensitive), the privacy models, the algorithm
     and where to publish. Re-running an unchanged release publishes nothing new.
+
+    \b
+    Where the release goes (the spec's output):
+      output: {view: adult}                      view published.adult in DB
+      output: {view: adult, database: pub.duckdb}
+                      into pub.duckdb (relative to the spec; created if missing),
+                      DB is only read: raw and published data live apart
+      output: {view: adult, export: {path: out/adult.parquet}}
+                      also a Parquet (or .csv) copy of the published rows
+
+    \b
+    Examples:
+      anonymizer run adult.yml --db raw.duckdb
+      anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
     """
     from .release import run_release
-    from .spec import load_spec
+    from .spec import load_spec, parse_export
     try:
         parsed = load_spec(spec)
-        with _open_db(db) as con:
+        if export is not None:
+            parsed = replace(parsed, output=replace(parsed.output, export=parse_export(export, Path("."), "--export")))
+        separate = parsed.output.database is not None
+        if separate and keep_work:
+            raise SpecError("--keep-work", "keeps the run's work tables in --db, which a release with "
+                                           "output.database opens read-only; leave out one of them")
+        if separate and _same_file(db, parsed.output.database):
+            raise SpecError("output.database", f"is the source database --db {db}; leave output.database out "
+                                               "to publish into it, or name another file", str(parsed.output.database))
+        source_db = db if not (separate and parsed.source.path is not None and not Path(db).exists()) else None
+        with _open_db(source_db, read_only=separate) as con:
             result = run_release(parsed, con, progress=_progress(quiet or as_json), keep_work=keep_work,
                                  force=force)
     except AnonymizerError as exc:
         _fail(exc)
     _emit(result, as_json)
+
+
+def _same_file(a: str, b) -> bool:
+    """Whether two paths name the same file (as far as they can be resolved)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
 
 
 @main.command()

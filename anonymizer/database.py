@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import uuid
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -21,6 +22,7 @@ from typing import Iterator
 import duckdb
 
 from .errors import AnonymizerError
+from .sqlnames import ident
 
 MEMORY = ":memory:"
 
@@ -71,6 +73,76 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
             _remove_created(p)
         raise
     con.close()
+
+
+@contextmanager
+def attach_database(con: duckdb.DuckDBPyConnection, path: str | Path, *,
+                    label: str = "output.database") -> Iterator[str]:
+    """Attach the DuckDB file ``path`` to ``con`` for writing (created if missing) and yield
+    its alias; detach it on exit. A release publishes there when its spec names
+    ``output.database``, so raw and published data live apart.
+
+    If ``con`` already holds the file (attached by the user, or open as its own database),
+    its alias is yielded and it stays attached. A file this call created is removed again
+    (with its ``.wal``) if the block raises. Attaching works on a read-only connection too.
+
+    Raises:
+        DatabaseOpenError: the file cannot be attached for writing (``label`` starts the
+            message): not a DuckDB file, a missing or read-only directory, in use by
+            another process, attached read-only on ``con``, ...
+    """
+    p = Path(path)
+    held = attached_as(con, p)
+    if held is not None:
+        alias, read_only = held
+        if read_only:
+            raise DatabaseOpenError(p, f"is attached read-only on this connection (as {alias}); a release "
+                                       "writes there: attach it with READ_WRITE or detach it", label)
+        yield alias
+        return
+    existed = _exists(p)
+    try:
+        _precheck(p, False, False, existed)
+    except DatabaseOpenError as exc:
+        raise DatabaseOpenError(path, exc.problem, label) from None
+    alias = f"_anon_output_{uuid.uuid4().hex[:10]}"
+    try:
+        con.execute(f"ATTACH $path AS {ident(alias)} (READ_WRITE)", {"path": str(p)})
+    except duckdb.Error as exc:
+        if not existed:
+            _remove_created(p)
+        raise DatabaseOpenError(path, explain(exc, p), label) from None
+    try:
+        yield alias
+    except BaseException:
+        _detach(con, alias)
+        if not existed:
+            _remove_created(p)
+        raise
+    _detach(con, alias)
+
+
+def attached_as(con: duckdb.DuckDBPyConnection, p: Path) -> tuple[str, bool] | None:
+    """``(alias, read_only)`` of the database file ``p`` if ``con`` holds it, else ``None``."""
+    try:
+        target = p.resolve()
+    except OSError:
+        return None
+    for alias, where, read_only in con.execute(
+            "SELECT database_name, path, readonly FROM duckdb_databases() WHERE path IS NOT NULL").fetchall():
+        try:
+            if Path(where).resolve() == target:
+                return alias, bool(read_only)
+        except OSError:
+            continue
+    return None
+
+
+def _detach(con: duckdb.DuckDBPyConnection, alias: str) -> None:
+    try:
+        con.execute(f"DETACH DATABASE IF EXISTS {ident(alias)}")
+    except duckdb.Error:
+        pass
 
 
 def _exists(p: Path) -> bool:

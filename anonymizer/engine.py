@@ -151,7 +151,8 @@ class Engine:
                 self.execute(f"CREATE SCHEMA {ident(self.work_schema)}")
             else:
                 self.work_schema = f"_anon_work_{suffix}"
-                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)}")
+                # READ_WRITE: attachable on a read-only connection too (output.database runs)
+                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)} (READ_WRITE)")
         return self.work_schema
 
     def work(self, name: str) -> str:
@@ -177,7 +178,12 @@ class Engine:
 def drop_stale_work(engine: Engine) -> list[str]:
     """Drop the ``_anon_work_<id>`` schemas of the connected database file: work state (coded
     QIs, sensitive values, row ids) that killed runs of earlier versions left behind. No run
-    of this version creates such a schema, so none is in use. Returns the dropped names."""
+    of this version creates such a schema, so none is in use. A database opened read-only
+    (the source of a release publishing into ``output.database``) is left as it is. Returns
+    the dropped names."""
+    if engine.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()"
+                      ).fetchone()[0]:
+        return []
     stale = [r[0] for r in engine.execute(
         "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "
         "AND regexp_full_match(schema_name, '_anon_work_[0-9a-f]{10}')").fetchall()]

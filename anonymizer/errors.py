@@ -62,3 +62,16 @@ class PrivacyCheckFailed(AnonymizerError):
             f"verification failed{where}: {model} does not hold "
             f"({classes} equivalence class(es) fail, achieved {achieved}); nothing was published"
         )
+
+
+class ExportError(AnonymizerError):
+    """A release's export file cannot be written (the published release itself stands).
+
+    Args:
+        path: the file that was to be written.
+        problem: why not, as a sentence fragment.
+    """
+
+    def __init__(self, path: object, problem: str):
+        self.path, self.problem = str(path), problem
+        super().__init__(f"export {path}: {problem}")

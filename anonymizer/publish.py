@@ -13,6 +13,12 @@ listed in the row's figures under ``views``), and a release owns it only while t
 still reads the snapshot of that row. A view of another release, a view or table the
 anonymizer did not create, or an own view changed by hand is refused before any work and
 again inside the publishing transaction, and nothing published changes.
+
+With ``output.database`` the release publishes into that attached database
+(``spec.output.catalog``, its alias): the snapshots, the audit table and the views all live
+there, every name here is qualified by the catalog (:func:`~anonymizer.sqlnames.in_catalog`),
+and the transaction writes that database only (DuckDB lets one transaction write one
+attached database; reading the run's work database in it is allowed).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from sqlglot import exp
 
 from .engine import Engine
 from .errors import AnonymizerError
-from .sqlnames import ident, table
+from .sqlnames import ident, in_catalog, table
 from .spec import ReleaseSpec
 
 AUDIT = "_audit"
@@ -60,13 +66,14 @@ class Published:
 
 
 def audit_table(spec: ReleaseSpec) -> str:
-    """Quoted name of the audit table."""
-    return table(spec.output.snapshot_schema, AUDIT)
+    """Quoted name of the audit table (in the output database)."""
+    return in_catalog(spec.output.catalog, spec.output.snapshot_schema, AUDIT)
 
 
 def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
     audit = audit_table(spec)
-    engine.run("publish/audit_table.sql.j2", schema=ident(spec.output.snapshot_schema), audit=audit)
+    engine.run("publish/audit_table.sql.j2", schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema),
+               audit=audit)
     return audit
 
 
@@ -92,21 +99,13 @@ def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: s
     last = latest(engine, spec)
     if not last or last["spec_hash"] != spec_hash or last["source_fingerprint"] != source_print:
         return None
-    view_exists = engine.execute(
-        "SELECT count(*) FROM duckdb_views() WHERE schema_name = $s AND view_name = $v",
-        {"s": spec.output.schema, "v": spec.output.view}).fetchone()[0]
-    snap_exists = engine.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE schema_name = $s AND table_name = $t",
-        {"s": spec.output.snapshot_schema, "t": f"{spec.release}__v{last['version']}"}).fetchone()[0]
-    if not (view_exists and snap_exists):
-        return None
     snap = f"{spec.release}__v{last['version']}"
     views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
     for view, snapshot in views:   # every view still reads the release's latest snapshot
-        found = _relation(engine, spec.output.schema, view)
+        found = _relation(engine, spec, spec.output.schema, view)
         if found is None or found[0] != "view" or not reads(found[1], spec.output.snapshot_schema, snapshot):
             return None
-        if _relation(engine, spec.output.snapshot_schema, snapshot) is None:
+        if _relation(engine, spec, spec.output.snapshot_schema, snapshot) is None:
             return None
     return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
 
@@ -120,14 +119,14 @@ def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None
         ViewNotOwned: naming the view and who holds it.
     """
     parts = _parts(spec) if parts is None else parts
-    has_audit = _relation(engine, spec.output.snapshot_schema, AUDIT) is not None
+    has_audit = _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is not None
     for name in [spec.output.view] + [f"{spec.output.view}_{p}" for p in parts]:
         _check_view(engine, spec, name, has_audit)
 
 
 def _check_view(engine: Engine, spec: ReleaseSpec, name: str, has_audit: bool) -> None:
     shown = f"{spec.output.schema}.{name}"
-    found = _relation(engine, spec.output.schema, name)
+    found = _relation(engine, spec, spec.output.schema, name)
     if found is None:
         return
     kind, sql = found
@@ -153,7 +152,11 @@ def reads(view_sql: str | None, schema: str, snapshot: str) -> bool:
     """Whether a view's stored definition (``duckdb_views().sql``) is exactly the one
     promotion writes, ``SELECT * FROM schema.snapshot``. Both are parsed with sqlglot and
     compared with every identifier quoted, so DuckDB's choice of quoting does not matter;
-    names compare case-insensitively, as DuckDB resolves them."""
+    names compare case-insensitively, as DuckDB resolves them. In an attached output
+    database DuckDB stores the definition without the view's own catalog (and binds it in
+    that catalog, under whatever alias the file is opened), so the same text is expected
+    there; a view reading another database's table keeps that catalog and is not read as
+    the release's."""
     try:
         stored = sqlglot.parse_one(view_sql or "", read="duckdb")
     except sqlglot.errors.SqlglotError:
@@ -168,9 +171,10 @@ def reads(view_sql: str | None, schema: str, snapshot: str) -> bool:
     return text(stored.expression) == text(expected)
 
 
-def _relation(engine: Engine, schema: str, name: str) -> tuple[str, str | None] | None:
-    """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name``, or ``None``."""
-    return engine.one("publish/relation.sql.j2", {"schema": schema, "name": name})
+def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tuple[str, str | None] | None:
+    """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the output
+    database (the spec's attached ``output.database``, else the connection's own), or ``None``."""
+    return engine.one("publish/relation.sql.j2", {"database": spec.output.catalog, "schema": schema, "name": name})
 
 
 def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
@@ -230,7 +234,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
 def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, candidate: str,
              columns: list[str], order: tuple[str, ...]) -> None:
     """Snapshot one candidate table, compare the copy with it, and point its view at it."""
-    snapshot = table(spec.output.snapshot_schema, snap_name)
+    out = spec.output
+    snapshot = in_catalog(out.catalog, out.snapshot_schema, snap_name)
     cols = [ident(c) for c in columns]
     engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
                order=[ident(c) for c in order])
@@ -239,5 +244,5 @@ def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, 
     if missing or extra:
         raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
                               f"({missing} rows missing, {extra} extra); nothing was published")
-    engine.run("publish/promote.sql.j2", schema=ident(spec.output.schema),
-               view=table(spec.output.schema, view_name), snapshot=snapshot)
+    engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
+               view=in_catalog(out.catalog, out.schema, view_name), snapshot=snapshot)

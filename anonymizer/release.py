@@ -13,7 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from contextlib import nullcontext
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Callable
 
 import duckdb
@@ -21,15 +22,17 @@ import duckdb
 from . import anatomy, ir_table, lgb_table
 from .algorithms import run_algorithm
 from .algorithms.msb import msb
+from .database import attach_database
 from .engine import Engine, drop_stale_work
-from .errors import PrivacyCheckFailed
+from .errors import ExportError, PrivacyCheckFailed
+from .export import check_writable, export_release
 from .generalize import EQ_CLASS, Candidate, build_candidate
 from .measure import measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
 from .prepare import Plan, check_suppression, load_source, prepare, resolve_columns
-from .publish import Published, check_owner, fingerprint, part_view, publish, unchanged
+from .publish import Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
 
@@ -53,6 +56,8 @@ class ReleaseResult:
     timings: dict = field(default_factory=dict)
     algorithm: dict = field(default_factory=dict)
     views: list[str] = field(default_factory=list)   # further views of the release (anatomy's sensitive table)
+    database: str | None = None   # the output.database file the views are in (None: the source's database)
+    exports: list[str] = field(default_factory=list)   # files the published snapshot was exported to
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -70,7 +75,39 @@ def spec_fingerprint(spec: ReleaseSpec) -> str:
 def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                 progress: Callable[[str], None] | None = None, keep_work: bool = False,
                 force: bool = False, data: "pandas.DataFrame | None" = None) -> ReleaseResult:
-    """Anonymize ``spec``'s source in ``con`` and publish it (see module docstring).
+    """Anonymize ``spec``'s source in ``con`` and publish it (see module docstring), into
+    ``con``'s database or, with ``output.database``, into that file, attached for the run
+    (created if missing) and detached afterwards unless ``con`` held it already; nothing
+    is written to the source's database then. With ``output.export`` the published
+    snapshot is then copied to a file (:mod:`anonymizer.export`), also when the release is
+    unchanged.
+
+    Arguments, errors: as :func:`publish_release`, and ExportError for an export path that
+    cannot be written (refused before any work), DatabaseOpenError for an output database
+    that cannot be attached.
+    """
+    if spec.output.export is not None:
+        check_writable(spec.output.export)
+    database, failed = spec.output.database, None
+    with attach_database(con, database) if database is not None else nullcontext() as catalog:
+        spec = replace(spec, output=replace(spec.output, catalog=catalog))
+        result = publish_release(spec, con, progress=progress, keep_work=keep_work, force=force, data=data)
+        if spec.output.export is not None:
+            try:
+                result.exports = export_release(Engine(con, progress=progress), spec, spec.output.export)
+            except ExportError as exc:   # raised once the output database is closed: the release stands
+                failed = exc
+    if failed is not None:
+        raise failed
+    result.database = None if database is None else str(database)
+    return result
+
+
+def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
+                    progress: Callable[[str], None] | None = None, keep_work: bool = False,
+                    force: bool = False, data: "pandas.DataFrame | None" = None) -> ReleaseResult:
+    """Anonymize ``spec``'s source in ``con`` and publish it where ``spec.output`` says
+    (``output.catalog``: an attached database; see :func:`run_release`).
 
     Args:
         force: publish a new version even when nothing changed.
@@ -278,10 +315,11 @@ def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
 
 def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:
     row = engine.execute(
-        "SELECT rows_in, rows_out, suppressed, figures, timings FROM "
-        f"{ident(spec.output.snapshot_schema)}.{ident('_audit')} WHERE release = $r AND version = $v",
+        f"SELECT rows_in, rows_out, suppressed, figures, timings FROM {audit_table(spec)} "
+        "WHERE release = $r AND version = $v",
         {"r": spec.release, "v": current.version}).fetchone()
     figures = json.loads(row[3]) if row[3] else {}
     return ReleaseResult(spec.release, current.version, current.view, current.snapshot, True,
                          row[0], row[1], row[2], 0, figures.get("models", []), {"k": figures.get("k")},
-                         figures.get("utility", {}), json.loads(row[4]) if row[4] else {})
+                         figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
+                         views=list(figures.get("views", [])))

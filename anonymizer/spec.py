@@ -20,6 +20,9 @@ the field (``columns.age.role``) and the value. A spec looks like::
     suppression_limit: 0.0            # fraction of rows that may be suppressed
     nulls: error                      # or suppress: rows with a NULL QI are suppressed
     output: {view: adult, schema: published}
+    # or, publishing into another DuckDB file (the source's database is then only read)
+    # and copying the verified snapshot to Parquet (or CSV) after publication:
+    # output: {view: adult, database: published.duckdb, export: {path: out/adult.parquet}}
 
 Every source column needs a role, unless ``default_role`` says what unlisted columns are.
 
@@ -166,13 +169,37 @@ class Algorithm:
         return self.name in IR_ALGORITHMS
 
 
+#: export formats, and the file name endings that choose them when ``format`` is not given.
+EXPORT_FORMATS = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".csv.gz", ".csv.zst", ".tsv")}
+
+
+@dataclass(frozen=True)
+class Export:
+    """A file the verified snapshot is copied to after publication (see :mod:`anonymizer.export`):
+    ``path`` (a further table ``<part>`` of the release goes next to it as ``<stem>_<part><ext>``)
+    and ``format``, ``parquet`` or ``csv``."""
+
+    path: Path
+    format: str
+
+
 @dataclass(frozen=True)
 class Output:
-    """Where the release goes: ``schema.view`` points at ``snapshot_schema.<view>__v<N>``."""
+    """Where the release goes: ``schema.view`` points at ``snapshot_schema.<view>__v<N>``.
+
+    ``database``: another DuckDB file to publish into (attached by the release, created if
+    missing), so that raw and published data live apart; ``None``: the source's database.
+    ``export``: a Parquet or CSV copy of the published snapshot, or ``None``.
+    ``catalog`` is not a spec field: the alias under which a running release attached
+    ``database`` (``None``: the connection's default database); every name is qualified by it.
+    """
 
     view: str
     schema: str = "published"
     snapshot_schema: str = "_anon_releases"
+    database: Path | None = None
+    export: Export | None = None
+    catalog: str | None = None
 
 
 @dataclass(frozen=True)
@@ -208,8 +235,12 @@ class ReleaseSpec:
         return max([getattr(m, "k", 1) for m in self.models] or [1])
 
     def spec_hash(self) -> str:
-        """A stable hash of the spec as written (key order does not matter)."""
-        text = json.dumps(self.raw, sort_keys=True, default=str)
+        """A stable hash of the spec as written (key order does not matter). ``output.export``
+        is left out: where a copy of the release goes does not change the release."""
+        raw = dict(self.raw)
+        if isinstance(raw.get("output"), Mapping) and "export" in raw["output"]:
+            raw["output"] = {k: v for k, v in raw["output"].items() if k != "export"}
+        text = json.dumps(raw, sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -306,7 +337,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         suppression_limit=float(suppression),
         nulls=nulls,
         default_role=default_role,
-        output=_output(data.get("output", {}), release),
+        output=_output(data.get("output", {}), release, base),
         raw=data,
     )
 
@@ -636,13 +667,54 @@ def _presample(value: Any, quasi: set[str]) -> dict | None:
     return {"levels": _per_qi(levels, "algorithm.presample.levels", quasi, int, "a whole number >= 0"), "k": k}
 
 
-def _output(value: Any, release: str) -> Output:
-    v = _mapping(value or {}, "output", {"view", "schema", "snapshot_schema"})
+def _output(value: Any, release: str, base: Path) -> Output:
+    v = _mapping(value or {}, "output", {"view", "schema", "snapshot_schema", "database", "export"})
+    database = None
+    if v.get("database") is not None:
+        if not isinstance(v["database"], str) or not v["database"].strip() or v["database"] == ":memory:":
+            raise SpecError("output.database", "must be the path of a DuckDB database file", v["database"])
+        database = _relative(v["database"], base)
+        if database.is_dir():
+            raise SpecError("output.database", "is a directory, not a database file", str(database))
     out = Output(
         view=_name(v.get("view", release), "output.view"),
         schema=_name(v.get("schema", "published"), "output.schema"),
         snapshot_schema=_name(v.get("snapshot_schema", "_anon_releases"), "output.snapshot_schema"),
+        database=database,
+        export=parse_export(v["export"], base) if v.get("export") is not None else None,
     )
     if out.schema == out.snapshot_schema:
         raise SpecError("output.snapshot_schema", "must differ from output.schema", out.snapshot_schema)
     return out
+
+
+def _relative(path: str, base: Path) -> Path:
+    """A path of the spec: absolute as given, or relative to the spec file's folder."""
+    p = Path(path).expanduser()
+    return p if p.is_absolute() else base / p
+
+
+def parse_export(value: Any, base: Path, where: str = "output.export") -> Export:
+    """``{path: out/adult.parquet}`` (or the path alone), with ``format: parquet | csv`` when
+    the file name does not say it (``.parquet``, ``.pq``; ``.csv``, ``.csv.gz``, ``.csv.zst``,
+    ``.tsv``). A relative path is relative to ``base`` (the spec file's folder)."""
+    at = where if isinstance(value, str) else f"{where}.path"   # the field a path error names
+    if isinstance(value, str):
+        value = {"path": value}
+    v = _mapping(value, where, {"path", "format"})
+    path = v.get("path")
+    if not isinstance(path, str) or not path.strip():
+        raise SpecError(at, "must be the path of the file to write", path)
+    fmt = v.get("format")
+    if fmt is None:
+        name = path.lower()
+        fmt = next((f for f, ends in EXPORT_FORMATS.items() if name.endswith(ends)), None)
+        if fmt is None:
+            raise SpecError(at, "says no format: end it in .parquet or .csv, or give format: parquet | csv",
+                            path)
+    elif fmt not in EXPORT_FORMATS:
+        raise SpecError(f"{where}.format", f"must be one of {', '.join(EXPORT_FORMATS)}", fmt)
+    resolved = _relative(path, base)
+    if resolved.is_dir() or path.endswith(("/", "\\")):
+        raise SpecError(at, "is a directory; name the file to write", path)
+    return Export(resolved, fmt)

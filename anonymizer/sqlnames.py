@@ -9,6 +9,8 @@ Example:
     '"a""b"'
     >>> table("published", "my view")
     '"published"."my view"'
+    >>> in_catalog("out", "published", "v"), in_catalog(None, "published", "v")
+    ('"out"."published"."v"', '"published"."v"')
 """
 
 from __future__ import annotations
@@ -26,3 +28,9 @@ def ident(name: str) -> str:
 def table(*parts: str) -> str:
     """Return a qualified, quoted relation name from its parts (``schema``, ``name``)."""
     return ".".join(ident(p) for p in parts)
+
+
+def in_catalog(catalog: str | None, *parts: str) -> str:
+    """:func:`table` inside the attached database ``catalog`` (``catalog.schema.name``), or in
+    the connection's default database when ``catalog`` is ``None``."""
+    return table(catalog, *parts) if catalog is not None else table(*parts)

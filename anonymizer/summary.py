@@ -20,6 +20,10 @@ def format_release(r: ReleaseResult) -> str:
              + (f" ({r.suppressed / r.rows_in:.2%})" if r.rows_in else "")]
     for view in r.views:
         lines.append(f"  also          {view}")
+    if r.database:
+        lines.append(f"  database      {r.database}")
+    for path in r.exports:
+        lines.append(f"  exported      {path}")
     if r.classes:
         kind = "groups" if r.views else "classes"
         lines.append(f"  {kind:<13} {r.classes} (average size {r.rows_out / r.classes:.1f})")
