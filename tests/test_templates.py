@@ -56,6 +56,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     make_weird(con)
     anonymize(WEIRD, con)
     anonymize(WEIRD, con)   # a re-run: the view stands, its owner is looked up (publish/view_owner)
+    anonymize(dict(WEIRD, output={"view": "my view", "database": str(tmp_path / "my db.duckdb"),   # publish/export
+                                  "export": str(tmp_path / "my view.csv")}), con)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},
                    suppression_limit=1.0), con)
     anonymize(dict(WEIRD, release="w_t", models=[
