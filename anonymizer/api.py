@@ -34,7 +34,10 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
             in the run's work database and never written to ``con`` (only the release is).
     Returns:
         The :class:`ReleaseResult`; ``result.con`` is the connection, so the published view
-        can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``).
+        can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``). With
+        ``output.database`` the release goes to that file instead: it is attached to ``con``
+        for the run and detached afterwards (unless ``con`` had it attached already), so
+        read the view from a connection to ``result.database``.
     """
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     con = con if con is not None else duckdb.connect()

@@ -24,6 +24,7 @@ from anonymizer.errors import AnonymizerError, ExportError, PrivacyCheckFailed, 
 from anonymizer.export import part_path
 from anonymizer.spec import load_spec
 from tests.msb.conftest import load_table1, table1_spec
+from tests.test_view_ownership import make_people
 
 
 def people_spec(tmp_path: Path, release: str = "people_k5", k: int = 5, view: str = "people", **output) -> dict:
@@ -31,14 +32,6 @@ def people_spec(tmp_path: Path, release: str = "people_k5", k: int = 5, view: st
             "columns": {"age": {"role": "quasi", "type": "numeric"}, "zip": "quasi", "disease": "sensitive"},
             "models": [{"type": "k-anonymity", "k": k}],
             "output": {"view": view, "database": str(tmp_path / "pub.duckdb"), **output}}
-
-
-def make_people(con, rows: int = 120) -> None:
-    con.execute(f"""
-        CREATE TABLE people AS
-        SELECT 18 + (i * 37) % 60 AS age, 'z' || ((i * 11) % 13)::VARCHAR AS zip,
-               ['flu', 'cold', 'hiv', 'cancer'][1 + (i * 7) % 4] AS disease
-        FROM range({rows}) t(i)""")
 
 
 @pytest.fixture
