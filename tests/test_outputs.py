@@ -77,6 +77,7 @@ def test_publishes_into_another_file_and_detaches(raw, tmp_path):
     pub = tmp_path / "pub.duckdb"
     assert result.database == str(pub) and result.view == "published.people" and result.version == 1
     assert catalog_state(raw) == before   # not a schema, table or row more in the source's file
+    assert not {"published", "_anon_releases"} & {schema for schema, _, _ in catalog_state(raw)[0]}
     # a reader of the published file alone sees the view, its snapshot and the audit row
     assert read(pub, "SELECT count(*) FROM published.people") == [(120,)]
     assert read(pub, "SELECT min(n) FROM (SELECT count(*) AS n FROM published.people GROUP BY eq_class)")[0][0] >= 5
