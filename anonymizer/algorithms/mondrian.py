@@ -15,10 +15,14 @@ strict split never separates equal QI vectors, so rounds run over cells, and the
 work is two passes (collapse, final assignment). Each round is six statements over the
 working set, from which finished partitions leave:
 
-1. ``histogram``: rows per (partition, QI, code), all QIs in one GROUPING SETS pass;
-2. ``candidates``: per partition and QI the normalized width, the median cut, |S_l|, |S_r|;
+1. ``histogram``: rows per (partition, QI, code), one aggregate per QI over the cells; in
+   strict mode with models that read a sensitive attribute, per (partition, QI, code,
+   sensitive value);
+2. ``candidates``: per partition and QI the normalized width, the median cut, |S_l|, |S_r|
+   and the partition's bounds;
 3. ``sides`` + ``model_ok`` (only with l-diversity, t-closeness, ...): the models on both
-   sides of every candidate, all candidates of the round in one statement per attribute;
+   sides of every candidate, all candidates of the round in one statement per attribute
+   (strict: sums over the histogram, never a join of the cells with the candidates);
 4. ``decide``: the widest valid QI per partition wins, or the partition is finished;
 5. ``finish``: finished partitions' cells leave with their class id and bounds;
 6. ``split``: the other cells move to their child partition.
@@ -171,13 +175,21 @@ def _positions(run: _Run) -> None:
 
 
 # -- one round ------------------------------------------------------------------------
+def _by_sensitive(run: _Run) -> list[str]:
+    """The sensitive columns the round's histogram keeps: those the models read, when the
+    split is strict (a relaxed split's sides depend on the cells, see sides.sql.j2)."""
+    return [] if run.relaxed else run.keys[len(run.qis):]
+
+
 def _histogram(run: _Run) -> None:
-    run.engine.run("mondrian/histogram.sql.j2", target=run.t("hist"), cells=run.cells, qis=run.qis)
+    run.engine.run("mondrian/histogram.sql.j2", target=run.t("hist"), cells=run.cells, qis=run.qis,
+                   sens=_by_sensitive(run))
 
 
 def _candidates(run: _Run) -> None:
     run.engine.run("mondrian/candidates.sql.j2", target=run.t("cand"), hist=run.t("hist"),
-                   positions=run.t("positions"), relaxed=run.relaxed)
+                   positions=run.t("positions"), dims=len(run.qis), by_sensitive=bool(_by_sensitive(run)),
+                   relaxed=run.relaxed)
 
 
 def _check_models(run: _Run) -> str | None:
@@ -190,7 +202,8 @@ def _check_models(run: _Run) -> str | None:
         if s not in sides:
             sides[s] = run.t(f"sides{len(sides)}")
             run.engine.run("mondrian/sides.sql.j2", {"k": run.params["k"]}, target=sides[s], cells=run.cells,
-                           cand=run.t("cand"), qis=run.qis, keys=run.keys, s=s, relaxed=run.relaxed)
+                           hist=run.t("hist"), cand=run.t("cand"), qis=run.qis, keys=run.keys, s=s,
+                           relaxed=run.relaxed)
         checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model)))
     ok = run.t("ok")
     text = run.engine.sql("mondrian/model_ok.sql.j2", target=ok, checks=checks)
@@ -201,8 +214,7 @@ def _check_models(run: _Run) -> str | None:
 def _decide(run: _Run, ok: str | None, next_cid: int) -> dict:
     decide = run.t("decide")
     run.engine.run("mondrian/decide.sql.j2", {"k": run.params["k"], "next_cid": next_cid}, target=decide,
-                   hist=run.t("hist"), cand=run.t("cand"), ok=ok, qis=run.qis,
-                   relaxed=run.relaxed)
+                   cand=run.t("cand"), ok=ok, qis=run.qis, relaxed=run.relaxed)
     names = ("partitions", "rows", "splitting", "finished", "finished_rows")
     return dict(zip(names, run.engine.one("mondrian/round_counts.sql.j2", decide=decide)))
 
