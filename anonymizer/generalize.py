@@ -1,17 +1,33 @@
-"""Turn an algorithm's classes into the candidate release with readable generalized values.
+"""Turn an algorithm's classes into the candidate release: a per-row table as wide as the
+source, and a class table with what belongs to a class.
 
-Each quasi-identifier ``age`` is published as ``age`` (a label: the value, ``[low, high]``,
-a hierarchy node or a value set ``{a, b}``) with machine-readable bounds: ``age_low`` and
-``age_high`` for numeric QIs, ``age_values`` (the list of covered values, in the
-generalization order) for categorical ones. ``eq_class`` numbers the equivalence classes.
-Sensitive and insensitive columns pass through under their names; identifiers are dropped.
+Per row (the release's view): ``eq_class`` numbers the equivalence classes; each
+quasi-identifier ``age`` is published as ``age``, a label (the value, ``[low, high]``, a
+hierarchy node or a value set ``{a, b}``), and a numeric or date QI also as its bounds
+``age_low`` and ``age_high`` (the least and greatest value the label covers). Sensitive and
+insensitive columns pass through under their names; identifiers are dropped.
 
-Two forms, chosen by the algorithm's result:
+Per class (the view ``<view>_classes``, keyed by ``eq_class``): ``class_size``, and per QI
+the label, the bounds (numeric and date QIs), ``<qi>_level`` (the label's hierarchy level,
+NULL for a range or a value set that is no node) and, for a categorical QI, ``<qi>_values``
+(the values of a value-set label; NULL for a hierarchy node, whose values are the
+hierarchy's leaves under it) and ``<qi>_count`` (how many of the QI's values the label
+covers: the size NCP charges). A reader who wants the values on every row joins the two on
+``eq_class``. Both are built from one row per class, so labelling costs classes, not rows.
 
-- local (Mondrian) classes: a numeric QI becomes the class's range ``[min, max]``; a
-  categorical QI becomes the set of values the class holds (value-set generalization; named
-  after the hierarchy node when the set is exactly that node's leaves);
-- full-domain levels: every QI becomes its hierarchy node at the chosen level.
+How a class's label is chosen, by the algorithm's result and the QI:
+
+- full-domain levels (and the lattice searches' per-class levels): the QI's hierarchy node
+  at the level;
+- local classes (Mondrian), QI with a declared hierarchy (masking, dates, intervals, a CSV
+  file, the paper-001 builders): the lowest node of that hierarchy covering the class's
+  values (``213**``, ``1987-Q2``, ``[20, 39]``);
+- local classes, no declared hierarchy (or ``algorithm.labels: values``): a numeric or date QI becomes the class's range
+  ``[min, max]``; a categorical QI the set of values the class holds (``*`` when that is
+  every value).
+
+The class then generalizes to what its label covers: the loss metrics read the label's
+code range (``__lo{i}``, ``__hi{i}``) and the number of values it covers (``__n{i}``).
 """
 
 from __future__ import annotations
@@ -20,33 +36,56 @@ from dataclasses import dataclass
 
 from .engine import Engine
 from .errors import SpecError
-from .prepare import Plan
+from .prepare import QI, Plan
+from .publish import GENERALIZED_PARTS
 from .sqlnames import ident
 
 EQ_CLASS = "eq_class"
+CLASS_SIZE = "class_size"
+#: the part name of the class table: view ``<view>_classes``, snapshot ``<release>__v<N>__classes``
+CLASSES = GENERALIZED_PARTS[0]
 
 
 @dataclass
 class Candidate:
-    """The candidate table in the work schema and the names it publishes."""
+    """The candidate tables in the work schema and the names they publish."""
 
-    table: str                    # quoted work table (internal and published columns)
-    published: list[str]          # published column names, in order
+    table: str                    # quoted work table, one row per released row
+    published: list[str]          # its published column names, in order
     qi_columns: list[str]         # the published label column of each QI
     classes: int
     rows: int
+    class_table: str = ""         # quoted work table, one row per class
+    class_columns: list[str] | None = None   # its published column names
+
+    @property
+    def grouping(self) -> list[str]:
+        """The columns whose values form what a reader can tell apart: the class id with the
+        labels (``eq_class`` refines the labels: two classes may share labels, and the class
+        table is keyed by it). The gate checks every model on these groups."""
+        return [EQ_CLASS] + self.qi_columns
 
 
-def published_names(plan: Plan) -> tuple[list[str], list[str]]:
-    """The published column names (and the QI label names) of a plan, checked for clashes."""
-    names, labels = [EQ_CLASS], []
+def _bounded(q: QI) -> bool:
+    return q.numeric
+
+
+def published_names(plan: Plan) -> tuple[list[str], list[str], list[str]]:
+    """The published column names of the per-row table, the QI label names, and the class
+    table's column names, each list checked for clashes."""
+    names, labels, classes = [EQ_CLASS], [], [EQ_CLASS, CLASS_SIZE]
     for q in plan.qis:
+        bounds = [f"{q.name}_low", f"{q.name}_high"] if _bounded(q) else []
         labels.append(q.name)
-        names += [q.name] + ([f"{q.name}_low", f"{q.name}_high"] if q.numeric else [f"{q.name}_values"])
+        names += [q.name] + bounds
+        classes += [q.name] + bounds + [f"{q.name}_level"] + ([] if _bounded(q) else [f"{q.name}_values",
+                                                                                    f"{q.name}_count"])
     names += [k.column.name for k in plan.sensitive + plan.passthrough]
-    check_clashes(names, "a generated output column (eq_class, <qi>_low, <qi>_high, <qi>_values); rename the "
-                         "column or give it another role")
-    return names, labels
+    check_clashes(names, "a generated output column (eq_class, <qi>_low, <qi>_high); rename the column or give it "
+                         "another role")
+    check_clashes(classes, "a column of the class table (eq_class, class_size, <qi>_low, <qi>_high, <qi>_level, "
+                           "<qi>_values, <qi>_count); rename the column")
+    return names, labels, classes
 
 
 def check_clashes(names: list[str], generated: str) -> None:
@@ -59,44 +98,58 @@ def check_clashes(names: list[str], generated: str) -> None:
         seen.add(n.lower())
 
 
+def _label_key(q: QI, levels: dict[str, int] | None, level_columns: bool, labels: str) -> str:
+    """How QI ``q``'s classes are labelled (module docstring): ``level``, ``node``, ``range``
+    or ``set``; ``labels`` is the spec's ``algorithm.labels`` (``values``: no nodes for local
+    classes)."""
+    if levels is not None or level_columns:
+        return "level"
+    if q.column.hierarchy is not None and labels == "hierarchy":
+        return "node"
+    return "range" if q.numeric else "set"
+
+
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
                     level_columns: bool = False) -> Candidate:
-    """Label every QI range of ``assign`` and join the candidate release.
+    """Label every class of ``assign`` and join the candidate release and its class table.
 
     Args:
         assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
         levels: for full-domain results, the hierarchy level of each QI (labels are that
-            level's nodes); ``None`` for Mondrian-style range labels.
-        level_columns: labels are hierarchy nodes at each row's own level, the ``__lv<i>``
+            level's nodes); ``None`` for local classes.
+        level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
             columns of ``assign`` (lattice searches, partial-domain generalization).
     """
-    published, labels = published_names(plan)
-    by_set = [q for q in plan.qis if levels is None and not level_columns and not q.numeric]
-    class_values = engine.work("class_values") if by_set else None
-    if by_set:
-        engine.run("generalize/class_values.sql.j2", target=class_values, assign=assign, base=plan.base,
-                   qis=[{"i": q.index} for q in by_set])
+    published, labels, class_columns = published_names(plan)
+    keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
+    ranges = engine.work("class_ranges")
+    engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base,
+               qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
     qis = []
     for q in plan.qis:
-        target = engine.work(f"labels{q.index}")
-        ctx = dict(target=target, assign=assign, lo_col=f"__lo{q.index}", hi_col=f"__hi{q.index}",
-                   dom=q.dom, hier=q.hier)
-        if levels is not None:
-            engine.run("generalize/level_labels.sql.j2", {"level": levels[q.name]}, **ctx)
-        elif level_columns:
-            engine.run("generalize/level_labels.sql.j2", lv_col=f"__lv{q.index}", **ctx)
-        elif q in by_set:
-            engine.run("generalize/set_labels.sql.j2", target=target, class_values=class_values, i=q.index,
-                       dom=q.dom, hier=q.hier)
+        target, key = engine.work(f"labels{q.index}"), keys[q.index]
+        ctx = dict(target=target, class_ranges=ranges, i=q.index)
+        if key == "level":
+            engine.run("generalize/level_labels.sql.j2", None if level_columns else {"level": levels[q.name]},
+                       hier=q.hier, per_class=level_columns, **ctx)
+        elif key == "node":
+            engine.run("generalize/node_labels.sql.j2", hier=q.hier, **ctx)
+        elif key == "range":
+            engine.run("generalize/range_labels.sql.j2", dom=q.dom, **ctx)
         else:
-            engine.run("generalize/range_labels.sql.j2", **ctx)
-        qis.append({"i": q.index, "labels": target, "numeric": q.numeric, "by_set": q in by_set,
-                    "out": ident(q.name),
+            engine.run("generalize/set_labels.sql.j2", {"m": q.m, "top": q.height}, dom=q.dom, **ctx)
+        qis.append({"i": q.index, "labels": target, "key": "set" if key == "set" else "range",
+                    "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
-                    "out_values": ident(f"{q.name}_values")})
+                    "out_level": ident(f"{q.name}_level"), "out_values": ident(f"{q.name}_values"),
+                    "out_count": ident(f"{q.name}_count")})
+    classes = engine.work("classes")
+    engine.run("generalize/classes.sql.j2", target=classes, class_ranges=ranges, qis=qis,
+               eq_class=ident(EQ_CLASS), class_size=ident(CLASS_SIZE))
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
-    engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign, qis=qis,
-               kept=kept, eq_class=ident(EQ_CLASS), class_values=class_values)
-    rows, classes = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
-    return Candidate(table, published, labels, classes, rows)
+    engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
+               classes=classes, qis=qis, kept=kept, eq_class=ident(EQ_CLASS))
+    rows = engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    count = engine.execute(f"SELECT count(*) FROM {classes}").fetchone()[0]
+    return Candidate(table, published, labels, count, rows, classes, class_columns)

@@ -98,8 +98,8 @@ def build(engine: Engine, plan: Plan, result: LgbResult) -> LgbCandidate:
     by_set = [x.qi for x in result.attrs if x.qi and not x.numeric]
     class_values = engine.work("class_values") if by_set else None
     if by_set:
-        engine.run("generalize/class_values.sql.j2", target=class_values, assign=assign, base=result.subsets.base,
-                   qis=[{"i": q.index} for q in by_set])
+        engine.run("generalize/class_ranges.sql.j2", target=class_values, assign=assign, base=result.subsets.base,
+                   qis=[{"i": q.index, "by_set": True, "lv": False} for q in by_set])
     attrs = [_describe(engine, x, assign, class_values) for x in result.attrs]
     table = engine.work("candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
@@ -119,11 +119,12 @@ def _describe(engine: Engine, x, assign: str, class_values: str | None) -> dict:
         return d
     d["labels"] = engine.work(f"labels{x.index}")
     if d["by_set"]:
-        engine.run("generalize/set_labels.sql.j2", target=d["labels"], class_values=class_values, i=x.qi.index,
-                   dom=x.dom, hier=x.qi.hier)
-    else:
-        engine.run("generalize/range_labels.sql.j2", target=d["labels"], assign=assign,
-                   lo_col=f"__lo{x.qi.index}", hi_col=f"__hi{x.qi.index}", dom=x.dom)
+        engine.run("generalize/set_labels.sql.j2", {"m": x.qi.m, "top": x.qi.height}, target=d["labels"],
+                   class_ranges=class_values, i=x.qi.index, dom=x.dom)
+    else:   # a group's range on the QI, for each row (a bucketized cell's row has none)
+        i = x.qi.index
+        engine.run("generalize/range_labels.sql.j2", target=d["labels"], i=i, dom=x.dom,
+                   class_ranges=f"(SELECT __lo{i} AS lo{i}, __hi{i} AS hi{i} FROM {assign})")
     return d
 
 

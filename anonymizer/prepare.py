@@ -27,7 +27,7 @@ from .errors import DataError, PrivacyCheckFailed, SpecError
 from .hierarchy import build_hierarchy, column_type
 from .hierarchy.coverage import check_covered
 from .hierarchy.csv_file import load_leaves
-from .hierarchy.spec import is_numeric_type
+from .hierarchy.spec import is_numeric_type, is_temporal_type
 from .randomness import ReleaseKey
 from .spec import Column, ReleaseSpec, Source
 from .sqlnames import ident, table
@@ -156,9 +156,10 @@ def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> 
         if real is None:
             raise SpecError(f"columns.{col.name}", f"is not a column of {relation} (columns: {', '.join(types)})")
         listed.add(real)
-        if col.type == "numeric" and not is_numeric_type(types[real]):
+        quasi = col.role == "quasi"
+        if col.type == "numeric" and not (is_numeric_type(types[real]) or quasi and is_temporal_type(types[real])):
             raise SpecError(f"columns.{col.name}.type", f"is numeric but the column is {types[real]}", col.type)
-        ctype = column_type(col.hierarchy, f"columns.{col.name}.hierarchy", types[real], col.type)
+        ctype = column_type(col.hierarchy, f"columns.{col.name}.hierarchy", types[real], col.type, quasi=quasi)
         flag = _resolve_flag(col, by_lower, types, relation)
         if flag:
             listed.add(flag)

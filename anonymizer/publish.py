@@ -38,6 +38,8 @@ AUDIT = "_audit"
 
 #: the further tables of an anatomy release (paper 002), each published as ``<view>_<part>``
 ANATOMY_PARTS = ("sensitive",)
+#: the further table of a generalized release: its class table, view ``<view>_classes``
+GENERALIZED_PARTS = ("classes",)
 
 
 class ViewNotOwned(AnonymizerError):
@@ -178,7 +180,12 @@ def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tupl
 
 
 def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
-    return ANATOMY_PARTS if spec.algorithm.anatomy else ()
+    """The further tables a release publishes: anatomy's sensitive table, a generalized
+    release's class table; none for the LGB and identity-reserved forms."""
+    algorithm = spec.algorithm
+    if algorithm.anatomy:
+        return ANATOMY_PARTS
+    return () if algorithm.lgb or algorithm.identity_reserved else GENERALIZED_PARTS
 
 
 def part_view(spec: ReleaseSpec, part: str) -> str:

@@ -26,7 +26,7 @@ from .database import attach_database
 from .engine import Engine, drop_stale_work
 from .errors import ExportError, PrivacyCheckFailed
 from .export import check_writable, export_release
-from .generalize import EQ_CLASS, Candidate, build_candidate
+from .generalize import CLASSES, EQ_CLASS, Candidate, build_candidate
 from .measure import measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
@@ -156,7 +156,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         checks = verify(engine, plan, candidate)
         clock["verify"] = time.perf_counter() - t0
         t0 = time.perf_counter()
-        measures = measure_table(con, (engine.work_schema, "candidate"), candidate.qi_columns,
+        measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping,
                                  [k.column.name for k in plan.sensitive], reference=_input_reference(engine, plan))
         for figures in (measures.get("sensitive") or {}).values():
             figures["reference"] = "input"   # not the work view's name, which is gone after the run
@@ -166,14 +166,15 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                          {"models": checks, "k": measures.get("k"), "utility": utility},
                          candidate.rows, suppressed, clock)
-        published = publish(engine, spec, candidate.table, candidate.published, record, order=(EQ_CLASS, "__pos"))
+        published = publish(engine, spec, candidate.table, candidate.published, record, order=(EQ_CLASS, "__pos"),
+                            parts=((CLASSES, candidate.class_table, candidate.class_columns),))
         clock["publish"] = time.perf_counter() - t0
         clock["total"] = time.perf_counter() - start
         engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
         return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
                              plan.rows, candidate.rows, suppressed, candidate.classes, checks, measures,
                              utility, clock, {"name": spec.algorithm.name, "rounds": result.rounds,
-                                              **result.notes})
+                                              **result.notes}, [part_view(spec, CLASSES)])
 
 
 def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
@@ -277,7 +278,7 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
     internal = {k.column.name: ident(k.internal) for k in plan.sensitive}
     globs = {i: f"({reference_sql(plan.base, internal[m.sensitive])})"
              for i, m in enumerate(models) if m.needs_global}
-    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.qi_columns], column_of,
+    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.grouping], column_of,
                            globs=globs, hiers=plan.hiers)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     for r in results:

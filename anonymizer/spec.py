@@ -71,6 +71,7 @@ LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
 IR_ALGORITHMS = ("danonyir", "geneir")
 ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS + LGB_ALGORITHMS + IR_ALGORITHMS
 RENUMBER = ("random", "appearance")
+LABELS = ("hierarchy", "values")
 SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
 
@@ -119,7 +120,11 @@ class Source:
 class Algorithm:
     """The algorithm and its options.
 
-    ``relaxed``: Mondrian's relaxed partitioning. ``levels``: full-domain's level vector.
+    ``relaxed``: Mondrian's relaxed partitioning. ``labels`` (Mondrian): ``hierarchy`` (the
+    default) labels a class on a QI with a declared hierarchy by the lowest node covering it,
+    and cuts along the hierarchy's nodes; ``values`` publishes the class's own range or value
+    set on every QI (finer, but no node of the user's hierarchy; the hierarchy then only
+    orders the values). ``levels``: full-domain's level vector.
     PrivacyFrost2 (paper 003) reads ``priorities`` (v per QI, default 1), ``min_level``
     (w^M per QI, counted from the root '*' = 0 as the paper does), ``scoring`` (basic,
     eta, log), ``d`` (eta's constant), ``p`` (the system parameter of pre-computation),
@@ -152,6 +157,7 @@ class Algorithm:
     batch: str | float = 0.2
     balance: bool = True
     renumber: str = "random"
+    labels: str = "hierarchy"
 
     @property
     def anatomy(self) -> bool:
@@ -583,11 +589,11 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
     v = _mapping(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
-                                      "presample", "partial", "seed", "batch", "balance", "renumber"})
+                                      "presample", "partial", "seed", "batch", "balance", "renumber", "labels"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(ALGORITHMS)}", v.get("name"))
-    allowed = {"seed"} | {"mondrian": {"relaxed"}, "full-domain": {"levels"}, "optimal": {"min_level"},
+    allowed = {"seed"} | {"mondrian": {"relaxed", "labels"}, "full-domain": {"levels"}, "optimal": {"min_level"},
                           "privacyfrost2": {"priorities", "min_level", "scoring", "d", "p", "presample", "partial"},
                           **{a: {"batch"} for a in MSB_ALGORITHMS}, "lgb-mdp": set(), "lgb-ncp": {"balance"},
                           **{a: {"renumber"} for a in IR_ALGORITHMS}}[name]
@@ -629,9 +635,13 @@ def _algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         raise SpecError("algorithm.renumber", "appearance numbers individuals in the source's row order, which links "
                                               "Id_num to the source: it reproduces the paper's examples and needs a "
                                               "seed (a reproducible run); a release to share keeps 'random'", renumber)
+    labels = v.get("labels", "hierarchy")
+    if labels not in LABELS:
+        raise SpecError("algorithm.labels", f"must be one of {', '.join(LABELS)} (how Mondrian labels a class on a "
+                                            "QI with a hierarchy)", labels)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
-                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber)
+                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels)
 
 
 def _flag(v: dict, key: str, default: bool = False) -> bool:

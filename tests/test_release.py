@@ -40,7 +40,10 @@ def test_weird_names_publish_and_verify(con):
     r = anonymize(WEIRD, con)
     assert r.version == 1 and r.view == "published.weird" and not r.unchanged
     cols = [c[0] for c in con.execute("DESCRIBE published.weird").fetchall()]
-    assert cols == ["eq_class", "select", "select_low", "select_high", "my col", "my col_values", 'a"b', "note"]
+    assert cols == ["eq_class", "select", "select_low", "select_high", "my col", 'a"b', "note"]
+    classes = [c[0] for c in con.execute('DESCRIBE published."weird_classes"').fetchall()]
+    assert classes == ["eq_class", "class_size", "select", "select_low", "select_high", "select_level",
+                       "my col", "my col_level", "my col_values", "my col_count"]
     assert "ssn" not in cols
     k = con.execute('SELECT min(n) FROM (SELECT count(*) n FROM published.weird GROUP BY "select", "my col")').fetchone()[0]
     assert k >= 3 and r.measures["k"] == k

@@ -101,6 +101,7 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> Alg
         t0 = time.perf_counter()
         _histogram(run)                        # lines 6-8: every partition is an oper_set
         _candidates(run)                       # lines 11-14: choose_dimension, cal_median, S_l, S_r
+        _snap_to_hierarchy(run)                # line 12 for a QI with a hierarchy: cut between its nodes
         ok = _check_models(run)                # line 15: |S_l|, |S_r| >= k, and every other model
         counts = _decide(run, ok, next_cid)    # lines 10-22: the first valid QI by width wins
         if counts["partitions"] == 0:
@@ -190,6 +191,17 @@ def _candidates(run: _Run) -> None:
     run.engine.run("mondrian/candidates.sql.j2", target=run.t("cand"), hist=run.t("hist"),
                    positions=run.t("positions"), dims=len(run.qis), by_sensitive=bool(_by_sensitive(run)),
                    relaxed=run.relaxed)
+
+
+def _snap_to_hierarchy(run: _Run) -> None:
+    """Strict cuts of QIs with a declared hierarchy move to the nearest boundary between the
+    children of the partition's covering node (mondrian/snap.sql.j2), so that classes end up
+    labelled by low nodes. Relaxed partitioning halves exactly and keeps its median cuts, as
+    do releases with ``algorithm.labels: values``."""
+    dims = [{"dim": q.index, "hier": q.hier} for q in run.plan.qis if q.column.hierarchy is not None]
+    if dims and not run.relaxed and run.plan.spec.algorithm.labels == "hierarchy":
+        run.engine.run("mondrian/snap.sql.j2", cand=run.t("cand"), hist=run.t("hist"), positions=run.t("positions"),
+                       dims=dims)
 
 
 def _check_models(run: _Run) -> str | None:

@@ -25,7 +25,7 @@ from ..errors import DataError, SpecError
 from ..sqlnames import ident
 from . import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
 from .site import Domain, Site
-from .spec import INTEGER_TYPES
+from .spec import INTEGER_TYPES, is_temporal_type
 
 if TYPE_CHECKING:
     from ..spec import Column
@@ -56,8 +56,9 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str) -> 
     site = Site(engine, source, column, key)
     order = builder.order(site)
     dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
+    temporal = is_temporal_type(engine.columns(source)[column.name])
     engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
-               order_by=order.order_by, leaves=order.leaves)
+               temporal=temporal, order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
     if m == 0:
         raise DataError(source, f"column {column.name!r} has no values to build a hierarchy on")

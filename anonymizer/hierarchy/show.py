@@ -107,7 +107,7 @@ def show_hierarchy(con: duckdb.DuckDBPyConnection, relation: str, column: str, h
     real = {n.lower(): n for n in types}.get(column.lower())
     if real is None:
         raise SpecError("--column", f"is not a column of {relation} (columns: {', '.join(types)})", column)
-    ctype = column_type(hierarchy, f"columns.{real}.hierarchy", types[real], None)
+    ctype = column_type(hierarchy, f"columns.{real}.hierarchy", types[real], None, quasi=True)
     return _show(engine, relation, Column(real, "quasi", ctype, hierarchy), examples, export)
 
 

@@ -28,7 +28,7 @@ from ..numbers import is_number
 KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh")
 NUMERIC_KINDS = ("intervals", "cgh", "dbgh", "cbgh")
 PAPER_KINDS = ("cgh", "dbgh", "cbgh")
-CATEGORICAL_KINDS = ("masking", "ordered", "dates")
+CATEGORICAL_KINDS = ("masking", "ordered")
 DATE_UNITS = ("day", "month", "quarter", "year", "decade", "century")
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL")
@@ -196,12 +196,19 @@ def is_numeric_type(db_type: str) -> bool:
     return db_type.split("(")[0].upper() in NUMERIC_TYPES
 
 
-def column_type(h: Hierarchy | None, where: str, db_type: str, declared: str | None) -> str:
+def is_temporal_type(db_type: str) -> bool:
+    """Whether a DuckDB type is a DATE or a TIMESTAMP (of any precision or zone)."""
+    return db_type.upper().startswith(("DATE", "TIMESTAMP"))
+
+
+def column_type(h: Hierarchy | None, where: str, db_type: str, declared: str | None, quasi: bool = False) -> str:
     """The QI type (numeric or categorical) of a column of DuckDB type ``db_type``.
 
-    Intervals and the paper's builders need a number, dates a DATE or TIMESTAMP; masking,
-    ordered groups and dates make the column categorical (a zip code stored as INTEGER is
-    masked as text).
+    Intervals and the paper's builders need a number, dates a DATE or TIMESTAMP; masking
+    and ordered groups make the column categorical (a zip code stored as INTEGER is masked
+    as text). A DATE or TIMESTAMP quasi-identifier without a hierarchy or with a dates
+    hierarchy is numeric, ordered in time (its ``num`` is the epoch in seconds), so it
+    generalizes to a range with bounds unless it is declared ``type: categorical``.
 
     Example:
         >>> column_type(Hierarchy("masking"), "columns.zip.hierarchy", "INTEGER", None)
@@ -210,8 +217,11 @@ def column_type(h: Hierarchy | None, where: str, db_type: str, declared: str | N
     is_num = is_numeric_type(db_type)
     if h is not None and h.kind in NUMERIC_KINDS and not is_num:
         raise SpecError(where, f"{h.kind} needs a numeric column, not {db_type}")
-    if h is not None and h.kind == "dates" and not db_type.upper().startswith(("DATE", "TIMESTAMP")):
+    if h is not None and h.kind == "dates" and not is_temporal_type(db_type):
         raise SpecError(where, f"dates need a DATE or TIMESTAMP column, not {db_type}")
     if h is not None and h.kind in CATEGORICAL_KINDS:
         return "categorical"
-    return declared or ("numeric" if is_num else "categorical")
+    temporal = quasi and is_temporal_type(db_type) and declared != "categorical"
+    if h is not None and h.kind == "dates":
+        return "numeric" if temporal else "categorical"
+    return declared or ("numeric" if is_num or temporal else "categorical")

@@ -323,19 +323,19 @@ SELECT s.attribute, s.released, t.rows - s.released AS suppressed, s.ncp_sum,
 FROM sums AS s CROSS JOIN total AS t
 ORDER BY list_position(qis, s.attribute);
 
--- anon_ncp_categorical(published, original, qis): categorical QIs, published with
--- <qi>_values (the original values the cell covers): a cell covering s values costs
--- s / |A| (|A| = distinct values of the original column), 0 when s = 1.
-CREATE OR REPLACE MACRO anon_ncp_categorical(published, original, qis) AS TABLE
+-- anon_ncp_categorical(classes, original, qis): categorical QIs, read from a release's
+-- class table (view <view>_classes: one row per class with class_size and <qi>_count, how
+-- many original values the class's label covers): a cell covering s values costs s / |A|
+-- (|A| = distinct values of the original column), 0 when s = 1.
+CREATE OR REPLACE MACRO anon_ncp_categorical(classes, original, qis) AS TABLE
 WITH sizes AS (
     UNPIVOT (
-        SELECT len(COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_values'), x_))),
-               count(*) AS __anon_n
-        FROM query_table(published)
+        SELECT COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_count'), x_)),
+               class_size AS __anon_n
+        FROM query_table(classes)
         WHERE (SELECT ok FROM anon_require(original, qis, 'qis'))
-          AND (SELECT ok FROM anon_require(published, list_transform(qis, lambda q_: q_ || '_values'),
-                                           'published columns'))
-        GROUP BY ALL
+          AND (SELECT ok FROM anon_require(classes, list_append(list_transform(qis, lambda q_: q_ || '_count'),
+                                                               'class_size'), 'class table columns'))
     )
     ON COLUMNS(* EXCLUDE (__anon_n)) INTO NAME name VALUE size
 ),
@@ -345,9 +345,9 @@ domains AS (
 ),
 total AS (SELECT count(*) AS rows FROM query_table(original)),
 sums AS (
-    SELECT left(s.name, -7) AS attribute, sum(s.__anon_n) AS released,
+    SELECT left(s.name, -6) AS attribute, sum(s.__anon_n) AS released,
            sum(s.__anon_n * CASE WHEN s.size = 1 THEN 0.0 ELSE s.size / d.m END) AS ncp_sum
-    FROM sizes AS s JOIN domains AS d ON d.attribute = left(s.name, -7)
+    FROM sizes AS s JOIN domains AS d ON d.attribute = left(s.name, -6)
     GROUP BY ALL
 )
 SELECT s.attribute, s.released, t.rows - s.released AS suppressed, s.ncp_sum,

@@ -119,6 +119,8 @@ def test_strict_classes_do_not_overlap(engine, make_plan, classes):
 
 
 def _adult_release(con, k, relaxed):
+    """ARX's Adult under strict or relaxed Mondrian, each class labelled by its own values
+    (``labels: values``: relaxed cuts do not follow the hierarchies' nodes)."""
     from pathlib import Path
 
     from anonymizer import anonymize, load_spec
@@ -128,7 +130,8 @@ def _adult_release(con, k, relaxed):
     raw = load_spec(example).raw
     spec = load_spec(dict(raw, release=f"adult_{mode}_k{k}", output={"view": f"adult_{mode}_k{k}"},
                           models=[{"type": "k-anonymity", "k": k}],
-                          algorithm={"name": "mondrian", "relaxed": relaxed}), base_dir=example.parent)
+                          algorithm={"name": "mondrian", "relaxed": relaxed, "labels": "values"}),
+                     base_dir=example.parent)
     return anonymize(spec, con)
 
 

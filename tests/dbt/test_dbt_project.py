@@ -173,7 +173,7 @@ def test_audit_row_recorded_and_returned_by_the_model(built):
     assert (release, version, rows_in) == ("adult_k5", 1, SEED_ROWS)
     assert rows_out + suppressed == rows_in
     assert model == [(release, version, spec_hash)]
-    assert built["state1"]["snapshots"] == ["adult_k5__v1"]
+    assert built["state1"]["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes"]
     assert built["state1"]["view_sql"][0][0].rstrip(";").endswith("adult_k5__v1")
 
 
@@ -289,7 +289,7 @@ def test_release_step_inside_a_dbt_transaction(built, negative):
     assert "On model.anonymizer_example.adult_release: BEGIN" in log.split("running dbt with arguments")[-1]
     state = snapshot_state(built["db"])
     assert [v for _, v, *_ in state["audit"]] == [1, 2]
-    assert state["snapshots"] == ["adult_k5__v1", "adult_k5__v2"]
+    assert state["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes", "adult_k5__v2", "adult_k5__v2__classes"]
     assert state["view_sql"][0][0].rstrip(";").endswith("adult_k5__v2")
     assert [m[:2] for m in state["model"]] == [("adult_k5", 2)]
 
