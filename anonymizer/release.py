@@ -13,9 +13,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import duckdb
 
@@ -132,9 +132,8 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
-        t0 = time.perf_counter()
-        plan = prepare(engine, spec, source)
-        clock["prepare"] = time.perf_counter() - t0
+        with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work database"):
+            plan = prepare(engine, spec, source)
         prints = {"spec_hash": spec_hash, "fingerprint": source_print}
         if spec.algorithm.anatomy:
             return _anatomy_release(engine, plan, clock, start, prints)
@@ -142,39 +141,46 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             return _lgb_release(engine, plan, clock, start, prints)
         if spec.algorithm.identity_reserved:
             return _ir_release(engine, plan, clock, start, prints)
-        t0 = time.perf_counter()
-        engine.say(f"release {spec.release}: {spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs")
-        result = run_algorithm(engine, plan)
-        clock["algorithm"] = time.perf_counter() - t0
+        with phase(engine, clock, "algorithm", f"{spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
+            result = run_algorithm(engine, plan)
         suppressed = plan.null_suppressed + result.suppressed
         check_suppression(plan, suppressed)
-        t0 = time.perf_counter()
-        candidate = build_candidate(engine, plan, result.assign, result.levels if result.labels == "hier" else None,
-                                    level_columns=result.labels == "hier-rows")
-        clock["generalize"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        checks = verify(engine, plan, candidate)
-        clock["verify"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping,
-                                 [k.column.name for k in plan.sensitive], reference=_input_reference(engine, plan))
-        for figures in (measures.get("sensitive") or {}).values():
-            figures["reference"] = "input"   # not the work view's name, which is gone after the run
-        utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
-        clock["metrics"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
-                         {"models": checks, "k": measures.get("k"), "utility": utility},
-                         candidate.rows, suppressed, clock)
-        published = publish(engine, spec, candidate.table, candidate.published, record, order=(EQ_CLASS, "__pos"),
-                            parts=((CLASSES, candidate.class_table, candidate.class_columns),))
-        clock["publish"] = time.perf_counter() - t0
+        with phase(engine, clock, "generalize", f"labelling {result.classes} classes and joining the rows"):
+            candidate = build_candidate(engine, plan, result.assign,
+                                        result.levels if result.labels == "hier" else None,
+                                        level_columns=result.labels == "hier-rows")
+        with phase(engine, clock, "verify", f"checking {len(spec.models)} models on {candidate.rows} rows "
+                                            f"in {candidate.classes} classes"):
+            checks = verify(engine, plan, candidate)
+        with phase(engine, clock, "metrics", "measuring k, l, t and the information loss"):
+            measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping,
+                                     [k.column.name for k in plan.sensitive], reference=_input_reference(engine, plan))
+            for figures in (measures.get("sensitive") or {}).values():
+                figures["reference"] = "input"   # not the work view's name, which is gone after the run
+            utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
+        with phase(engine, clock, "publish", f"writing the snapshot and the class table, promoting {spec.output.view}"):
+            record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
+                             {"models": checks, "k": measures.get("k"), "utility": utility},
+                             candidate.rows, suppressed, clock)
+            published = publish(engine, spec, candidate.table, candidate.published, record,
+                                order=(EQ_CLASS, "__pos"), parts=((CLASSES, candidate.class_table, candidate.class_columns),))
         clock["total"] = time.perf_counter() - start
         engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
         return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,
                              plan.rows, candidate.rows, suppressed, candidate.classes, checks, measures,
                              utility, clock, {"name": spec.algorithm.name, "rounds": result.rounds,
                                               **result.notes}, [part_view(spec, CLASSES)])
+
+
+@contextmanager
+def phase(engine: Engine, clock: dict, name: str, what: str) -> Iterator[None]:
+    """One phase of a release: says what it does when it starts and how long it took when it
+    ends (progress, so no phase runs silently), and records its seconds in ``clock[name]``."""
+    engine.say(f"{name}: {what}")
+    t0 = time.perf_counter()
+    yield
+    clock[name] = time.perf_counter() - t0
+    engine.say(f"{name}: done in {clock[name]:.2f}s")
 
 
 def _anatomy_release(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict) -> ReleaseResult:
