@@ -77,6 +77,7 @@ class _Run:
     cells: str = ""                     # the current working set (pid, <keys>, n)
     cell_count: int = 0
     done_created: bool = False
+    ladders: str | None = None          # the hierarchy ladders of the strict cuts along nodes
 
     def t(self, name: str) -> str:
         return self.engine.work(name)
@@ -199,9 +200,14 @@ def _snap_to_hierarchy(run: _Run) -> None:
     labelled by low nodes. Relaxed partitioning halves exactly and keeps its median cuts, as
     do releases with ``algorithm.labels: values``."""
     dims = [{"dim": q.index, "hier": q.hier} for q in run.plan.qis if q.column.hierarchy is not None]
-    if dims and not run.relaxed and run.plan.spec.algorithm.labels == "hierarchy":
-        run.engine.run("mondrian/snap.sql.j2", cand=run.t("cand"), hist=run.t("hist"), positions=run.t("positions"),
-                       dims=dims)
+    if not dims or run.relaxed or run.plan.spec.algorithm.labels != "hierarchy":
+        return
+    ladders = run.t("ladders")
+    if run.ladders is None:   # once per run: each code's nodes, leaf to top
+        run.engine.run("mondrian/ladders.sql.j2", target=ladders, dims=dims)
+        run.ladders = ladders
+    run.engine.run("mondrian/snap.sql.j2", cand=run.t("cand"), hist=run.t("hist"), positions=run.t("positions"),
+                   ladders=ladders, dims=[d["dim"] for d in dims])
 
 
 def _check_models(run: _Run) -> str | None:
