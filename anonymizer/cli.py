@@ -170,8 +170,15 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a summary.")
 @click.option("--force", is_flag=True, help="Publish a new version even if nothing changed.")
 @click.option("--keep-work", is_flag=True, help="Keep the run's work schema in DB (debugging; raw data).")
+@click.option("--memory-limit", metavar="SIZE", default=None,
+              help="DuckDB's memory limit for the run, e.g. 8GB or 50% (beyond it DuckDB spills to its temporary "
+                   "directory). Replaces the spec's engine.memory_limit.")
+@click.option("--temp-directory", metavar="DIR", default=None,
+              help="Where DuckDB spills under the memory limit (default: DB.tmp next to DB). Replaces the "
+                   "spec's engine.temp_directory.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
-def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool, quiet: bool) -> None:
+def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool,
+        memory_limit: str | None, temp_directory: str | None, quiet: bool) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
@@ -191,11 +198,12 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     Examples:
       anonymizer run adult.yml --db raw.duckdb
       anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
+      anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
     """
     from .release import run_release
     from .spec import load_spec, parse_export
     try:
-        parsed = load_spec(spec)
+        parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
         if export is not None:
             parsed = replace(parsed, output=replace(parsed.output, export=parse_export(export, Path("."), "--export")))
         separate = parsed.output.database is not None
@@ -212,6 +220,20 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     except AnonymizerError as exc:
         _fail(exc)
     _emit(result, as_json)
+
+
+def _with_resources(spec, memory_limit: str | None, temp_directory: str | None):
+    """The spec with ``--memory-limit`` and ``--temp-directory`` in place of its ``engine``
+    settings (the command line wins)."""
+    from .spec import memory_limit as checked_limit
+    settings = spec.engine
+    if memory_limit is not None:
+        settings = replace(settings, memory_limit=checked_limit(memory_limit, "--memory-limit"))
+    if temp_directory is not None:
+        if not temp_directory.strip():
+            raise SpecError("--temp-directory", "must be a directory path", temp_directory)
+        settings = replace(settings, temp_directory=temp_directory)
+    return replace(spec, engine=settings)
 
 
 def _same_file(a: str, b) -> bool:
@@ -357,13 +379,15 @@ def macros_show() -> None:
 @main.command()
 @click.option("--rows", "rows", multiple=True, type=click.IntRange(1), default=[1_000_000], show_default=True,
               help="Synthetic table sizes (repeat the option for several).")
-@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb", "ir", "macros"]),
+@click.option("--bench", "kind", type=click.Choice(["mondrian", "full-domain", "k-check", "lattice", "msb", "lgb", "ir", "macros",
+                                                  "release"]),
               default="mondrian", show_default=True,
               help="What to time: an algorithm (from coding the QIs to the classes), one k-anonymity check, "
                    "the lattice searches (PrivacyFrost2 and the optimal search on paper 003's grid), "
                    "a whole anatomy release by paper 002's MSB algorithms, a whole LGB release "
                    "(paper 000), a whole identity-reserved release (paper 004; --rows counts patients), "
-                   "or the SQL macro library's measures.")
+                   "the SQL macro library's measures, or a whole Mondrian release at scale (each run in its own "
+                   "process, peak memory per run).")
 @click.option("--data", type=click.Choice(["adult", "synthetic"]), default="adult", show_default=True,
               help="For --bench lattice: ARX's Adult (30,162 rows) or synthetic tables of --rows rows.")
 @click.option("--k", type=click.IntRange(1), default=10, show_default=True, help="k of k-anonymity.")
@@ -382,8 +406,15 @@ def macros_show() -> None:
               help="For --bench msb: d, the number of sensitive attributes (paper 002, Table 4).")
 @click.option("--batch", default="0.2", show_default=True, callback=_batch,
               help="For --bench msb: the greedy's batch: 'exact' or a fraction in (0, 1].")
+@click.option("--memory-limit", metavar="SIZE", default=None,
+              help="For --bench release: the release's DuckDB memory limit (e.g. 8GB); beyond it DuckDB spills.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="For --bench release: keep the generated source databases here and reuse them (default: a "
+                   "temporary directory, removed at the end).")
+@click.option("--quiet", "-q", is_flag=True, help="For --bench release: no progress lines.")
 def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat: int,
-          algorithms: tuple[str, ...], l_value: int, model: str, dims: int, batch: str | float) -> None:
+          algorithms: tuple[str, ...], l_value: int, model: str, dims: int, batch: str | float,
+          memory_limit: str | None, data_dir: str | None, quiet: bool) -> None:
     """Time an algorithm on synthetic Adult-like tables generated in DuckDB.
 
     Prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP BY over the
@@ -420,7 +451,26 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
     salary as sensitive attributes and the first --qis of the other columns as QIs. Example:
 
         anonymizer bench --bench macros --rows 1000000 --rows 10000000 --repeat 3
+
+    --bench release times whole releases (Mondrian, k = --k, distinct l = 2 on salary, the
+    six QIs age, workclass, education, marital_status, occupation, sex; other columns
+    dropped) from a source generated once per size into a DuckDB file, each run in a fresh
+    process: seconds, the scan, the ratio, each phase's seconds, the run's peak resident
+    memory, DuckDB's peak memory and what it spilled to disk. Example:
+
+        anonymizer bench --bench release --rows 1000000 --rows 10000000 --repeat 3
+        anonymizer bench --bench release --rows 100000000 --repeat 1 --memory-limit 8GB --data-dir /big/disk
     """
+    if kind == "release":
+        from .bench_release import format_release_bench, run_release_bench
+        from .spec import memory_limit as checked_limit
+        try:
+            limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
+        except AnonymizerError as exc:
+            _fail(exc)
+        _stream(run_release_bench(list(rows), repeat=repeat, memory_limit=limit, directory=data_dir, k=k,
+                                  progress=not quiet), format_release_bench)
+        return
     if kind == "macros":
         from .bench_macros import format_macros_bench, run_macros_bench
         _stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)

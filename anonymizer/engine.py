@@ -8,16 +8,23 @@ quoted (see :mod:`anonymizer.sqlnames`) and user values only as bound parameters
 Work tables of a run live in a private in-memory database attached to the connection as
 ``_anon_work_<id>`` (so ``"_anon_work_<id>"."base"`` names a work table): they hold coded QIs,
 sensitive values and row ids, and never reach the user's database file, so a run that is
-killed leaves nothing behind in it (DuckDB may spill a large work table to its temporary
-directory; those files are not the database). :meth:`Engine.close_work` detaches it. With
+killed leaves nothing behind in it. The work database is compressed like a file (``COMPRESS``)
+and, under a memory limit, DuckDB spills its blocks to the temporary directory (those files
+are not the database, and DuckDB removes them). :meth:`Engine.close_work` detaches it. With
 ``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
 database itself instead, and stay there, raw data included, until the user drops them.
 Schemas named ``_anon_work_<id>`` in a database file are leftovers of killed runs of
 earlier versions (which kept their work there); :func:`drop_stale_work` removes them.
+
+Resources: :class:`Settings` (the spec's ``engine`` field, ``anonymizer run --memory-limit``)
+are DuckDB settings applied for the length of :meth:`Engine.workspace` and restored after it,
+so a user's connection gets its own settings back: ``memory_limit`` bounds DuckDB's memory
+(sorts, joins and work tables beyond it spill to ``temp_directory``), ``threads`` its threads.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import uuid
 from contextlib import contextmanager
@@ -28,7 +35,7 @@ from typing import Any, Callable, Iterator
 import duckdb
 import jinja2
 
-from .errors import DataError, TemplateError
+from .errors import DataError, SpecError, TemplateError
 from .sqlnames import ident, table
 
 _TEMPLATES = resources.files("anonymizer") / "templates"
@@ -68,6 +75,25 @@ def list_templates() -> list[str]:
     return sorted(n for n in _ENV.list_templates() if n.endswith(".sql.j2"))
 
 
+@dataclass(frozen=True)
+class Settings:
+    """DuckDB settings of a run (the spec's ``engine`` field; ``None``: DuckDB's own).
+
+    ``memory_limit``: as DuckDB reads it (``8GB``, ``512MB``, ``50%``); beyond it DuckDB
+    spills to ``temp_directory`` (default: ``<database>.tmp`` next to a database file, ``.tmp``
+    for an in-memory one). ``threads``: DuckDB's worker threads.
+    """
+
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_directory: str | None = None
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The settings given, as ``(DuckDB setting, value)`` pairs."""
+        return [(name, getattr(self, name)) for name in ("memory_limit", "threads", "temp_directory")
+                if getattr(self, name) is not None]
+
+
 @dataclass
 class StatementLog:
     """A statement the engine ran: its template, its SQL and how long it took."""
@@ -85,6 +111,7 @@ class Engine:
         con: an open DuckDB connection (the user's; the engine never closes it).
         progress: called with short human messages on long runs, or ``None``.
         keep_work: keep the work schema after the run (debugging).
+        settings: DuckDB settings for the length of :meth:`workspace` (see :class:`Settings`).
     """
 
     con: duckdb.DuckDBPyConnection
@@ -92,6 +119,7 @@ class Engine:
     keep_work: bool = False
     log: list[StatementLog] = field(default_factory=list)
     work_schema: str | None = None
+    settings: Settings | None = None
 
     # -- rendering and execution -------------------------------------------------
     def sql(self, template: str, **context: Any) -> str:
@@ -152,7 +180,7 @@ class Engine:
             else:
                 self.work_schema = f"_anon_work_{suffix}"
                 # READ_WRITE: attachable on a read-only connection too (output.database runs)
-                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)} (READ_WRITE)")
+                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)} (READ_WRITE, COMPRESS)")
         return self.work_schema
 
     def work(self, name: str) -> str:
@@ -167,12 +195,63 @@ class Engine:
 
     @contextmanager
     def workspace(self) -> Iterator["Engine"]:
-        """``with engine.workspace():`` opens the work schema and always drops it."""
-        self.open_work()
+        """``with engine.workspace():`` applies the engine's settings, opens the work schema,
+        and always drops it and restores the settings."""
+        with self.configured():
+            self.open_work()
+            try:
+                yield self
+            finally:
+                self.close_work()
+
+    @contextmanager
+    def configured(self) -> Iterator["Engine"]:
+        """Apply :attr:`settings` to the connection and restore the previous values after."""
+        previous: list[tuple[str, Any]] = []
         try:
+            for name, value in (self.settings.items() if self.settings else []):
+                previous.append((name, self.con.execute(f"SELECT current_setting('{name}')").fetchone()[0]))
+                try:
+                    self.execute(f"SET {name} = $value", {"value": value}, template=f"<SET {name}>")
+                except TemplateError as exc:
+                    raise SpecError(f"engine.{name}", f"DuckDB refused it: {exc.problem}", value) from None
             yield self
         finally:
-            self.close_work()
+            for name, value in reversed(previous):
+                _restore_setting(self.con, name, value)
+
+    @contextmanager
+    def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
+        """A temporary table holding ``select``'s rows for the block (then dropped); yields its
+        quoted name. For a small aggregate read several times (measures, metrics), on any
+        connection: temporary tables live in memory and work on read-only databases too."""
+        name = ident(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
+        self.execute(f"CREATE TEMPORARY TABLE {name} AS {select}", params, template=template)
+        try:
+            yield name
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+
+
+def _restore_setting(con: duckdb.DuckDBPyConnection, name: str, value: Any) -> None:
+    """Set ``name`` back to ``value`` as read before a run. DuckDB shows a size cut to one
+    decimal (``18.8 GiB``): a setting that was DuckDB's default is reset, another one is set
+    to the shown size or, if that reads back lower, to the middle of the shown decimal (so
+    it is back within 0.05 of its unit). A temporary directory in use may refuse to move
+    back: it is left as it is."""
+    shown = str(value)
+    middle = re.fullmatch(r"(\d+\.\d+)( \w+)", shown)
+    tries = [None, shown] + ([f"{middle.group(1)}5{middle.group(2)}"] if middle else [])
+    try:
+        for attempt in tries:
+            if attempt is None:
+                con.execute(f"RESET {name}")
+            else:
+                con.execute(f"SET {name} = $value", {"value": value if attempt == shown else attempt})
+            if str(con.execute(f"SELECT current_setting('{name}')").fetchone()[0]) == shown:
+                return
+    except duckdb.Error:
+        pass
 
 
 def drop_stale_work(engine: Engine) -> list[str]:

@@ -117,7 +117,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         SpecError, DataError: bad spec or data (nothing is published).
         PrivacyCheckFailed: the candidate fails a model or the suppression limit.
     """
-    engine = Engine(con, progress=progress, keep_work=keep_work)
+    engine = Engine(con, progress=progress, keep_work=keep_work, settings=spec.engine)
     clock: dict[str, float] = {}
     start = time.perf_counter()
     drop_stale_work(engine)

@@ -26,6 +26,11 @@ the field (``columns.age.role``) and the value. A spec looks like::
 
 Every source column needs a role, unless ``default_role`` says what unlisted columns are.
 
+Resources (optional): ``engine: {memory_limit: 8GB, threads: 2, temp_directory: spill/}``
+bounds DuckDB's memory for the run (beyond it DuckDB spills to ``temp_directory``; relative
+to the spec's folder; ``anonymizer run --memory-limit`` wins over it) and sets its threads.
+They change how a release runs, never what it publishes: they are not part of its hash.
+
 Personalized privacy (paper 000, LGB): a quasi column may name a ``flag``, a BOOLEAN column
 of the source that is TRUE in the rows whose value on it is sensitive for that person. The
 flag column needs no role of its own and is never published. An attribute is then a QI
@@ -49,12 +54,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
 import yaml
 
+from .engine import Settings
 from .errors import SpecError
 from .hierarchy.spec import Hierarchy, check_role, parse_hierarchy
 from .models import KAnonymity, PrivacyModel, TCloseness, build_model
@@ -222,6 +229,7 @@ class ReleaseSpec:
     default_role: str | None = None
     output: Output = field(default_factory=lambda: Output("release"))
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    engine: Settings = field(default_factory=Settings)
 
     # -- views --------------------------------------------------------------------
     def by_role(self, role: str) -> tuple[Column, ...]:
@@ -243,7 +251,7 @@ class ReleaseSpec:
     def spec_hash(self) -> str:
         """A stable hash of the spec as written (key order does not matter). ``output.export``
         is left out: where a copy of the release goes does not change the release."""
-        raw = dict(self.raw)
+        raw = {k: v for k, v in self.raw.items() if k != "engine"}   # resources, not the release
         if isinstance(raw.get("output"), Mapping) and "export" in raw["output"]:
             raw["output"] = {k: v for k, v in raw["output"].items() if k != "export"}
         text = json.dumps(raw, sort_keys=True, default=str)
@@ -309,7 +317,7 @@ def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:
 
 
 _TOP = {"release", "source", "columns", "models", "algorithm", "suppression_limit", "nulls",
-        "default_role", "output", "description"}
+        "default_role", "output", "description", "engine"}
 
 
 def parse_spec(data: dict, base: Path) -> ReleaseSpec:
@@ -345,7 +353,42 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         default_role=default_role,
         output=_output(data.get("output", {}), release, base),
         raw=data,
+        engine=_engine(data.get("engine", {}), base),
     )
+
+
+_SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|bytes|kb|mb|gb|tb|kib|mib|gib|tib|k|m|g|t|%)\s*", re.IGNORECASE)
+
+
+def memory_limit(value: Any, where: str = "engine.memory_limit") -> str:
+    """A DuckDB memory limit (``8GB``, ``512MB``, ``1.5GiB``, ``50%`` of the machine's memory),
+    checked: a positive size with its unit. Returns it as given, trimmed.
+
+    Example:
+        >>> memory_limit("8GB"), memory_limit(" 50% ")
+        ('8GB', '50%')
+    """
+    found = _SIZE.fullmatch(value) if isinstance(value, str) else None
+    if found is None or float(found.group(1)) <= 0 or (found.group(2) == "%" and float(found.group(1)) > 100):
+        raise SpecError(where, "must be a memory size with its unit, such as 8GB, 512MB, 1.5GiB, or a share of "
+                               "the machine's memory such as 50%", value)
+    return value.strip()
+
+
+def _engine(value: Any, base: Path) -> Settings:
+    """``engine: {memory_limit, threads, temp_directory}``: DuckDB's resources for the run."""
+    v = _mapping(value if value is not None else {}, "engine", {"memory_limit", "threads", "temp_directory"})
+    limit = memory_limit(v["memory_limit"]) if "memory_limit" in v else None
+    threads = v.get("threads")
+    if threads is not None:
+        number(threads, "engine.threads", 1, whole=True, what="a whole number of threads >= 1")
+    temp = v.get("temp_directory")
+    if temp is not None:
+        if not isinstance(temp, str) or not temp.strip():
+            raise SpecError("engine.temp_directory", "must be a directory path", temp)
+        path = Path(temp)
+        temp = str(path if path.is_absolute() else base / path)
+    return Settings(limit, None if threads is None else int(threads), temp)
 
 
 def _pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...]) -> None:

@@ -1,0 +1,45 @@
+"""``anonymizer bench --bench release`` on a tiny size: every figure is there and sensible
+(the big sizes are commands, not tests: see the README's "Scale" section)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from anonymizer.bench_release import PHASES, format_release_bench, release_spec, run_release_bench
+from anonymizer.cli import main
+from anonymizer.spec import load_spec
+
+
+def test_a_tiny_release_bench_reports_every_figure(tmp_path):
+    runs = list(run_release_bench([2000], repeat=1, memory_limit="1GB", directory=tmp_path))
+    assert len(runs) == 1
+    r = runs[0]
+    assert r["bench"] == "release" and r["rows"] == 2000 and r["memory_limit"] == "1GB"
+    assert r["rows_out"] + r["suppressed"] == 2000 and r["classes"] > 0 and r["rounds"] > 0
+    assert r["k"] >= 10 and r["l"] >= 2   # achieved, measured on the published release
+    assert 0 < r["scan_seconds"] < r["seconds"] and abs(r["ratio"] - r["seconds"] / r["scan_seconds"]) < 0.1 * r["ratio"]
+    assert set(PHASES) <= set(r["steps"]) and all(r["steps"][p] >= 0 for p in PHASES)
+    assert sum(r["steps"][p] for p in PHASES) <= r["steps"]["total"] + 0.05 <= r["seconds"] + 0.1
+    assert 50 < r["peak_rss_mb"] < 4000 and r["duckdb_peak_mb"] >= 0 and r["spilled_peak_mb"] >= 0
+    assert (tmp_path / "adult_like_2000.duckdb").exists()   # kept in the directory given, and reused
+    table = format_release_bench(runs)
+    assert "peak RSS" in table and "2000" in table.splitlines()[1]
+
+
+def test_the_bench_spec_is_the_issues_release():
+    spec = load_spec(release_spec(memory_limit="8GB"))
+    assert [c.name for c in spec.quasi] == ["age", "workclass", "education", "marital_status", "occupation", "sex"]
+    assert [str(m) for m in spec.models] == ["10-anonymity", "distinct-2-diversity on 'salary'"]
+    assert spec.algorithm.name == "mondrian" and spec.engine.memory_limit == "8GB"
+
+
+def test_the_command_streams_json_lines_then_a_table(tmp_path):
+    res = CliRunner().invoke(main, ["bench", "--bench", "release", "--rows", "1500", "--repeat", "1", "-q",
+                                    "--data-dir", str(tmp_path)], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    line = json.loads(res.stdout.splitlines()[0])
+    assert line["rows"] == 1500 and line["memory_limit"] is None
+    bad = CliRunner().invoke(main, ["bench", "--bench", "release", "--rows", "1500", "--memory-limit", "8"])
+    assert bad.exit_code == 2 and "--memory-limit" in bad.output
