@@ -6,7 +6,9 @@ re-identification risk (El Emam and Dankar 2008: a record's risk is 1/|E| for it
 and per sensitive attribute the figures of distinct, entropy and recursive (c,l)-diversity
 (Machanavajjhala et al. 2007), t-closeness (Li et al. 2007) and (alpha,k)-anonymity
 (Wong et al. 2006). Everything is computed by DuckDB; Python reads one row per model
-and at most a few dozen rows of the size distribution.
+and at most a few dozen rows of the size distribution. The table is read once: its rows
+are counted per combination of QI and sensitive values into a temporary table, from which
+the class sizes and every model are computed.
 
 Table names: a tuple or list gives the name's parts exactly (``("sales", "my.table")``);
 a string is split at dots into ``[catalog.]schema.table`` parts (``"sales.people"``). To
@@ -143,7 +145,21 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     _check_columns(cols, sensitive, "sensitive", shown)
     number(c, "c", 0, low_open=True)
     group_cols = [ident(q) for q in qis]
-    sizes_sql = render("models/class_sizes.sql.j2", source=rel, qis=group_cols)
+    weight = next(w for w in (f"__anon_rows{i}" for i in range(len(cols) + 1)) if w not in cols)
+    kept = [ident(c) for c in dict.fromkeys([*qis, *sensitive])]
+    counted = render("metrics/row_counts.sql.j2", source=rel, columns=kept, weight=ident(weight))
+    with engine.scratch(counted, template="metrics/row_counts.sql.j2") as hist:
+        return _measure(engine, hist, ident(weight), shown, qis, group_cols, cols, sensitive, c, distance,
+                        hierarchies, reference)
+
+
+def _measure(engine: Engine, hist: str, weight: str, shown: str, qis: Sequence[str], group_cols: list[str],
+             cols: Mapping[str, str], sensitive: Sequence[str], c: float,
+             distance: str | Mapping[str, str] | None, hierarchies: Mapping[str, str] | None,
+             reference: str | Sequence[str] | None) -> dict[str, Any]:
+    """:func:`measure_table` over ``hist``, the table's rows counted (``weight``) per
+    combination of its QI and sensitive values."""
+    sizes_sql = render("models/class_sizes.sql.j2", source=hist, qis=group_cols, weight=weight)
     rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",
                                                 {"threshold": RISK_THRESHOLD}, sizes=sizes_sql)
     if not rows:
@@ -165,7 +181,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         },
         "sensitive": {},
     }
-    ref_shown, ref_rel = shown, rel
+    ref_shown = shown
     if reference is not None:
         ref_parts = table_parts(reference)
         ref_shown, ref_rel = ".".join(ref_parts), qualified(*ref_parts)
@@ -186,8 +202,8 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         hiers = dict(hierarchies or {})
         globs = {5 * i + 3: f"({global_sql(ref_rel, ident(name))})"
                  for i, name in enumerate(sensitive)} if reference is not None else None
-        found = evaluate_all(engine, models, rel, group_cols, {n: ident(n) for n in sensitive},
-                             globs=globs, hiers=hiers)
+        found = evaluate_all(engine, models, hist, group_cols, {n: ident(n) for n in sensitive},
+                             globs=globs, hiers=hiers, weight=weight)
         for i, name in enumerate(sensitive):
             d, e, r, t, a = found[5 * i: 5 * i + 5]
             result["sensitive"][name] = {

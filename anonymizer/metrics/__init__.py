@@ -58,11 +58,12 @@ class ClassStats:
     total: int
 
 
-def class_stats(engine: Engine, candidate: str, total_rows: int) -> ClassStats:
-    """Released rows, classes, smallest class and sum of squared class sizes, in SQL."""
+def class_stats(engine: Engine, candidate: str, total_rows: int, weight: str | None = None) -> ClassStats:
+    """Released rows, classes, smallest class and sum of squared class sizes, in SQL.
+    ``weight``: the column of row counts when ``candidate`` is a summary of its cells."""
     if total_rows <= 0:
         raise SpecError("total_rows", "must be a positive row count", total_rows)
-    sizes = render("models/class_sizes.sql.j2", source=candidate, qis=[CID])
+    sizes = render("models/class_sizes.sql.j2", source=candidate, qis=[CID], weight=weight)
     released, classes, smallest, dm, _risk = engine.one(
         "metrics/class_summary.sql.j2", {"threshold": 1.0}, sizes=sizes)
     released = int(released or 0)
@@ -87,20 +88,29 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
     ``classes``, ``ncp`` (mean per cell, suppressed cells count 1), ``ncp_sum`` (NCP(T)
     over released rows), ``loss`` (ARX), ``discernibility`` (C_DM) and, when ``k`` is
     given, ``cavg`` (C_AVG).
+
+    The candidate is read once: its rows are summed per cell (class and generalized ranges)
+    into a temporary table, from which every metric is computed.
     """
-    stats = class_stats(engine, candidate, total_rows)
-    ncp_sum, ncp_mean = ncp(engine, candidate, qis, total_rows, stats=stats)
-    out: dict[str, Any] = {
-        "rows": total_rows,
-        "released": stats.released,
-        "suppressed": stats.suppressed,
-        "suppression": suppression(engine, candidate, total_rows, stats=stats),
-        "classes": stats.classes,
-        "ncp": ncp_mean,
-        "ncp_sum": ncp_sum,
-        "loss": loss(engine, candidate, qis, total_rows, stats=stats),
-        "discernibility": discernibility(engine, candidate, total_rows, stats=stats),
-    }
+    qis = list(qis)
+    with engine.scratch(render("metrics/cells.sql.j2", candidate=candidate, cid=CID, qis=qis),
+                        template="metrics/cells.sql.j2") as cells:
+        weight = ident("__w")
+        summary = [dict(q, lo_col=ident(f"__lo{j}"), hi_col=ident(f"__hi{j}"), size=ident(f"__n{j}"))
+                   for j, q in enumerate(qis)]
+        stats = class_stats(engine, cells, total_rows, weight)
+        ncp_sum, ncp_mean = ncp(engine, cells, summary, total_rows, stats=stats, weight=weight)
+        out: dict[str, Any] = {
+            "rows": total_rows,
+            "released": stats.released,
+            "suppressed": stats.suppressed,
+            "suppression": suppression(engine, cells, total_rows, stats=stats),
+            "classes": stats.classes,
+            "ncp": ncp_mean,
+            "ncp_sum": ncp_sum,
+            "loss": loss(engine, cells, summary, total_rows, stats=stats, weight=weight),
+            "discernibility": discernibility(engine, cells, total_rows, stats=stats),
+        }
     if k is not None:
         out["cavg"] = cavg(engine, candidate, total_rows, k, stats=stats)
     return out

@@ -13,11 +13,12 @@ from . import ClassStats, class_stats, domain_params
 
 
 def loss(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], total_rows: int,
-         stats: ClassStats | None = None) -> float:
-    """Return the mean ARX loss per cell, in [0, 1]."""
-    stats = stats or class_stats(engine, candidate, total_rows)
+         stats: ClassStats | None = None, weight: str | None = None) -> float:
+    """Return the mean ARX loss per cell, in [0, 1] (``weight``: the column of row counts
+    when ``candidate`` is a summary of its cells)."""
+    stats = stats or class_stats(engine, candidate, total_rows, weight)
     qis = list(qis)
     if not qis:
         return 0.0
-    (total,) = engine.one("metrics/loss.sql.j2", domain_params(qis), candidate=candidate, qis=qis)
+    (total,) = engine.one("metrics/loss.sql.j2", domain_params(qis), candidate=candidate, qis=qis, weight=weight)
     return (float(total or 0.0) + stats.suppressed * len(qis)) / (total_rows * len(qis))

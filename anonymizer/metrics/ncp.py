@@ -16,18 +16,19 @@ from . import ClassStats, class_stats, domain_params
 
 
 def ncp(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], total_rows: int,
-        stats: ClassStats | None = None) -> tuple[float, float]:
+        stats: ClassStats | None = None, weight: str | None = None) -> tuple[float, float]:
     """Return ``(NCP(T), mean NCP per cell)``.
 
     ``NCP(T)`` is the paper's sum over released rows and QIs. The mean divides by all
     ``N * d`` cells of the source, a suppressed row counting 1 in each of its cells.
+    ``weight``: the column of row counts when ``candidate`` is a summary of its cells.
     """
-    stats = stats or class_stats(engine, candidate, total_rows)
+    stats = stats or class_stats(engine, candidate, total_rows, weight)
     qis = list(qis)
     if not qis:
         return 0.0, 0.0
     (total,) = engine.one("metrics/ncp.sql.j2", _categorical_params(qis),
-                          candidate=candidate, qis=qis)
+                          candidate=candidate, qis=qis, weight=weight)
     total = float(total or 0.0)
     return total, (total + stats.suppressed * len(qis)) / (total_rows * len(qis))
 

@@ -50,7 +50,8 @@ class ModelResult:
     holds: bool
 
 
-def histogram_sql(source: str, group_cols: Iterable[str], sensitive_col: str | None) -> str:
+def histogram_sql(source: str, group_cols: Iterable[str], sensitive_col: str | None,
+                  weight: str | None = None) -> str:
     """SQL text of the ``(gid, s, n)`` histogram of ``source`` grouped by ``group_cols``.
 
     Args:
@@ -60,13 +61,15 @@ def histogram_sql(source: str, group_cols: Iterable[str], sensitive_col: str | N
             NULL is a value like any other.
         sensitive_col: quoted column (or SQL expression) of the sensitive attribute, or
             ``None`` for models without one (then ``s`` is the constant 0).
+        weight: quoted column of row counts when ``source`` is itself a histogram of a
+            table (its rows then count ``weight`` times); ``None``: every row counts 1.
 
     Example:
         >>> print(histogram_sql('"t"', ['"a"'], '"d"').split()[:3])
         ['SELECT', 'row("a")', 'AS']
     """
     return render("models/histogram.sql.j2", source=source, group_cols=list(group_cols),
-                  sensitive=sensitive_col)
+                  sensitive=sensitive_col, weight=weight)
 
 
 #: The reference distribution of t-closeness in a release: ``"input"``, the distribution of
@@ -169,7 +172,7 @@ def evaluate(engine: Engine, model: PrivacyModel, source: str, group_cols: Itera
         hier: ``(s, level, node)`` relation for the hierarchical distance.
     """
     return _check(engine, [model], [prefix], source, group_cols, lambda _attr: sensitive_col,
-                  {0: glob} if glob else {}, {0: hier} if hier else {})[0]
+                  {0: glob} if glob else {}, {0: hier} if hier else {}, None)[0]
 
 
 def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
@@ -177,7 +180,7 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
                  column_of: Mapping[str, str] | Callable[[str], str | None],
                  globs: Mapping[int, str] | None = None,
                  hiers: Mapping[int | str, str] | None = None,
-                 prefix: str = "m") -> list[ModelResult]:
+                 prefix: str = "m", weight: str | None = None) -> list[ModelResult]:
     """Check several models on one table in a single statement (one histogram per
     sensitive column, shared by the models protecting it).
 
@@ -189,18 +192,21 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
         hiers: ``(s, level, node)`` hierarchy relation per model index or attribute
             name, for t-closeness with the hierarchical distance.
         prefix: parameter prefix; model ``i`` binds ``<prefix><i>_<name>``.
+        weight: quoted column of row counts when ``source`` is a histogram of the table
+            to check (one pass over the table serves many checks, see
+            :func:`anonymizer.measure.measure_table`).
 
     Returns:
         one :class:`ModelResult` per model, in order.
     """
     models = list(models)
     return _check(engine, models, [f"{prefix}{i}" for i in range(len(models))], source, group_cols,
-                  column_of, dict(globs or {}), dict(hiers or {}))
+                  column_of, dict(globs or {}), dict(hiers or {}), weight)
 
 
 def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], source: str,
            group_cols: Iterable[str], column_of: Mapping[str, str] | Callable[[str], str | None],
-           globs: Mapping[int, str], hiers: Mapping[int | str, str]) -> list[ModelResult]:
+           globs: Mapping[int, str], hiers: Mapping[int | str, str], weight: str | None) -> list[ModelResult]:
     group_cols = list(group_cols)
     lookup = column_of if callable(column_of) else (lambda a: column_of.get(a))  # type: ignore[union-attr]
     ctes: list[str] = []
@@ -222,7 +228,7 @@ def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], sour
         col = cols[i] if attr is not None else shared
         if col not in hist_of:
             hist_of[col] = f"__anon_hist{len(hist_of)}"
-            ctes.append(_cte(hist_of[col], histogram_sql(source, group_cols, col)))
+            ctes.append(_cte(hist_of[col], histogram_sql(source, group_cols, col, weight)))
         hist = ident(hist_of[col])
         glob = globs.get(i)
         if model.needs_global and glob is None:
