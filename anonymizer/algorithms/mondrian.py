@@ -51,6 +51,7 @@ Choices the paper leaves open:
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -253,6 +254,9 @@ def _split(run: _Run, r: int) -> None:
 
 def _assign(run: _Run) -> str:
     assign = run.t("assign")
-    run.engine.run("mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign, base=run.plan.base, done=run.t("done"),
-                   qis=run.qis, keys=run.keys, relaxed=run.relaxed)
+    radix = [q.m + 1 for q in run.plan.qis]    # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
+    weights = [math.prod(radix[:i]) for i in range(len(radix))]
+    run.engine.run("mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
+                   base=run.plan.base, done=run.t("done"), qis=run.qis, keys=run.keys, relaxed=run.relaxed,
+                   weights=weights if math.prod(radix) < 2 ** 62 else None)
     return assign
