@@ -39,6 +39,8 @@ from .errors import DataError, SpecError, TemplateError
 from .sqlnames import ident, table
 
 _TEMPLATES = resources.files("anonymizer") / "templates"
+#: the connection's temporary catalog, where transient work tables live (:meth:`Engine.transient`)
+TEMP = "temp"
 
 
 def _loader() -> jinja2.BaseLoader:
@@ -53,6 +55,15 @@ _ENV = jinja2.Environment(
     keep_trailing_newline=True,
     autoescape=False,
 )
+
+
+def _temporary(target: str) -> str:
+    """``TEMPORARY `` when ``target`` names a table of the temporary catalog (a transient work
+    table, :meth:`Engine.transient`), else nothing: ``CREATE {{ temporary(target) }}TABLE``."""
+    return "TEMPORARY " if str(target).startswith(f"{ident(TEMP)}.") else ""
+
+
+_ENV.globals["temporary"] = _temporary
 
 
 def render(template: str, **context: Any) -> str:
@@ -187,10 +198,27 @@ class Engine:
         """Quoted name of the work table ``name`` of this run."""
         return table(self.open_work(), name)
 
+    def transient(self, name: str) -> str:
+        """Quoted name of the transient work table ``name`` of this run: a table a loop
+        creates and drops again and again (Mondrian's rounds), kept in the connection's
+        temporary catalog, which never checkpoints. In the work database, DuckDB would
+        checkpoint (compress and rewrite) it every time changes pass 16 MiB: a fifth of
+        Mondrian's CPU time on 10M rows. Create it with ``CREATE {{ temporary(target) }}TABLE``.
+        It holds work data like any work table (in memory, spilled to the temporary
+        directory), and :meth:`close_work` drops it. With ``keep_work``: a kept work table."""
+        if self.keep_work:
+            return self.work(name)
+        return table(TEMP, "main", f"{self.open_work()}_{name}")
+
     def close_work(self) -> None:
-        """Detach the work database with everything in it (unless ``keep_work``)."""
+        """Detach the work database with everything in it and drop the run's transient
+        tables (unless ``keep_work``)."""
         if self.work_schema is not None and not self.keep_work:
             self.execute(f"DETACH DATABASE IF EXISTS {ident(self.work_schema)}")
+            for (name,) in self.con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = $temp AND starts_with(table_name, $p)",
+                    {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
+                self.con.execute(f"DROP TABLE IF EXISTS {table(TEMP, 'main', name)}")
         self.work_schema = None
 
     @contextmanager

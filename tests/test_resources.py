@@ -120,3 +120,18 @@ def test_a_rerun_with_other_resources_publishes_nothing_new(con):
     first = anonymize(BASE, con)
     again = anonymize(dict(BASE, engine={"memory_limit": "1GB", "threads": 1}), con)
     assert again.unchanged and again.version == first.version
+
+
+def test_mondrians_round_tables_are_transient_and_go_with_the_run(con):
+    make_adult_like(con, "adult", 3000, seed=5)
+    during = []
+
+    def progress(message):
+        if message.startswith("round"):
+            during.append(con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'").fetchone()[0])
+
+    anonymize(BASE, con, progress=progress)
+    assert during and all(n > 0 for n in during)   # the rounds' tables: in the temporary catalog
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'").fetchone()[0] == 0
+    assert not [d for (d,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
+                if d.startswith("_anon_work_")]

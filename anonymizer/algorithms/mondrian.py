@@ -81,7 +81,9 @@ class _Run:
     ladders: str | None = None          # the hierarchy ladders of the strict cuts along nodes
 
     def t(self, name: str) -> str:
-        return self.engine.work(name)
+        """A transient table of the run (see :meth:`Engine.transient`); only ``assign``, the
+        result, is a work table."""
+        return self.engine.transient(name)
 
 
 def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> AlgorithmResult:
@@ -98,6 +100,18 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> Alg
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     _positions(run)
+    rounds, next_cid, timings = _rounds(run)
+    assign = _assign(run)                      # line 30: return T_anony
+    return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
+                           seconds=time.perf_counter() - start,
+                           notes={"round_seconds": timings, "relaxed": run.relaxed,
+                                  "cells": run.cell_count})
+
+
+def _rounds(run: _Run) -> tuple[int, int, list[float]]:
+    """Alg. 3, lines 5-29: split every partition until none can be split; returns the rounds,
+    the classes made and each round's seconds."""
+    engine = run.engine
     rounds, next_cid, timings = 0, 0, []
     while True:                                # Alg. 3, line 5: while partition_set is not empty
         t0 = time.perf_counter()
@@ -118,11 +132,7 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> Alg
             break
         _split(run, rounds)                    # lines 16-17: partition_set += S_l, S_r
         timings.append(round(time.perf_counter() - t0, 4))
-    assign = _assign(run)                      # line 30: return T_anony
-    return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
-                           seconds=time.perf_counter() - start,
-                           notes={"round_seconds": timings, "relaxed": run.relaxed,
-                                  "cells": run.cell_count})
+    return rounds, next_cid, timings
 
 
 # -- setup ----------------------------------------------------------------------------
@@ -160,7 +170,7 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
     run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
     for i, _, s in run.checked:
         if getattr(run.plan.spec.models[i], "needs_global", False):
-            run.globs[i] = run.t(f"glob{i}")
+            run.globs[i] = run.engine.work(f"glob{i}")
             run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
                                template="models/global_distribution.sql.j2")
 
@@ -253,7 +263,7 @@ def _split(run: _Run, r: int) -> None:
 
 
 def _assign(run: _Run) -> str:
-    assign = run.t("assign")
+    assign = run.engine.work("assign")
     radix = [q.m + 1 for q in run.plan.qis]    # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
     weights = [math.prod(radix[:i]) for i in range(len(radix))]
     run.engine.run("mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
