@@ -166,7 +166,7 @@ def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, t
     """One run: the scan, then the whole release. Keys: bench, rows, seconds (the release),
     scan_seconds, ratio, peak_rss_mb (the process's peak), duckdb_peak_mb and spilled_peak_mb
     (sampled), steps (the release's per-phase seconds), rows_out, classes, rounds, k, l
-    (achieved), memory_limit, threads, source_mb (the database file)."""
+    (achieved), memory_limit, threads."""
     from .api import anonymize
     from .bench import scan_time
     from .engine import Engine
@@ -186,12 +186,13 @@ def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, t
     return {"bench": "release", "rows": rows, "seconds": round(seconds, 2), "scan_seconds": round(scan, 3),
             "ratio": round(seconds / scan, 1) if scan else None,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-            "duckdb_peak_mb": round(sampler.duckdb_peak / 2**20), "spilled_peak_mb": round(sampler.spilled_peak / 2**20),
+            "duckdb_peak_mb": round(sampler.duckdb_peak / 2**20),
+            "spilled_peak_mb": round(sampler.spilled_peak / 2**20),
             "steps": {key: round(v, 2) for key, v in result.timings.items()},
             "rows_out": result.rows_out, "suppressed": result.suppressed, "classes": result.classes,
             "rounds": result.algorithm.get("rounds"), "k": result.measures.get("k"),
             "l": measured.get("distinct_l"),
-            "memory_limit": memory_limit, "threads": threads, "source_mb": round(Path(db).stat().st_size / 2**20)}
+            "memory_limit": memory_limit, "threads": threads}
 
 
 #: the phases of a release, in order, as the readable table shows them

@@ -215,9 +215,9 @@ class Engine:
         tables (unless ``keep_work``)."""
         if self.work_schema is not None and not self.keep_work:
             self.execute(f"DETACH DATABASE IF EXISTS {ident(self.work_schema)}")
-            for (name,) in self.con.execute(
-                    "SELECT table_name FROM duckdb_tables() WHERE database_name = $temp AND starts_with(table_name, $p)",
-                    {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
+            for (name,) in self.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = $temp "
+                                            "AND starts_with(table_name, $p)",
+                                            {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
                 self.con.execute(f"DROP TABLE IF EXISTS {table(TEMP, 'main', name)}")
         self.work_schema = None
 

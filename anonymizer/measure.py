@@ -8,7 +8,7 @@ and per sensitive attribute the figures of distinct, entropy and recursive (c,l)
 (Wong et al. 2006). Everything is computed by DuckDB; Python reads one row per model
 and at most a few dozen rows of the size distribution. The table is read once: its rows
 are counted per combination of QI and sensitive values into a temporary table, from which
-the class sizes and every model are computed.
+the class sizes and every model are computed, each class by an integer id.
 
 Table names: a tuple or list gives the name's parts exactly (``("sales", "my.table")``);
 a string is split at dots into ``[catalog.]schema.table`` parts (``"sales.people"``). To
@@ -18,6 +18,7 @@ name a table whose name itself contains a dot, pass a tuple.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
@@ -95,11 +96,43 @@ def _size_distribution(engine: Engine, sizes_sql: str) -> list[dict[str, int]]:
             for lo, hi, c, r in rows]
 
 
+@dataclass(frozen=True)
+class Counted:
+    """A table's rows counted per combination of its QI and sensitive values
+    (``metrics/row_counts.sql.j2``): ``table`` (quoted relation) with the QI and sensitive
+    columns under their names, ``weight`` (quoted column: the rows) and ``cls`` (quoted
+    column: a dense id of the QI values, one per equivalence class). Every model and class
+    size of the table can be read from it (weighted), without reading the table again."""
+
+    table: str
+    weight: str
+    cls: str
+
+
+def count_rows(engine: Engine, relation: str, qis: Sequence[str], sensitive: Sequence[str],
+               target: str | None = None) -> Counted:
+    """Count the rows of ``relation`` (quoted) per combination of the columns ``qis`` and
+    ``sensitive`` (names) into the quoted table ``target`` (default: the work table
+    ``row_counts``). A release counts its candidate once, then verifies and measures it from
+    the counts."""
+    target = target or engine.work("row_counts")
+    weight, cls = (ident(next(w for w in (f"{stem}{i}" for i in range(len(qis) + len(sensitive) + 1))
+                              if w not in {*qis, *sensitive})) for stem in ("__anon_rows", "__anon_class"))
+    engine.execute(f"CREATE TABLE {target} AS " + _row_counts_sql(relation, qis, sensitive, weight, cls),
+                   template="metrics/row_counts.sql.j2")
+    return Counted(target, weight, cls)
+
+
+def _row_counts_sql(relation: str, qis: Sequence[str], sensitive: Sequence[str], weight: str, cls: str) -> str:
+    return render("metrics/row_counts.sql.j2", source=relation, group=[ident(q) for q in qis], weight=weight,
+                  columns=[ident(n) for n in dict.fromkeys([*qis, *sensitive])], cls=cls)
+
+
 def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis: Sequence[str],
                   sensitive: Sequence[str] = (), c: float = 2.0,
                   distance: str | Mapping[str, str] | None = None,
                   hierarchies: Mapping[str, str] | None = None,
-                  reference: str | Sequence[str] | None = None) -> dict[str, Any]:
+                  reference: str | Sequence[str] | None = None, counted: Counted | None = None) -> dict[str, Any]:
     """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
 
     Args:
@@ -122,6 +155,9 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
             (:func:`anonymizer.models.check.reference_sql`). The reference should hold
             every value the table holds (an input does): with the ordered distance, a value
             missing from it is left out of the class's distribution.
+        counted: ``table``'s rows already counted by :func:`count_rows` over ``qis`` and
+            ``sensitive`` (a release verifies and measures from one count); by default the
+            table is counted here, into a temporary table dropped at the end.
 
     Returns:
         a JSON-ready dict: ``table``, ``qis``, ``rows``, ``classes``, ``k``,
@@ -144,21 +180,20 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     _check_columns(cols, qis, "qis", shown)
     _check_columns(cols, sensitive, "sensitive", shown)
     number(c, "c", 0, low_open=True)
-    group_cols = [ident(q) for q in qis]
-    weight = next(w for w in (f"__anon_rows{i}" for i in range(len(cols) + 1)) if w not in cols)
-    kept = [ident(c) for c in dict.fromkeys([*qis, *sensitive])]
-    counted = render("metrics/row_counts.sql.j2", source=rel, columns=kept, weight=ident(weight))
-    with engine.scratch(counted, template="metrics/row_counts.sql.j2") as hist:
-        return _measure(engine, hist, ident(weight), shown, qis, group_cols, cols, sensitive, c, distance,
-                        hierarchies, reference)
+    if counted is not None:
+        return _measure(engine, counted, shown, qis, cols, sensitive, c, distance, hierarchies, reference)
+    weight, cls = (ident(next(w for w in (f"{stem}{i}" for i in range(len(cols) + 1)) if w not in cols))
+                   for stem in ("__anon_rows", "__anon_class"))
+    with engine.scratch(_row_counts_sql(rel, qis, sensitive, weight, cls), template="metrics/row_counts.sql.j2") as hist:
+        return _measure(engine, Counted(hist, weight, cls), shown, qis, cols, sensitive, c, distance, hierarchies,
+                        reference)
 
 
-def _measure(engine: Engine, hist: str, weight: str, shown: str, qis: Sequence[str], group_cols: list[str],
-             cols: Mapping[str, str], sensitive: Sequence[str], c: float,
-             distance: str | Mapping[str, str] | None, hierarchies: Mapping[str, str] | None,
-             reference: str | Sequence[str] | None) -> dict[str, Any]:
-    """:func:`measure_table` over ``hist``, the table's rows counted (``weight``) per
-    combination of its QI and sensitive values."""
+def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], cols: Mapping[str, str],
+             sensitive: Sequence[str], c: float, distance: str | Mapping[str, str] | None,
+             hierarchies: Mapping[str, str] | None, reference: str | Sequence[str] | None) -> dict[str, Any]:
+    """:func:`measure_table` over the table's rows ``counted``."""
+    hist, weight, group_cols = counted.table, counted.weight, [counted.cls]
     sizes_sql = render("models/class_sizes.sql.j2", source=hist, qis=group_cols, weight=weight)
     rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",
                                                 {"threshold": RISK_THRESHOLD}, sizes=sizes_sql)

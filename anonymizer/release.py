@@ -27,7 +27,7 @@ from .engine import Engine, drop_stale_work
 from .errors import ExportError, PrivacyCheckFailed
 from .export import check_writable, export_release
 from .generalize import CLASSES, EQ_CLASS, Candidate, build_candidate
-from .measure import measure_table
+from .measure import Counted, count_rows, measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
@@ -151,10 +151,12 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                                         level_columns=result.labels == "hier-rows")
         with phase(engine, clock, "verify", f"checking {len(spec.models)} models on {candidate.rows} rows "
                                             f"in {candidate.classes} classes"):
-            checks = verify(engine, plan, candidate)
+            sensitive = [k.column.name for k in plan.sensitive]
+            counted = count_rows(engine, candidate.table, candidate.grouping, sensitive)   # one pass: verify and measure
+            checks = verify(engine, plan, candidate, counted)
         with phase(engine, clock, "metrics", "measuring k, l, t and the information loss"):
-            measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping,
-                                     [k.column.name for k in plan.sensitive], reference=_input_reference(engine, plan))
+            measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping, sensitive,
+                                     reference=_input_reference(engine, plan), counted=counted)
             for figures in (measures.get("sensitive") or {}).values():
                 figures["reference"] = "input"   # not the work view's name, which is gone after the run
             utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
@@ -265,8 +267,9 @@ def _publish_verified(engine: Engine, plan: Plan, clock: dict, start: float, pri
                          {"name": spec.algorithm.name, **algorithm})
 
 
-def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
-    """Re-check every declared model on the candidate's published QI columns.
+def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | None = None) -> list[dict]:
+    """Re-check every declared model on the candidate's published QI columns (read once,
+    when ``counted`` holds its rows counted per those columns and the sensitive values).
 
     t-closeness compares every published class with the input's distribution of the
     sensitive attribute (``plan.base``: the source minus rows suppressed for NULLs, before
@@ -284,8 +287,9 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate) -> list[dict]:
     internal = {k.column.name: ident(k.internal) for k in plan.sensitive}
     globs = {i: f"({reference_sql(plan.base, internal[m.sensitive])})"
              for i, m in enumerate(models) if m.needs_global}
-    results = evaluate_all(engine, models, candidate.table, [ident(c) for c in candidate.grouping], column_of,
-                           globs=globs, hiers=plan.hiers)
+    source, groups, weight = ((counted.table, [counted.cls], counted.weight) if counted else
+                              (candidate.table, [ident(c) for c in candidate.grouping], None))
+    results = evaluate_all(engine, models, source, groups, column_of, globs=globs, hiers=plan.hiers, weight=weight)
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     for r in results:
         if not r.holds:

@@ -81,3 +81,18 @@ def test_size_buckets(con):
     assert sizes[0] == {"min_size": 1, "max_size": 1, "classes": 1, "rows": 1}
     assert sizes[-1] == {"min_size": 100, "max_size": 100, "classes": 1000, "rows": 100000}
     assert r["risk"]["records_at_risk"] == 1 + 2 + 3 + 4
+
+
+def test_counted_once_measures_the_same(weird):
+    # a release counts its candidate once (count_rows), then verifies and measures from the count
+    from anonymizer.engine import Engine
+    from anonymizer.measure import count_rows
+    con = weird
+    con.execute('INSERT INTO s.t VALUES (NULL, \'a\', 3), (NULL, NULL, 3)')   # NULL is a value like any other
+    direct = measure_table(con, "s.t", ["select", "my col"], ['a"b'])
+    engine = Engine(con)
+    with engine.workspace():
+        counted = count_rows(engine, '"s"."t"', ["select", "my col"], ['a"b'])
+        assert con.execute(f"SELECT sum({counted.weight}), max({counted.cls}) FROM {counted.table}").fetchone() == (9, 7)
+        assert measure_table(con, "s.t", ["select", "my col"], ['a"b'], counted=counted) == direct
+    assert direct["classes"] == 7 and direct["k"] == 1

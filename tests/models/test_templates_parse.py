@@ -31,8 +31,9 @@ CONTEXTS = {
                             {"candidate": ident("cells"), "qis": QIS, "weight": ident("__w")}],
     "metrics/cells.sql.j2": [{"candidate": ident("cand"), "cid": ident("__cid"), "qis": QIS}],
     "metrics/row_counts.sql.j2": [{"source": ident("t"), "columns": [ident("select"), ident('a"b')],
-                                   "weight": ident("n 1")},
-                                  {"source": ident("t"), "columns": [], "weight": ident("n")}],
+                                   "group": [ident("select")], "weight": ident("n 1"), "cls": ident("c 1")},
+                                  {"source": ident("t"), "columns": [], "group": [], "weight": ident("n"),
+                                   "cls": ident("c")}],
 }
 # the query error's templates (metrics/query_*) need a whole LGB candidate, and paper 004's metrics
 # (metrics/ir_*, models/ir_*) a Table 4 candidate or class counts: tests/test_templates.py renders and parses them in real runs,
