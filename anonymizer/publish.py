@@ -4,8 +4,8 @@ A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases
 and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
 all in one transaction (a release with more than one table, such as anatomy's sensitive
 table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one): if any step fails nothing changes, and what was published before
-stays as it was. Before promotion the snapshot is compared with the candidate by symmetric
-``EXCEPT ALL`` counts, so the view shows exactly the rows that passed verification.
+stays as it was. Before promotion the snapshot is compared with the candidate by row count
+and two sums of row hashes (a multiset fingerprint), so the view shows exactly the rows that passed verification.
 
 A release promotes only a view it owns, or a new one (:func:`check_owner`): the owner of a
 view is the release whose latest audit row names it (as its view, or as a further view
@@ -246,10 +246,11 @@ def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, 
     cols = [ident(c) for c in columns]
     engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
                order=[ident(c) for c in order])
-    missing, extra = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
-                                columns=cols)
-    if missing or extra:
+    missing, differs = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
+                                  columns=cols)
+    if missing or differs:
         raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
-                              f"({missing} rows missing, {extra} extra); nothing was published")
+                              f"({missing} rows missing; its row count or content fingerprint differs); "
+                              "nothing was published")
     engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
                view=in_catalog(out.catalog, out.schema, view_name), snapshot=snapshot)
