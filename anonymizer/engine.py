@@ -215,11 +215,17 @@ class Engine:
         tables (unless ``keep_work``)."""
         if self.work_schema is not None and not self.keep_work:
             self.execute(f"DETACH DATABASE IF EXISTS {ident(self.work_schema)}")
-            for (name,) in self.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = $temp "
-                                            "AND starts_with(table_name, $p)",
-                                            {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
-                self.con.execute(f"DROP TABLE IF EXISTS {table(TEMP, 'main', name)}")
+            self.drop_transient()
         self.work_schema = None
+
+    def drop_transient(self) -> None:
+        """Drop this run's transient tables (their memory is free again)."""
+        if self.work_schema is None or self.keep_work:
+            return
+        for (name,) in self.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = $temp "
+                                        "AND starts_with(table_name, $p)",
+                                        {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
+            self.con.execute(f"DROP TABLE IF EXISTS {table(TEMP, 'main', name)}")
 
     @contextmanager
     def workspace(self) -> Iterator["Engine"]:

@@ -26,7 +26,7 @@ from .database import attach_database
 from .engine import Engine, drop_stale_work
 from .errors import ExportError, PrivacyCheckFailed
 from .export import check_writable, export_release
-from .generalize import CLASSES, EQ_CLASS, Candidate, build_candidate
+from .generalize import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
 from .measure import Counted, count_rows, measure_table
 from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
@@ -159,7 +159,8 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                                      reference=_input_reference(engine, plan), counted=counted)
             for figures in (measures.get("sensitive") or {}).values():
                 figures["reference"] = "input"   # not the work view's name, which is gone after the run
-            utility = utility_report(engine, candidate.table, _metric_qis(plan), plan.rows, spec.k)
+            utility = utility_report(engine, candidate.class_table, _metric_qis(plan), plan.rows, spec.k,
+                                     weight=ident(CLASS_SIZE))   # a class's ranges are its rows': read per class
         with phase(engine, clock, "publish", f"writing the snapshot and the class table, promoting {spec.output.view}"):
             record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                              {"models": checks, "k": measures.get("k"), "utility": utility},

@@ -102,6 +102,7 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> Alg
     _positions(run)
     rounds, next_cid, timings = _rounds(run)
     assign = _assign(run)                      # line 30: return T_anony
+    engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
     return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds": timings, "relaxed": run.relaxed,

@@ -81,7 +81,7 @@ from .suppression import suppression  # noqa: E402
 
 
 def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]],
-                   total_rows: int, k: int | None = None) -> dict[str, Any]:
+                   total_rows: int, k: int | None = None, weight: str | None = None) -> dict[str, Any]:
     """All utility metrics of a candidate as a JSON-ready dict.
 
     Keys: ``rows`` (N), ``released``, ``suppressed``, ``suppression`` (ratio),
@@ -90,10 +90,12 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
     given, ``cavg`` (C_AVG).
 
     The candidate is read once: its rows are summed per cell (class and generalized ranges)
-    into a temporary table, from which every metric is computed.
+    into a temporary table, from which every metric is computed. ``weight``: a column of
+    ``candidate`` holding how many released rows each of its rows stands for, when it is a
+    class table (one row per class, its size) rather than the rows themselves.
     """
     qis = list(qis)
-    with engine.scratch(render("metrics/cells.sql.j2", candidate=candidate, cid=CID, qis=qis),
+    with engine.scratch(render("metrics/cells.sql.j2", candidate=candidate, cid=CID, qis=qis, weight=weight),
                         template="metrics/cells.sql.j2") as cells:
         weight = ident("__w")
         summary = [dict(q, lo_col=ident(f"__lo{j}"), hi_col=ident(f"__hi{j}"), size=ident(f"__n{j}"))

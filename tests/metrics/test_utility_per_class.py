@@ -1,0 +1,35 @@
+"""A release reads its utility metrics from the class table (one row per class, weighted by
+its size): the same figures as from the candidate's rows."""
+
+from __future__ import annotations
+
+import pytest
+
+from anonymizer.engine import Engine
+from anonymizer.metrics import utility_report
+from anonymizer.release import _metric_qis, publish_release
+from anonymizer.prepare import prepare, resolve_columns
+from anonymizer.spec import load_spec
+from anonymizer.sqlnames import ident, table
+from anonymizer.synthetic import make_adult_like
+
+SPEC = {"release": "u", "source": {"table": "adult"}, "default_role": "identifier",
+        "columns": {"age": {"role": "quasi", "type": "numeric"}, "education": "quasi", "occupation": "quasi",
+                    "salary": "sensitive"},
+        "models": [{"type": "k-anonymity", "k": 5}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "salary"}]}
+
+
+def test_utility_from_the_class_table_equals_the_rows(con):
+    make_adult_like(con, "adult", 4000, seed=7)
+    result = publish_release(load_spec(SPEC), con, keep_work=True)
+    kept = con.execute("SELECT schema_name FROM duckdb_schemas() WHERE starts_with(schema_name, '_anon_kept_')"
+                       ).fetchone()[0]
+    engine = Engine(con)
+    spec = load_spec(SPEC)
+    with engine.workspace():
+        plan = prepare(engine, resolve_columns(spec, engine.columns('"adult"'), '"adult"'))
+        qis = _metric_qis(plan)
+        rows = utility_report(engine, table(kept, "candidate"), qis, plan.rows, 5)
+        classes = utility_report(engine, table(kept, "classes"), qis, plan.rows, 5, weight=ident("class_size"))
+    assert rows == pytest.approx(classes) and rows == pytest.approx(result.utility)
+    assert rows["classes"] == result.classes and rows["released"] == 4000
