@@ -223,7 +223,7 @@ def format_release_bench(runs: list[dict]) -> str:
 
     def line(r: dict, label: str = "") -> str:
         steps = r["steps"]
-        return (f"{r['rows']:>11} {r['seconds']:>8.2f} {r['scan_seconds']:>6.2f} {r['ratio']:>6} "
+        return (f"{r['rows']:>11} {r['seconds']:>8.2f} {r['scan_seconds']:>6.2f} {r['ratio']:>6.1f} "
                 + " ".join(f"{steps.get(p, 0):>7.2f}" for p in PHASES)
                 + f" {r['peak_rss_mb']:>9.0f} {r['duckdb_peak_mb']:>7.0f} {r['spilled_peak_mb']:>7.0f} "
                   f"{r['memory_limit'] or '-':>6}{label}")

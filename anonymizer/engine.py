@@ -218,6 +218,14 @@ class Engine:
             self.drop_transient()
         self.work_schema = None
 
+    def release_tables(self, *tables: str) -> None:
+        """Drop work tables (quoted names) a run no longer reads, so that their memory serves
+        the rest of the run (kept with ``keep_work``, for debugging)."""
+        if self.keep_work:
+            return
+        for name in tables:
+            self.execute(f"DROP TABLE IF EXISTS {name}", template="<release work table>")
+
     def drop_transient(self) -> None:
         """Drop this run's transient tables (their memory is free again)."""
         if self.work_schema is None or self.keep_work:

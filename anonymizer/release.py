@@ -161,6 +161,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                 figures["reference"] = "input"   # not the work view's name, which is gone after the run
             utility = utility_report(engine, candidate.class_table, _metric_qis(plan), plan.rows, spec.k,
                                      weight=ident(CLASS_SIZE))   # a class's ranges are its rows': read per class
+        engine.release_tables(result.assign, plan.base)   # no longer read: their memory goes to publishing
         with phase(engine, clock, "publish", f"writing the snapshot and the class table, promoting {spec.output.view}"):
             record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                              {"models": checks, "k": measures.get("k"), "utility": utility},
