@@ -10,8 +10,10 @@ Work tables of a run live in a private in-memory database attached to the connec
 sensitive values and row ids, and never reach the user's database file, so a run that is
 killed leaves nothing behind in it. The work database is compressed like a file (``COMPRESS``)
 and, under a memory limit, DuckDB spills its blocks to the temporary directory (those files
-are not the database, and DuckDB removes them). :meth:`Engine.close_work` detaches it. With
-``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
+are not the database, and DuckDB removes them). Tables a loop creates and drops round after
+round (Mondrian's) are *transient* (:meth:`Engine.transient`): they live in the connection's
+temporary catalog, in memory too, which never checkpoints. :meth:`Engine.close_work` detaches
+the work database and drops the transient tables. With ``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
 database itself instead, and stay there, raw data included, until the user drops them.
 Schemas named ``_anon_work_<id>`` in a database file are leftovers of killed runs of
 earlier versions (which kept their work there); :func:`drop_stale_work` removes them.

@@ -79,6 +79,7 @@ class _Run:
     cell_count: int = 0
     done_created: bool = False
     ladders: str | None = None          # the hierarchy ladders of the strict cuts along nodes
+    codes: dict[str, str] = field(default_factory=dict)   # strict: sensitive column -> its (code, value) table
 
     def t(self, name: str) -> str:
         """A transient table of the run (see :meth:`Engine.transient`); only ``assign``, the
@@ -166,8 +167,17 @@ def _check_whole_table(run: _Run) -> None:
 
 def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
     run.cells = run.t("cells_0")
-    run.engine.run("mondrian/cells.sql.j2", target=run.cells, base=run.plan.base, keys=run.keys,
+    sens = _by_sensitive(run)
+    raw = run.t("cells_raw") if sens else run.cells
+    run.engine.run("mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
                    pid=ident(partition_by) if partition_by else None)
+    if sens:   # strict: the rounds carry small integer codes of the sensitive values
+        for j, s in enumerate(sens):
+            run.codes[s] = run.t(f"scodes{j}")
+            run.engine.run("mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
+        run.engine.run("mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
+                       sens=[{"col": s, "codes": run.codes[s]} for s in sens])
+        run.engine.execute(f"DROP TABLE {raw}")
     run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
     for i, _, s in run.checked:
         if getattr(run.plan.spec.models[i], "needs_global", False):
@@ -233,7 +243,7 @@ def _check_models(run: _Run) -> str | None:
             sides[s] = run.t(f"sides{len(sides)}")
             run.engine.run("mondrian/sides.sql.j2", {"k": run.params["k"]}, target=sides[s], cells=run.cells,
                            hist=run.t("hist"), cand=run.t("cand"), qis=run.qis, keys=run.keys, s=s,
-                           relaxed=run.relaxed)
+                           codes=run.codes.get(s), relaxed=run.relaxed)
         checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model)))
     ok = run.t("ok")
     text = run.engine.sql("mondrian/model_ok.sql.j2", target=ok, checks=checks)
