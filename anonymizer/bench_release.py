@@ -200,17 +200,14 @@ PHASES = ("load", "prepare", "algorithm", "generalize", "verify", "metrics", "pu
 
 
 def median_runs(runs: list[dict]) -> list[dict]:
-    """Per size (and memory limit), the median of every figure of its runs (``runs``: how many)."""
-    groups: dict[tuple, list[dict]] = {}
-    for r in runs:
-        groups.setdefault((r["rows"], r["memory_limit"]), []).append(r)
-    out = []
-    for group in groups.values():
-        row = dict(group[0], runs=len(group))
-        for key in ("seconds", "scan_seconds", "ratio", "peak_rss_mb", "duckdb_peak_mb", "spilled_peak_mb"):
-            row[key] = statistics.median(g[key] for g in group)
+    """Per size, the median of every figure of its runs (:func:`anonymizer.bench.summarize`),
+    each phase's seconds included; ``runs``: how many."""
+    from .bench import summarize
+    out = summarize(runs)
+    for row in out:
+        group = [r for r in runs if r["rows"] == row["rows"]]
+        row["rows"], row["runs"] = group[0]["rows"], len(group)
         row["steps"] = {p: statistics.median(g["steps"].get(p, 0) for g in group) for p in group[0]["steps"]}
-        out.append(row)
     return out
 
 

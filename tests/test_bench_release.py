@@ -43,3 +43,14 @@ def test_the_command_streams_json_lines_then_a_table(tmp_path):
     assert line["rows"] == 1500 and line["memory_limit"] is None
     bad = CliRunner().invoke(main, ["bench", "--bench", "release", "--rows", "1500", "--memory-limit", "8"])
     assert bad.exit_code == 2 and "--memory-limit" in bad.output
+
+
+def test_repeated_runs_get_a_median_line():
+    from anonymizer.bench_release import median_runs
+    run = {"bench": "release", "rows": 1000, "seconds": 1.0, "scan_seconds": 0.1, "ratio": 10.0, "peak_rss_mb": 100,
+           "duckdb_peak_mb": 5, "spilled_peak_mb": 0, "steps": {"prepare": 0.2, "total": 1.0}, "memory_limit": "1GB"}
+    runs = [run, dict(run, seconds=3.0, ratio=30.0, steps={"prepare": 0.4, "total": 3.0}), dict(run, seconds=2.0)]
+    (median,) = median_runs(runs)
+    assert (median["rows"], median["runs"], median["seconds"], median["steps"]["prepare"]) == (1000, 3, 2.0, 0.2)
+    table = format_release_bench(runs)
+    assert "medians:" in table and "(3 runs)" in table
