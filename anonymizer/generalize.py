@@ -26,7 +26,7 @@ How a class's label is chosen, by the algorithm's result and the QI:
   ``[min, max]``; a categorical QI the set of values the class holds (``*`` when that is
   every value).
 
-The class then generalizes to what its label covers: the loss metrics read the label's
+The class then generalizes to what its label covers: the loss metrics read, from the class table, the label's
 code range (``__lo{i}``, ``__hi{i}``) and the number of values it covers (``__n{i}``).
 """
 
