@@ -79,6 +79,8 @@ IR_ALGORITHMS = ("danonyir", "geneir")
 ALGORITHMS = ("mondrian", "full-domain", "privacyfrost2", "optimal") + MSB_ALGORITHMS + LGB_ALGORITHMS + IR_ALGORITHMS
 RENUMBER = ("random", "appearance")
 LABELS = ("hierarchy", "values")
+#: the most threads ``engine.threads`` may ask DuckDB for
+MAX_THREADS = 1024
 SCORINGS = ("basic", "eta", "log")
 NULL_POLICIES = ("error", "suppress")
 
@@ -381,7 +383,8 @@ def _engine(value: Any, base: Path) -> Settings:
     limit = memory_limit(v["memory_limit"]) if "memory_limit" in v else None
     threads = v.get("threads")
     if threads is not None:
-        number(threads, "engine.threads", 1, whole=True, what="a whole number of threads >= 1")
+        number(threads, "engine.threads", 1, MAX_THREADS, whole=True,   # DuckDB would try to start them all
+               what=f"a whole number of threads from 1 to {MAX_THREADS}")
     temp = v.get("temp_directory")
     if temp is not None:
         if not isinstance(temp, str) or not temp.strip():

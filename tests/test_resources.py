@@ -38,6 +38,7 @@ def test_engine_field_is_parsed_and_left_out_of_the_hash(tmp_path):
     ({"memory_limit": "0GB"}, "engine.memory_limit"), ({"memory_limit": "150%"}, "engine.memory_limit"),
     ({"memory_limit": "lots"}, "engine.memory_limit"), ({"threads": 0}, "engine.threads"),
     ({"threads": 2.5}, "engine.threads"), ({"threads": True}, "engine.threads"),
+    ({"threads": 10**18}, "engine.threads"), ({"threads": float("nan")}, "engine.threads"),
     ({"temp_directory": ""}, "engine.temp_directory"), ({"memory": "8GB"}, "engine.memory"),
     ("8GB", "engine"),
 ])
