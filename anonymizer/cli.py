@@ -267,7 +267,7 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
     _emit(result, as_json)
     if not as_json:
         click.echo(f"\nMeasure it again:  anonymizer check --db {db} --table {result.view} "
-                   "--qi age,sex,race,marital-status,education,native-country,workclass "
+                   "--qi eq_class,age,sex,race,marital-status,education,native-country,workclass "
                    "--sensitive occupation,income")
 
 
