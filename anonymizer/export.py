@@ -2,7 +2,8 @@
 
 A spec's ``output.export`` (or ``anonymizer run --export PATH``) copies the release's
 current snapshot, the exact rows its view shows in their published order, to ``PATH``
-with DuckDB's ``COPY``. The further tables of a release (anatomy's ``sensitive``, a class
+with DuckDB's ``COPY`` (for a generalized release, its view: the rows with their class's
+labels, class by class). The further tables of a release (anatomy's ``sensitive``, a class
 table, ...) go next to it: ``out/adult.parquet`` and ``out/adult_sensitive.parquet``.
 The tables exported are the ones the release's latest audit row names, so an unchanged
 re-run exports the current snapshot again.
@@ -24,9 +25,10 @@ from pathlib import Path
 import duckdb
 
 from .engine import Engine
+from .generalize import EQ_CLASS
 from .errors import ExportError, TemplateError
 from .publish import latest
-from .sqlnames import in_catalog
+from .sqlnames import ident, in_catalog
 from .spec import EXPORT_FORMATS, Export, ReleaseSpec
 
 
@@ -58,10 +60,12 @@ def part_path(path: Path, part: str) -> Path:
     return path.with_name(f"{name[:len(name) - len(ext)]}_{part}{ext}")
 
 
-def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tuple[str, Path]]:
-    """``(quoted snapshot, file)`` for every table of the release's latest version: its main
-    snapshot to ``path`` and each further view the audit row lists (``<view>_<part>``,
-    snapshot ``<release>__v<N>__<part>``) to :func:`part_path`."""
+def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tuple[str, Path, bool]]:
+    """``(quoted relation, file, is a snapshot)`` for every table of the release's latest
+    version: its main snapshot to ``path`` (its view, for a view that joins the snapshot with
+    the class table: what a reader sees, written class by class) and each further view the
+    audit row lists (``<view>_<part>``, snapshot ``<release>__v<N>__<part>``) to
+    :func:`part_path`."""
     last = latest(engine, spec)
     if last is None:
         raise ExportError(path, f"release {spec.release} has nothing published to export")
@@ -69,8 +73,10 @@ def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tupl
     figures = json.loads(last["figures"]) if last["figures"] else {}
     prefix = f"{out.schema}.{out.view}_".lower()
     parts = [v[len(prefix):] for v in figures.get("views", []) if v.lower().startswith(prefix)]
-    return [(in_catalog(out.catalog, out.snapshot_schema, snap), path)] + [
-        (in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{p}"), part_path(path, p)) for p in parts]
+    main = ((in_catalog(out.catalog, out.schema, out.view), path, False) if "view_sql" in figures else
+            (in_catalog(out.catalog, out.snapshot_schema, snap), path, True))
+    return [main] + [(in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{p}"), part_path(path, p), True)
+                     for p in parts]
 
 
 def export_release(engine: Engine, spec: ReleaseSpec, export: Export) -> list[str]:
@@ -82,16 +88,17 @@ def export_release(engine: Engine, spec: ReleaseSpec, export: Export) -> list[st
     """
     tables = published_tables(engine, spec, export.path)
     by_rowid = not engine.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
+    eq_class = ident(EQ_CLASS)
     written: list[tuple[Path, Path]] = []
     path = export.path
     try:
-        for snapshot, path in tables:
+        for relation, path, snapshot in tables:
             path.parent.mkdir(parents=True, exist_ok=True)
             temp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:10]}.tmp")
             written.append((temp, path))
             name = path.name.lower()
-            engine.run("publish/export.sql.j2", {"path": str(temp)}, snapshot=snapshot, format=export.format,
-                       by_rowid=by_rowid, tab=name.endswith(".tsv"),
+            engine.run("publish/export.sql.j2", {"path": str(temp)}, relation=relation, format=export.format,
+                       order=("rowid" if by_rowid else None) if snapshot else eq_class, tab=name.endswith(".tsv"),
                        compression="gzip" if name.endswith(".gz") else "zstd" if name.endswith(".zst") else "")
         for temp, path in written:
             os.replace(temp, path)

@@ -1,5 +1,6 @@
-"""Turn an algorithm's classes into the candidate release: a per-row table as wide as the
-source, and a class table with what belongs to a class.
+"""Turn an algorithm's classes into the candidate release: a per-row table and a class table
+with what belongs to a class, published as the release's view (their join on ``eq_class``,
+as wide as the source) and the view ``<view>_classes``.
 
 Per row (the release's view): ``eq_class`` numbers the equivalence classes; each
 quasi-identifier ``age`` is published as ``age``, a label (the value, ``[low, high]``, a
@@ -13,7 +14,10 @@ NULL for a range or a value set that is no node) and, for a categorical QI, ``<q
 (the values of a value-set label; NULL for a hierarchy node, whose values are the
 hierarchy's leaves under it) and ``<qi>_count`` (how many of the QI's values the label
 covers: the size NCP charges). A reader who wants the values on every row joins the two on
-``eq_class``. Both are built from one row per class, so labelling costs classes, not rows.
+``eq_class``. Labels are built from one row per class, so labelling costs classes, not rows;
+and they are stored once per class: the per-row table holds only ``eq_class`` and the kept
+columns, and the release's view joins it with the class table (a row's labels and bounds are
+its class's), so writing a release costs the kept columns, not six label strings per row.
 
 How a class's label is chosen, by the algorithm's result and the QI:
 
@@ -50,42 +54,51 @@ CLASSES = GENERALIZED_PARTS[0]
 class Candidate:
     """The candidate tables in the work schema and the names they publish."""
 
-    table: str                    # quoted work table, one row per released row
-    published: list[str]          # its published column names, in order
+    table: str                    # quoted work table, one row per released row: eq_class, kept columns
+    row_columns: list[str]        # its published column names, in order
+    view_columns: list[tuple[str, str]]   # the release view's columns in order: (side, name),
+    #                               side "rows" (the per-row table) or CLASSES (the class table)
     qi_columns: list[str]         # the published label column of each QI
     classes: int
     rows: int
-    class_table: str = ""         # quoted work table, one row per class
-    class_columns: list[str] | None = None   # its published column names
+    class_table: str              # quoted work table, one row per class
+    class_columns: list[str]      # its published column names
+
+    @property
+    def published(self) -> list[str]:
+        """The release view's column names, in order."""
+        return [name for _, name in self.view_columns]
 
     @property
     def grouping(self) -> list[str]:
-        """The columns whose values form what a reader can tell apart: the class id with the
-        labels (``eq_class`` refines the labels: two classes may share labels, and the class
-        table is keyed by it). The gate checks every model on these groups."""
-        return [EQ_CLASS] + self.qi_columns
+        """The columns whose values form what a reader can tell apart: the class id. The view
+        gives every row of a class its class's labels (the class table is keyed by
+        ``eq_class``), so grouping by ``eq_class`` with the labels makes the same groups as
+        ``eq_class`` alone, and ``eq_class`` refines the labels (two classes may share them).
+        The gate checks every model on these groups."""
+        return [EQ_CLASS]
 
 
 def _bounded(q: QI) -> bool:
     return q.numeric
 
 
-def published_names(plan: Plan) -> tuple[list[str], list[str], list[str]]:
-    """The published column names of the per-row table, the QI label names, and the class
-    table's column names, each list checked for clashes."""
-    names, labels, classes = [EQ_CLASS], [], [EQ_CLASS, CLASS_SIZE]
+def published_names(plan: Plan) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """The release view's columns (``(side, name)``, see :class:`Candidate`), the QI label
+    names, and the class table's column names, each checked for clashes."""
+    view, labels, classes = [("rows", EQ_CLASS)], [], [EQ_CLASS, CLASS_SIZE]
     for q in plan.qis:
         bounds = [f"{q.name}_low", f"{q.name}_high"] if _bounded(q) else []
         labels.append(q.name)
-        names += [q.name] + bounds
+        view += [(CLASSES, n) for n in [q.name] + bounds]
         classes += [q.name] + bounds + [f"{q.name}_level"] + ([] if _bounded(q) else [f"{q.name}_values",
                                                                                     f"{q.name}_count"])
-    names += [k.column.name for k in plan.sensitive + plan.passthrough]
-    check_clashes(names, "a generated output column (eq_class, <qi>_low, <qi>_high); rename the column or give it "
-                         "another role")
+    view += [("rows", k.column.name) for k in plan.sensitive + plan.passthrough]
+    check_clashes([n for _, n in view], "a generated output column (eq_class, <qi>_low, <qi>_high); rename the "
+                                        "column or give it another role")
     check_clashes(classes, "a column of the class table (eq_class, class_size, <qi>_low, <qi>_high, <qi>_level, "
                            "<qi>_values, <qi>_count); rename the column")
-    return names, labels, classes
+    return view, labels, classes
 
 
 def check_clashes(names: list[str], generated: str) -> None:
@@ -120,7 +133,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
         level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
             columns of ``assign`` (lattice searches, partial-domain generalization).
     """
-    published, labels, class_columns = published_names(plan)
+    view_columns, labels, class_columns = published_names(plan)
     keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
     ranges = engine.work("class_ranges")
     engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base,
@@ -149,7 +162,8 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
     engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
-               classes=classes, qis=qis, kept=kept, eq_class=ident(EQ_CLASS))
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
     rows = engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     count = engine.execute(f"SELECT count(*) FROM {classes}").fetchone()[0]
-    return Candidate(table, published, labels, count, rows, classes, class_columns)
+    return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
+                     classes, class_columns)

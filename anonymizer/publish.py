@@ -4,13 +4,16 @@ A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases
 and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
 all in one transaction (a release with more than one table, such as anatomy's sensitive
 table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one): if any step fails nothing changes, and what was published before
-stays as it was. Before promotion the snapshot is compared with the candidate by row count
-and two sums of row hashes (a multiset fingerprint), so the view shows exactly the rows that passed verification.
+stays as it was. Before promotion each snapshot is compared with its candidate by row count
+and two sums of row hashes (a multiset fingerprint), so the views show exactly the rows that
+passed verification. A view reads its snapshot as it is, except a generalized release's main
+view, which joins its per-row snapshot with its class table (:class:`Join`); the definition
+DuckDB stored for such a view is recorded in the audit row (``view_sql`` in its figures).
 
 A release promotes only a view it owns, or a new one (:func:`check_owner`): the owner of a
 view is the release whose latest audit row names it (as its view, or as a further view
 listed in the row's figures under ``views``), and a release owns it only while the view
-still reads the snapshot of that row. A view of another release, a view or table the
+still reads the snapshot of that row, with the definition promotion wrote. A view of another release, a view or table the
 anonymizer did not create, or an own view changed by hand is refused before any work and
 again inside the publishing transaction, and nothing published changes.
 
@@ -40,6 +43,18 @@ AUDIT = "_audit"
 ANATOMY_PARTS = ("sensitive",)
 #: the further table of a generalized release: its class table, view ``<view>_classes``
 GENERALIZED_PARTS = ("classes",)
+
+
+@dataclass(frozen=True)
+class Join:
+    """A main view that joins the main snapshot (one row per released row) with the snapshot
+    of the part ``part`` (one row per class) on the column ``key``; ``columns`` are the
+    view's, in order, each ``(side, column name)``: side ``part`` for the part's columns, any
+    other for the main snapshot's."""
+
+    part: str
+    key: str
+    columns: tuple[tuple[str, str], ...]
 
 
 class ViewNotOwned(AnonymizerError):
@@ -105,7 +120,8 @@ def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: s
     views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
     for view, snapshot in views:   # every view still reads the release's latest snapshot
         found = _relation(engine, spec, spec.output.schema, view)
-        if found is None or found[0] != "view" or not reads(found[1], spec.output.snapshot_schema, snapshot):
+        if found is None or found[0] != "view" or not reads(found[1], _definition(spec, snapshot, last["figures"],
+                                                                                  view == spec.output.view)):
             return None
         if _relation(engine, spec, spec.output.snapshot_schema, snapshot) is None:
             return None
@@ -138,39 +154,53 @@ def _check_view(engine: Engine, spec: ReleaseSpec, name: str, has_audit: bool) -
     if owner is None:
         raise ViewNotOwned(shown, f"{shown} exists and was not created by a release (a {kind} of the "
                                   f"database); drop it or choose another output.view")
-    release, version, main = owner
+    release, version, main, figures = owner
     if release != spec.release:
         raise ViewNotOwned(shown, f"view {shown} belongs to release {release}; choose another output.view", release)
     part = "" if main.lower() == shown.lower() else f"__{shown[len(main) + 1:]}"
     snapshot = f"{release}__v{version}{part}"
-    if not reads(sql, spec.output.snapshot_schema, snapshot):
+    if not reads(sql, _definition(spec, snapshot, figures, main.lower() == shown.lower())):
         raise ViewNotOwned(shown, f"view {shown} of release {release} was changed outside the anonymizer "
                                   f"(it no longer reads {spec.output.snapshot_schema}.{snapshot}, the "
                                   f"release's v{version}); drop the view to publish the release again, or "
                                   f"choose another output.view", release)
 
 
-def reads(view_sql: str | None, schema: str, snapshot: str) -> bool:
+def _definition(spec: ReleaseSpec, snapshot: str, figures: str | dict | None, main: bool) -> str:
+    """The definition promotion wrote for a view of the release whose audit row has
+    ``figures``: the one recorded there for a main view that joins (``view_sql``), else
+    ``SELECT * FROM <snapshot schema>.<snapshot>``."""
+    recorded = (json.loads(figures) if isinstance(figures, str) else figures or {}).get("view_sql")
+    if main and recorded:
+        return recorded
+    return f"SELECT * FROM {table(spec.output.snapshot_schema, snapshot)}"
+
+
+def reads(view_sql: str | None, definition: str) -> bool:
     """Whether a view's stored definition (``duckdb_views().sql``) is exactly the one
-    promotion writes, ``SELECT * FROM schema.snapshot``. Both are parsed with sqlglot and
-    compared with every identifier quoted, so DuckDB's choice of quoting does not matter;
-    names compare case-insensitively, as DuckDB resolves them. In an attached output
-    database DuckDB stores the definition without the view's own catalog (and binds it in
-    that catalog, under whatever alias the file is opened), so the same text is expected
-    there; a view reading another database's table keeps that catalog and is not read as
-    the release's."""
+    promotion wrote, ``definition`` (a query, or the ``CREATE VIEW`` statement DuckDB
+    stored for it). Both are parsed with sqlglot and their queries compared with every
+    identifier quoted, so DuckDB's choice of quoting does not matter; names compare
+    case-insensitively, as DuckDB resolves them. In an attached output database DuckDB
+    stores the definition without the view's own catalog (and binds it in that catalog,
+    under whatever alias the file is opened), so the same text is expected there; a view
+    reading another database's table keeps that catalog and is not read as the release's."""
+    stored, expected = _query(view_sql), _query(definition)
+    return stored is not None and expected is not None and stored == expected
+
+
+def _query(sql: str | None) -> str | None:
+    """The query of a view definition or of a query, normalized (see :func:`reads`), or
+    ``None`` for anything else (a view renaming its columns, text sqlglot cannot parse)."""
     try:
-        stored = sqlglot.parse_one(view_sql or "", read="duckdb")
+        parsed = sqlglot.parse_one(sql or "", read="duckdb")
     except sqlglot.errors.SqlglotError:
-        return False
-    if not isinstance(stored, exp.Create) or not isinstance(stored.this, exp.Table) or stored.expression is None:
-        return False   # not a view, or one renaming its columns
-    expected = sqlglot.parse_one(f"SELECT * FROM {table(schema, snapshot)}", read="duckdb")
-
-    def text(e: exp.Expression) -> str:
-        return e.sql(dialect="duckdb", identify=True).casefold()
-
-    return text(stored.expression) == text(expected)
+        return None
+    if isinstance(parsed, exp.Create):
+        if not isinstance(parsed.this, exp.Table) or parsed.expression is None:
+            return None
+        parsed = parsed.expression
+    return parsed.sql(dialect="duckdb", identify=True).casefold() if isinstance(parsed, exp.Query) else None
 
 
 def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tuple[str, str | None] | None:
@@ -194,7 +224,8 @@ def part_view(spec: ReleaseSpec, part: str) -> str:
 
 
 def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
-            parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = ()) -> Published:
+            parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = (),
+            join: Join | None = None) -> Published:
     """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
 
     Args:
@@ -207,29 +238,42 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         order: candidate columns the snapshot's rows are written in (default: the first
             published column). A reader sees rows class by class and, inside a class, in an
             order that reveals nothing: the families pass the class and a random draw.
+        join: the main view joins the main snapshot with a part's (a generalized release's
+            rows and class table); ``None``: it reads the main snapshot as it is.
     """
     audit = ensure_audit(engine, spec)
     last = latest(engine, spec)
     version = (last["version"] if last else 0) + 1
     snap_name = f"{spec.release}__v{version}"
-    tables = [(snap_name, spec.output.view, candidate, columns, order or (columns[0],))]
-    tables += [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],))
-               for part, cand, cols in parts]
+    tables = [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],))
+              for part, cand, cols in parts]
+    tables.insert(0, (snap_name, spec.output.view, candidate, columns, order or (columns[0],)))
+    out = spec.output
     engine.execute("BEGIN TRANSACTION")
     try:
         check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
-        for snap, view_name, cand, cols, by in tables:
-            _promote(engine, spec, snap, view_name, cand, cols, by)
+        for snap, _, cand, cols, by in tables:
+            _snapshot(engine, spec, snap, cand, cols, by)
+        for snap, view_name, *_ in tables:
+            joined = None
+            if join is not None and view_name == out.view:
+                joined = {"snapshot": in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{join.part}"),
+                          "key": ident(join.key), "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
+            engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
+                       view=in_catalog(out.catalog, out.schema, view_name),
+                       snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)
+        figures = json.loads(json.dumps(record["figures"], default=str))
+        if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
+            figures["views"] = [part_view(spec, part) for part, _, _ in parts]
+        if join is not None:   # what the view runs, as DuckDB stored it: the owner's check reads it
+            figures["view_sql"] = _relation(engine, spec, out.schema, out.view)[1]
         params = {
             "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
             "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
             **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
-            **{k: json.dumps(record[k], default=str) for k in ("parameters", "figures", "timings")},
+            **{k: json.dumps(record[k], default=str) for k in ("parameters", "timings")},
+            "figures": json.dumps(figures),
         }
-        if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
-            figures = json.loads(params["figures"])
-            figures["views"] = [part_view(spec, part) for part, _, _ in parts]
-            params["figures"] = json.dumps(figures, default=str)
         engine.run("publish/audit_insert.sql.j2", params, audit=audit)
         engine.execute("COMMIT")
     except BaseException:
@@ -238,9 +282,9 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
     return Published(version, params["view_name"], params["snapshot"])
 
 
-def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, candidate: str,
-             columns: list[str], order: tuple[str, ...]) -> None:
-    """Snapshot one candidate table, compare the copy with it, and point its view at it."""
+def _snapshot(engine: Engine, spec: ReleaseSpec, snap_name: str, candidate: str, columns: list[str],
+              order: tuple[str, ...]) -> None:
+    """Snapshot one candidate table and compare the copy with it."""
     out = spec.output
     snapshot = in_catalog(out.catalog, out.snapshot_schema, snap_name)
     cols = [ident(c) for c in columns]
@@ -252,5 +296,3 @@ def _promote(engine: Engine, spec: ReleaseSpec, snap_name: str, view_name: str, 
         raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
                               f"({missing} rows missing; its row count or content fingerprint differs); "
                               "nothing was published")
-    engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
-               view=in_catalog(out.catalog, out.schema, view_name), snapshot=snapshot)

@@ -32,7 +32,7 @@ from .metrics import qi as metric_qi, utility_report
 from .models import KAnonymity
 from .models.check import evaluate_all
 from .prepare import Plan, check_suppression, load_source, prepare, resolve_columns
-from .publish import Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
+from .publish import Join, Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
 from .spec import ReleaseSpec
 from .sqlnames import ident
 
@@ -166,8 +166,9 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                              {"models": checks, "k": measures.get("k"), "utility": utility},
                              candidate.rows, suppressed, clock)
-            published = publish(engine, spec, candidate.table, candidate.published, record,
-                                order=(EQ_CLASS, "__pos"), parts=((CLASSES, candidate.class_table, candidate.class_columns),))
+            published = publish(engine, spec, candidate.table, candidate.row_columns, record,
+                                order=(EQ_CLASS, "__pos"), parts=((CLASSES, candidate.class_table, candidate.class_columns),),
+                                join=Join(CLASSES, EQ_CLASS, tuple(candidate.view_columns)))
         clock["total"] = time.perf_counter() - start
         engine.say(f"release {spec.release}: published {published.view} (v{published.version})")
         return ReleaseResult(spec.release, published.version, published.view, published.snapshot, False,

@@ -84,9 +84,13 @@ def test_publishes_into_another_file_and_detaches(raw, tmp_path):
     assert read(pub, "SELECT min(n) FROM (SELECT count(*) AS n FROM published.people GROUP BY eq_class)")[0][0] >= 5
     assert read(pub, "SELECT release, version, view_name, snapshot FROM _anon_releases._audit") == [
         ("people_k5", 1, "published.people", "_anon_releases.people_k5__v1")]
+    # the view joins the rows with the class table, both named without a catalog: the file
+    # reads the same under any alias
     assert read(pub, "SELECT sql FROM duckdb_views() WHERE view_name = 'people'") == [
-        ('CREATE VIEW published.people AS SELECT * FROM _anon_releases.people_k5__v1;',)]
-    # the snapshot is in the published file, not in the source's
+        ('CREATE VIEW published.people AS SELECT r.eq_class, c.age, c.age_low, c.age_high, c.zip, r.disease '
+         'FROM (_anon_releases.people_k5__v1 AS r INNER JOIN _anon_releases.people_k5__v1__classes AS c '
+         'ON ((c.eq_class = r.eq_class)));',)]
+    # the snapshots are in the published file, not in the source's
     assert read(pub, 'SELECT count(*) FROM _anon_releases."people_k5__v1"') == [(120,)]
 
 
@@ -131,7 +135,7 @@ def test_rerun_is_idempotent_and_a_new_version_promotes_there(raw, tmp_path):
         assert not changed.unchanged and changed.version == 2 and changed.rows_in == 121
         assert attached(con) == ["raw"]
     assert read(pub, "SELECT count(*) FROM published.people") == [(121,)]
-    assert read(pub, "SELECT sql FROM duckdb_views() WHERE view_name = 'people'")[0][0].endswith("people_k5__v2;")
+    assert "people_k5__v2 AS r" in read(pub, "SELECT sql FROM duckdb_views() WHERE view_name = 'people'")[0][0]
     assert read(pub, 'SELECT count(*) FROM _anon_releases."people_k5__v1"') == [(120,)]
     assert read(pub, "SELECT version FROM _anon_releases._audit ORDER BY 1") == [(1,), (2,)]
 
@@ -164,7 +168,7 @@ def test_promotion_into_the_attached_file_is_one_transaction(raw, tmp_path, monk
         monkeypatch.undo()
         assert attached(con) == ["raw"]
     assert read(pub, "SELECT count(*) FROM published.people") == [(120,)]
-    assert read(pub, "SELECT sql FROM duckdb_views() WHERE view_name = 'people'")[0][0].endswith("people_k5__v1;")
+    assert "people_k5__v1 AS r" in read(pub, "SELECT sql FROM duckdb_views() WHERE view_name = 'people'")[0][0]
     tables = [t for (t,) in read(pub, "SELECT table_name FROM duckdb_tables()")]
     assert "people_k5__v1" in tables and not [t for t in tables if "__v2" in t], tables
 
@@ -333,14 +337,23 @@ def test_export_round_trips_the_published_snapshot(raw, tmp_path, name, reader):
         assert result.exports == [str(f) for f in files] and all(f.is_file() for f in files)
         assert sorted(path.parent.iterdir()) == sorted(files), "a temporary file is left"
         con.execute(f"ATTACH '{tmp_path / 'pub.duckdb'}' AS pub (READ_ONLY)")
-        for snapshot, file in zip(snapshots_of(result), files):
-            assert same_rows(con, f"pub.{snapshot}", reader.format(file)) == (0, 0, 0)
+        (view, classes), (main, part) = snapshots_of(result), files
+        # the view's rows, class by class (inside a class, in no order that matters)
+        assert same_rows(con, f"pub.{view}", reader.format(main))[:2] == (0, 0)
+        assert class_order_breaks(con, reader.format(main)) == 0
+        assert same_rows(con, f"pub.{classes}", reader.format(part)) == (0, 0, 0)
         con.execute("DETACH pub")
         # an unchanged re-run exports the current snapshot again
         for file in files:
             file.unlink()
         again = anonymize(spec, con)
         assert again.unchanged and again.exports == result.exports and all(f.is_file() for f in files)
+
+
+def class_order_breaks(con, reader: str) -> int:
+    """Rows of a file whose class comes before the previous row's (0: class by class)."""
+    return con.execute(f"SELECT count(*) FROM (SELECT eq_class::BIGINT < lag(eq_class::BIGINT) OVER () AS back "
+                       f"FROM {reader}) WHERE back").fetchone()[0]
 
 
 def exported(path: Path, result) -> list[Path]:
@@ -350,15 +363,15 @@ def exported(path: Path, result) -> list[Path]:
 
 
 def snapshots_of(result) -> list[str]:
-    """The quoted snapshots of a release, in the order of :func:`exported`."""
+    """The quoted relations a release exports, in the order of :func:`exported`: its view
+    (a generalized release's joins its rows and class table) and its further snapshots."""
     snap = result.snapshot.split(".", 1)[1]
-    return [f'_anon_releases."{snap}"'] + [f'_anon_releases."{snap}__{view[len(result.view) + 1:]}"'
-                                          for view in result.views]
+    return [result.view] + [f'_anon_releases."{snap}__{view[len(result.view) + 1:]}"' for view in result.views]
 
 
 def test_export_in_the_same_database_with_the_class_order(con, tmp_path):
-    """Without output.database the export reads the snapshot of the connection's database;
-    with insertion order off, the rows still come in the snapshot's order."""
+    """Without output.database the export reads the connection's database; with insertion
+    order off, the rows still come class by class (the class table in its snapshot's order)."""
     make_people(con, 300)
     spec = people_spec(tmp_path, export={"path": str(tmp_path / "p.parquet")})
     del spec["output"]["database"]
@@ -366,8 +379,10 @@ def test_export_in_the_same_database_with_the_class_order(con, tmp_path):
     result = anonymize(spec, con)
     files = exported(tmp_path / "p.parquet", result)
     assert result.database is None and result.exports == [str(f) for f in files]
-    for snapshot, file in zip(snapshots_of(result), files):
-        assert same_rows(con, snapshot, f"read_parquet('{file}')") == (0, 0, 0)
+    (view, classes), (main, part) = snapshots_of(result), files
+    assert same_rows(con, view, f"read_parquet('{main}')")[:2] == (0, 0)
+    assert class_order_breaks(con, f"read_parquet('{main}')") == 0
+    assert same_rows(con, classes, f"read_parquet('{part}')") == (0, 0, 0)
 
 
 def test_anatomy_exports_each_table_next_to_the_main_file(tmp_path):
@@ -448,8 +463,8 @@ def test_a_failing_write_leaves_no_file_and_the_release_published(raw, tmp_path,
     monkeypatch.setattr(export_module.Engine, "run", failing)
     with duckdb.connect(str(raw)) as con:   # two tables to export, as an anatomy release has
         monkeypatch.setattr(export_module, "published_tables", lambda engine, spec, p: [
-            (f'"{spec.output.catalog}"."published"."people"', p),
-            (f'"{spec.output.catalog}"."published"."people"', p.with_name("people_sensitive.parquet"))])
+            (f'"{spec.output.catalog}"."published"."people"', p, False),
+            (f'"{spec.output.catalog}"."published"."people"', p.with_name("people_sensitive.parquet"), False)])
         with pytest.raises(ExportError, match="people_sensitive.parquet: cannot be written .*No space left.*stays "
                                               "published"):
             anonymize(people_spec(tmp_path, export={"path": str(path)}), con)

@@ -174,7 +174,7 @@ def test_audit_row_recorded_and_returned_by_the_model(built):
     assert rows_out + suppressed == rows_in
     assert model == [(release, version, spec_hash)]
     assert built["state1"]["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes"]
-    assert built["state1"]["view_sql"][0][0].rstrip(";").endswith("adult_k5__v1")
+    assert "adult_k5__v1 AS r" in built["state1"]["view_sql"][0][0]
 
 
 def test_marts_computed_from_the_published_view(built):
@@ -290,7 +290,7 @@ def test_release_step_inside_a_dbt_transaction(built, negative):
     state = snapshot_state(built["db"])
     assert [v for _, v, *_ in state["audit"]] == [1, 2]
     assert state["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes", "adult_k5__v2", "adult_k5__v2__classes"]
-    assert state["view_sql"][0][0].rstrip(";").endswith("adult_k5__v2")
+    assert "adult_k5__v2 AS r" in state["view_sql"][0][0]
     assert [m[:2] for m in state["model"]] == [("adult_k5", 2)]
 
 

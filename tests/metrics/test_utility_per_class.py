@@ -30,7 +30,7 @@ def test_utility_from_the_class_table_equals_the_rows(con):
         plan = prepare(engine, resolve_columns(spec, engine.columns('"adult"'), '"adult"'))
         qis = _metric_qis(plan)
         # every row with its class's label ranges (the candidate keeps them once per class)
-        con.execute(f"CREATE VIEW {table(kept, 'rowwise')} AS SELECT r.__rid, c.* FROM {table(kept, 'candidate')} "
+        con.execute(f"CREATE VIEW {table(kept, 'rowwise')} AS SELECT r.__pos, c.* FROM {table(kept, 'candidate')} "
                     f"AS r JOIN {table(kept, 'classes')} AS c ON c.__cid = r.__cid")
         rows = utility_report(engine, table(kept, "rowwise"), qis, plan.rows, 5)
         classes = utility_report(engine, table(kept, "classes"), qis, plan.rows, 5, weight=ident("class_size"))
