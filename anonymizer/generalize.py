@@ -123,7 +123,7 @@ def _label_key(q: QI, levels: dict[str, int] | None, level_columns: bool, labels
 
 
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
-                    level_columns: bool = False) -> Candidate:
+                    level_columns: bool = False, cells: str | None = None) -> Candidate:
     """Label every class of ``assign`` and join the candidate release and its class table.
 
     Args:
@@ -132,11 +132,13 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             level's nodes); ``None`` for local classes.
         level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
             columns of ``assign`` (lattice searches, partial-domain generalization).
+        cells: the algorithm's class cells (:attr:`AlgorithmResult.cells`), read instead of
+            ``assign`` joined with the rows to label the classes.
     """
     view_columns, labels, class_columns = published_names(plan)
     keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
     ranges = engine.work("class_ranges")
-    engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base,
+    engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
                qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
     qis = []
     for q in plan.qis:

@@ -99,7 +99,7 @@ def build(engine: Engine, plan: Plan, result: LgbResult) -> LgbCandidate:
     class_values = engine.work("class_values") if by_set else None
     if by_set:
         engine.run("generalize/class_ranges.sql.j2", target=class_values, assign=assign, base=result.subsets.base,
-                   qis=[{"i": q.index, "by_set": True, "lv": False} for q in by_set])
+                   cells=None, qis=[{"i": q.index, "by_set": True, "lv": False} for q in by_set])
     attrs = [_describe(engine, x, assign, class_values) for x in result.attrs]
     table = engine.work("candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]

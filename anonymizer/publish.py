@@ -3,19 +3,21 @@
 A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases."r__v<N>"``
 and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
 all in one transaction (a release with more than one table, such as anatomy's sensitive
-table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one): if any step fails nothing changes, and what was published before
-stays as it was. Before promotion each snapshot is compared with its candidate by row count
-and two sums of row hashes (a multiset fingerprint), so the views show exactly the rows that
-passed verification. A view reads its snapshot as it is, except a generalized release's main
+table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one):
+if any step fails nothing changes, and what was published before stays as it was. Before
+promotion each snapshot is compared with its candidate by row count and two sums of row
+hashes (a multiset fingerprint), so the views show exactly the rows that passed
+verification. A view reads its snapshot as it is, except a generalized release's main
 view, which joins its per-row snapshot with its class table (:class:`Join`); the definition
 DuckDB stored for such a view is recorded in the audit row (``view_sql`` in its figures).
 
 A release promotes only a view it owns, or a new one (:func:`check_owner`): the owner of a
 view is the release whose latest audit row names it (as its view, or as a further view
 listed in the row's figures under ``views``), and a release owns it only while the view
-still reads the snapshot of that row, with the definition promotion wrote. A view of another release, a view or table the
-anonymizer did not create, or an own view changed by hand is refused before any work and
-again inside the publishing transaction, and nothing published changes.
+still reads the snapshot of that row, with the definition promotion wrote. A view of
+another release, a view or table the anonymizer did not create, or an own view changed by
+hand is refused before any work and again inside the publishing transaction, and nothing
+published changes.
 
 With ``output.database`` the release publishes into that attached database
 (``spec.output.catalog``, its alias): the snapshots, the audit table and the views all live
@@ -258,7 +260,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             joined = None
             if join is not None and view_name == out.view:
                 joined = {"snapshot": in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{join.part}"),
-                          "key": ident(join.key), "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
+                          "key": ident(join.key),
+                          "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
             engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
                        view=in_catalog(out.catalog, out.schema, view_name),
                        snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)

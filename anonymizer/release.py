@@ -148,7 +148,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         with phase(engine, clock, "generalize", f"labelling {result.classes} classes and joining the rows"):
             candidate = build_candidate(engine, plan, result.assign,
                                         result.levels if result.labels == "hier" else None,
-                                        level_columns=result.labels == "hier-rows")
+                                        level_columns=result.labels == "hier-rows", cells=result.cells)
         with phase(engine, clock, "verify", f"checking {len(spec.models)} models on {candidate.rows} rows "
                                             f"in {candidate.classes} classes"):
             sensitive = [k.column.name for k in plan.sensitive]
@@ -161,13 +161,15 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                 figures["reference"] = "input"   # not the work view's name, which is gone after the run
             utility = utility_report(engine, candidate.class_table, _metric_qis(plan), plan.rows, spec.k,
                                      weight=ident(CLASS_SIZE))   # a class's ranges are its rows': read per class
-        engine.release_tables(result.assign, plan.base)   # no longer read: their memory goes to publishing
+        # no longer read: their memory goes to publishing
+        engine.release_tables(result.assign, plan.base, *filter(None, [result.cells]))
         with phase(engine, clock, "publish", f"writing the snapshot and the class table, promoting {spec.output.view}"):
             record = _record(plan, {"spec_hash": spec_hash, "fingerprint": source_print},
                              {"models": checks, "k": measures.get("k"), "utility": utility},
                              candidate.rows, suppressed, clock)
             published = publish(engine, spec, candidate.table, candidate.row_columns, record,
-                                order=(EQ_CLASS, "__pos"), parts=((CLASSES, candidate.class_table, candidate.class_columns),),
+                                order=(EQ_CLASS, "__pos"),
+                                parts=((CLASSES, candidate.class_table, candidate.class_columns),),
                                 join=Join(CLASSES, EQ_CLASS, tuple(candidate.view_columns)))
         clock["total"] = time.perf_counter() - start
         engine.say(f"release {spec.release}: published {published.view} (v{published.version})")

@@ -22,6 +22,10 @@ class AlgorithmResult:
             (``__lv<i>`` columns of ``assign``: lattice searches, partial-domain); ``"ranges"``
             when they are built from the code ranges (Mondrian).
         levels: the level per QI name, for ``labels == "hier"``.
+        cells: optional quoted work table ``(__cid, q0, __lo0, __hi0, .., n)``: each class's
+            rows collapsed by their QI codes (Mondrian's finished cells). Given, the classes'
+            sizes, ranges and value sets are read from it instead of from ``assign`` joined
+            with the rows.
     """
 
     assign: str
@@ -32,6 +36,7 @@ class AlgorithmResult:
     notes: dict = field(default_factory=dict)
     labels: str = "ranges"
     levels: dict[str, int] | None = None
+    cells: str | None = None
 
 
 from .mondrian import mondrian

@@ -103,8 +103,9 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None) -> Alg
     _positions(run)
     rounds, next_cid, timings = _rounds(run)
     assign = _assign(run)                      # line 30: return T_anony
+    cells = _class_cells(run)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
-    return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
+    return AlgorithmResult(assign=assign, cells=cells, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds": timings, "relaxed": run.relaxed,
                                   "cells": run.cell_count})
@@ -271,6 +272,14 @@ def _split(run: _Run, r: int) -> None:
                    qis=run.qis, keys=run.keys, relaxed=run.relaxed)
     run.engine.execute(f"DROP TABLE {run.cells}")
     run.cells = nxt
+
+
+def _class_cells(run: _Run) -> str:
+    """The finished cells by class and QI codes (sensitive codes summed away): what labelling
+    the classes reads, instead of the rows (:attr:`AlgorithmResult.cells`)."""
+    cells = run.engine.work("class_cells")
+    run.engine.run("mondrian/class_cells.sql.j2", target=cells, done=run.t("done"), qis=run.qis)
+    return cells
 
 
 def _assign(run: _Run) -> str:
