@@ -1,7 +1,7 @@
 """A dbt-duckdb plugin that installs the anonymizer's SQL macro library on dbt's connection.
 
 With it, every model, test and ``dbt show`` of a dbt-duckdb project can call the macros of
-``anonymizer/sql/anonymizer_macros.sql`` (``anon_classes``, ``anon_l_classes``, ...), and
+``sql/anonymizer_macros.sql`` (``anon_classes``, ``anon_l_classes``, ...), and
 generic tests such as ``k_anonymous`` (see ``examples/dbt``) are plain SQL over them.
 
 Use it in ``profiles.yml`` with dbt-duckdb's ``plugins:`` setting::

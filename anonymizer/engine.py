@@ -1,7 +1,7 @@
 """One DuckDB session of the anonymizer: render templates, execute them, time them.
 
 The engine is the only place that renders SQL. Templates live in
-``anonymizer/templates/<area>/<operation>.sql.j2``; they receive identifiers already
+``templates/<area>/<operation>.sql.j2``; they receive identifiers already
 quoted (see :mod:`anonymizer.sqlnames`) and user values only as bound parameters
 (``$name`` placeholders passed in ``params``).
 
@@ -31,16 +31,16 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Callable, Iterator
 
 import duckdb
 import jinja2
 
 from .errors import DataError, SpecError, TemplateError
+from .resources import TEMPLATES, resource_dir
 from .sqlnames import ident, table
 
-_TEMPLATES = resources.files("anonymizer") / "templates"
+_TEMPLATES = resource_dir(TEMPLATES)
 #: the connection's temporary catalog, where transient work tables live (:meth:`Engine.transient`)
 TEMP = "temp"
 

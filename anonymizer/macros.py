@@ -1,4 +1,4 @@
-"""The SQL macro library for analysts: ``anonymizer/sql/anonymizer_macros.sql``.
+"""The SQL macro library for analysts: ``sql/anonymizer_macros.sql``.
 
 The library is plain DuckDB SQL (``CREATE OR REPLACE MACRO`` statements), so an analyst can
 load it without Python (``.read`` in the DuckDB CLI); :func:`install` does the same from
@@ -8,23 +8,24 @@ macro; ``tests/test_macros.py`` checks each against the engine's own figures.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 import duckdb
+
+from .resources import SQL, resource_dir
 
 FILE = "anonymizer_macros.sql"
 PREFIX = "anon_"
 
 
 def macros_path() -> Path:
-    """Where the library file is (inside the installed package)."""
-    return Path(str(resources.files("anonymizer").joinpath("sql", FILE)))
+    """Where the library file is (``sql/`` of the repository, or of the installed package)."""
+    return resource_dir(SQL) / FILE
 
 
 def macros_sql() -> str:
-    """The library's text, as shipped in the package."""
-    return resources.files("anonymizer").joinpath("sql", FILE).read_text(encoding="utf-8")
+    """The library's text, as shipped."""
+    return macros_path().read_text(encoding="utf-8")
 
 
 def install(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, list[str]]]:

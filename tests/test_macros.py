@@ -1,4 +1,4 @@
-"""The SQL macro library (anonymizer/sql/anonymizer_macros.sql) against the Python engine.
+"""The SQL macro library (sql/anonymizer_macros.sql) against the Python engine.
 
 Every table macro is compared with the figures the engine reports on the same table
 (:func:`anonymizer.measure.measure_table`, a release's utility and audit row), and every
