@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from click.testing import CliRunner
 
@@ -18,6 +20,15 @@ def test_help_teaches():
     for command in ("demo", "run", "check", "bench", "validate"):
         assert command in out
     assert "anonymizer demo" in out
+
+
+def test_help_loads_no_pandas_and_no_engine():
+    """``anonymizer --help`` (the CLI module and the package) imports neither pandas nor the
+    engine: the package resolves its public names on first use."""
+    probe = ("import sys, anonymizer.cli; print(sorted(m for m in ('pandas', 'anonymizer.engine', 'anonymizer.api') "
+             "if m in sys.modules)); from anonymizer import anonymize, SpecError; print(anonymize.__module__)")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.split("\n")
+    assert out[:2] == ["[]", "anonymizer.api"]
 
 
 def test_demo_publishes_and_check_measures(tmp_path):
