@@ -25,13 +25,15 @@ from .spec import ReleaseSpec, load_spec
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,
               *, data: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None,
-              force: bool = False) -> ReleaseResult:
+              force: bool = False, publish: bool = True) -> ReleaseResult:
     """Run ``spec`` (a :class:`ReleaseSpec`, a dict, or a YAML path) and publish the result.
 
     Args:
         con: the DuckDB connection holding the source; a new in-memory one if omitted.
         data: a DataFrame to use as the source instead of the spec's ``source``; it is read
             in the run's work database and never written to ``con`` (only the release is).
+        publish: ``False``: a dry run, which verifies and measures the release and publishes
+            nothing (``result.dry_run``; ``result.version`` is ``None``).
     Returns:
         The :class:`ReleaseResult`; ``result.con`` is the connection, so the published view
         can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``). With
@@ -41,6 +43,6 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
     """
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     con = con if con is not None else duckdb.connect()
-    result = run_release(parsed, con, progress=progress, force=force, data=data)
+    result = run_release(parsed, con, progress=progress, force=force, data=data, dry_run=not publish)
     result.con = con  # type: ignore[attr-defined]
     return result

@@ -176,9 +176,14 @@ def main() -> None:
 @click.option("--temp-directory", metavar="DIR", default=None,
               help="Where DuckDB spills under the memory limit (default: DB.tmp next to DB). Replaces the "
                    "spec's engine.temp_directory.")
+@click.option("--dry-run", is_flag=True,
+              help="Verify and measure the release, publish nothing (no snapshot, view, audit row or export).")
+@click.option("--log-sql", "log_sql", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="Write every SQL statement the run executed, with its time, to FILE (also when it fails).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress messages.")
 def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool,
-        memory_limit: str | None, temp_directory: str | None, quiet: bool) -> None:
+        memory_limit: str | None, temp_directory: str | None, dry_run: bool, log_sql: str | None,
+        quiet: bool) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
@@ -199,6 +204,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb
       anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
       anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
+      anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
     """
     from .release import run_release
     from .spec import load_spec, parse_export
@@ -213,13 +219,30 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
         if separate and _same_file(db, parsed.output.database):
             raise SpecError("output.database", f"is the source database --db {db}; leave output.database out "
                                                "to publish into it, or name another file", str(parsed.output.database))
-        source_db = db if not (separate and parsed.source.path is not None and not Path(db).exists()) else None
-        with _open_db(source_db, read_only=separate) as con:
-            result = run_release(parsed, con, progress=_progress(quiet or as_json), keep_work=keep_work,
-                                 force=force)
+        reads_only = separate or (dry_run and not keep_work)   # a dry run writes nothing to --db
+        source_db = db if not (reads_only and parsed.source.path is not None and not Path(db).exists()) else None
+        statements: list = []
+        try:
+            with _open_db(source_db, read_only=reads_only) as con:
+                result = run_release(parsed, con, progress=_progress(quiet or as_json), keep_work=keep_work,
+                                     force=force, dry_run=dry_run, log=statements)
+        finally:
+            if log_sql is not None:
+                _write_log(Path(log_sql), statements)
     except AnonymizerError as exc:
         _fail(exc)
     _emit(result, as_json)
+
+
+def _write_log(path: Path, statements: list) -> None:
+    """``--log-sql``: every statement a run executed, in order, each headed by a comment
+    line ``-- statement N: <template>, <seconds> s``, as a script DuckDB can read."""
+    try:
+        path.write_text("".join(f"-- statement {n}: {s.template}, {s.seconds:.4f} s\n"
+                                f"{s.sql.strip().rstrip(';')};\n\n" for n, s in enumerate(statements, 1)),
+                        encoding="utf-8")
+    except OSError as exc:
+        raise SpecError("--log-sql", f"cannot be written ({exc.strerror or exc})", str(path)) from None
 
 
 def _with_resources(spec, memory_limit: str | None, temp_directory: str | None):

@@ -13,19 +13,22 @@ def _fmt(value) -> str:
 
 def format_release(r: ReleaseResult) -> str:
     """A short multi-line summary: where it went, rows, privacy achieved, utility, time."""
-    head = (f"release {r.release} v{r.version} " + ("unchanged: nothing new published" if r.unchanged
-                                                   else f"published as {r.view}"))
-    lines = [head, f"  snapshot      {r.snapshot}",
+    if r.dry_run:
+        head = f"release {r.release} dry run: verified and measured, nothing published (would be {r.view})"
+    else:
+        head = (f"release {r.release} v{r.version} " + ("unchanged: nothing new published" if r.unchanged
+                                                       else f"published as {r.view}"))
+    lines = [head] + ([] if r.dry_run else [f"  snapshot      {r.snapshot}"]) + [
              f"  rows          {r.rows_in} in, {r.rows_out} out, {r.suppressed} suppressed"
              + (f" ({r.suppressed / r.rows_in:.2%})" if r.rows_in else "")]
     for view in r.views:
-        lines.append(f"  also          {view}")
+        lines.append(f"  {'would add' if r.dry_run else 'also':<13} {view}")
     if r.database:
         lines.append(f"  database      {r.database}")
     for path in r.exports:
         lines.append(f"  exported      {path}")
     if r.classes:
-        kind = "groups" if r.views else "classes"
+        kind = "groups" if "groups" in (r.measures or {}) else "classes"
         lines.append(f"  {kind:<13} {r.classes} (average size {r.rows_out / r.classes:.1f})")
     m = r.measures or {}
     if m.get("k") is not None:

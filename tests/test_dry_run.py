@@ -1,0 +1,88 @@
+"""A dry run (``anonymize(..., publish=False)``, ``anonymizer run --dry-run``) goes through the
+same pipeline as a release, verifies and measures, and writes nothing: no snapshot, view,
+audit row or schema, for every family. ``--log-sql`` writes the statements a run executed."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from anonymizer import anonymize
+from anonymizer.cli import main
+from tests.privacy.test_attacks import SPECS, patients_table, people_table
+from tests.test_outputs import catalog_state
+
+
+def objects(con) -> list:
+    return sorted(con.execute(
+        "SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal "
+        "UNION ALL SELECT schema_name, '' FROM duckdb_schemas() WHERE NOT internal").fetchall())
+
+
+@pytest.mark.parametrize("form", list(SPECS))
+def test_a_dry_run_verifies_and_measures_and_writes_nothing(form):
+    con = duckdb.connect()
+    people_table(con)
+    patients_table(con)
+    spec = SPECS[form][0]
+    before = objects(con)
+    said: list[str] = []
+    dry = anonymize(spec, con, publish=False, progress=said.append)
+    assert objects(con) == before, "a dry run wrote to the database"
+    assert dry.dry_run and dry.version is None and dry.snapshot is None and not dry.unchanged
+    assert dry.models and all(m["holds"] for m in dry.models) and dry.rows_out > 0
+    assert not any(m.startswith("publish") for m in said) and said[-1].endswith("nothing published")
+    real = anonymize(spec, con)
+    assert real.version == 1 and not real.dry_run and real.views == dry.views
+    assert [m["model"] for m in real.models] == [m["model"] for m in dry.models]
+    assert (real.rows_in, sorted(real.timings)) == (dry.rows_in, sorted(set(dry.timings) | {"publish"}))
+    if form == "generalized":   # strict Mondrian draws nothing: the same classes and figures
+        assert (real.classes, real.rows_out, real.models, real.measures) == \
+            (dry.classes, dry.rows_out, dry.models, dry.measures)
+    # a dry run of an unchanged release still runs (it never answers "unchanged")
+    again = anonymize(spec, con, publish=False)
+    assert again.dry_run and not again.unchanged and again.models
+
+
+def test_cli_dry_run_leaves_the_file_as_it_was_and_logs_the_sql(tmp_path):
+    db = tmp_path / "raw.duckdb"
+    with duckdb.connect(str(db)) as con:
+        people_table(con)
+    spec = tmp_path / "gen.yml"
+    spec.write_text(yaml.safe_dump(SPECS["generalized"][0]))
+    before = catalog_state(db)
+    log = tmp_path / "run.sql"
+    res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--dry-run", "--log-sql", str(log), "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["dry_run"] is True and out["version"] is None and out["models"][0]["holds"]
+    assert catalog_state(db) == before
+    text = log.read_text()
+    headers = [line for line in text.splitlines() if line.startswith("-- statement ")]
+    assert headers[0].startswith("-- statement 1: ") and headers[-1].startswith(f"-- statement {len(headers)}: ")
+    assert any("mondrian/histogram.sql.j2" in h for h in headers) and all(h.endswith(" s") for h in headers)
+    assert "publish/snapshot.sql.j2" not in text
+    # the log is a script DuckDB reads: every statement ends with a semicolon
+    assert len(headers) == text.count(";\n\n")
+    # a human summary says so
+    res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--dry-run", "--quiet"])
+    assert res.exit_code == 0 and "dry run: verified and measured, nothing published" in res.output
+
+
+def test_log_sql_is_written_when_the_run_fails(tmp_path):
+    db = tmp_path / "raw.duckdb"
+    with duckdb.connect(str(db)) as con:
+        people_table(con)
+    spec = dict(SPECS["generalized"][0], models=[{"type": "k-anonymity", "k": 5},
+                                                 {"type": "entropy-l-diversity", "l": 6, "sensitive": "disease"}])
+    path = tmp_path / "fail.yml"
+    path.write_text(yaml.safe_dump(spec))
+    log = tmp_path / "fail.sql"
+    res = CliRunner().invoke(main, ["run", str(path), "--db", str(db), "--log-sql", str(log), "--quiet"])
+    assert res.exit_code == 1, res.output   # the privacy check failed
+    assert log.read_text().count("-- statement ") > 3
