@@ -485,7 +485,7 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
         anonymizer bench --bench release --rows 100000000 --repeat 1 --memory-limit 8GB --data-dir /big/disk
     """
     if kind == "release":
-        from .bench_release import format_release_bench, run_release_bench
+        from .bench.release import format_release_bench, run_release_bench
         from .spec import memory_limit as checked_limit
         try:
             limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
@@ -495,27 +495,27 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
                                   progress=not quiet), format_release_bench)
         return
     if kind == "macros":
-        from .bench_macros import format_macros_bench, run_macros_bench
+        from .bench.macros import format_macros_bench, run_macros_bench
         _stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)
         return
     if kind == "ir":
-        from .bench_ir import format_ir_bench, run_ir_bench
+        from .bench.ir import format_ir_bench, run_ir_bench
         _stream(run_ir_bench(list(rows), list(algorithms) or ["danonyir", "geneir"], repeat=repeat, l=l_value,
                              qis=qis, model=model), format_ir_bench)
         return
     if kind == "lgb":
-        from .bench_lgb import format_lgb_bench, run_lgb_bench
+        from .bench.lgb import format_lgb_bench, run_lgb_bench
         _stream(run_lgb_bench(list(rows), list(algorithms) or ["lgb-mdp", "lgb-ncp"], repeat=repeat, k=k),
                 format_lgb_bench)
         return
     if kind == "msb":
-        from .bench_msb import format_msb_bench, run_msb_bench
+        from .bench.msb import format_msb_bench, run_msb_bench
         _stream(run_msb_bench(list(rows), list(algorithms) or ["mbf", "mbf-mslf", "msdcf", "msdcf-mslf",
                                                                "mmdcf", "mmdcf-mslf"],
                               d=dims, repeat=repeat, batch=batch), format_msb_bench)
         return
     if kind == "lattice":
-        from .bench_lattice import format_lattice_bench, run_lattice_bench
+        from .reproduce.p003_privacyfrost2.grid import format_lattice_bench, run_lattice_bench
         runs = []
         for size in (rows if data == "synthetic" else [None]):
             for line in run_lattice_bench(size, repeat=repeat):
@@ -524,7 +524,7 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
                 sys.stdout.flush()
         click.echo(format_lattice_bench(runs), err=True)
         return
-    from .bench import run_bench
+    from .bench.harness import run_bench
     check_only = kind == "k-check"
     for line in run_bench(list(rows), algorithm="mondrian" if check_only else kind, k=k, qis=qis, repeat=repeat,
                           check_only=check_only):
@@ -630,8 +630,8 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
     Apply a node with algorithm {name: full-domain, levels: {age: 3, ...}}.
     """
     from .lattice_eval import evaluate_spec, format_lattice
-    from .lattice_experiment import comparison, format_comparison, paper001
-    from .lattice_plot import plot_lattice
+    from .reproduce.p001_hierarchies.experiment import comparison, format_comparison, paper001
+    from .reproduce.p001_hierarchies.plots import plot_lattice
     from .spec import load_spec
     try:
         if (spec is None) == (experiment is None) or (experiment and table_name):
@@ -702,7 +702,7 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
         _fail(SpecError("lgb", "give exactly one of --flag-adult and --experiment 000"))
     try:
         if flag_adult:
-            from .lgb_data import flagged_adult
+            from .datasets.flagged import flagged_adult
             with _open_db(db or DEFAULT_DB) as con:
                 flagged_adult(con, "adult_flagged", density, seed)
                 rows = con.execute("SELECT count(*) FROM adult_flagged").fetchone()[0]
@@ -715,7 +715,7 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
 
 def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str | None, seed: int,
                     db: str | None, as_json: bool, quiet: bool) -> None:
-    from .lgb_experiment import findings, format_caps, format_findings, format_tables, run_experiment, to_json
+    from .reproduce.p000_lgb.experiment import findings, format_caps, format_findings, format_tables, run_experiment, to_json
     k_list, l_list = _numbers(ks, "--ks", int), _numbers(ls, "--ls", int)
     d_list = _numbers(densities, "--densities", float)
     with _open_db(db) as con:
@@ -723,7 +723,7 @@ def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str |
                               progress=_progress(quiet))
     written = []
     if plots:
-        from .lgb_plot import plot_experiment
+        from .reproduce.p000_lgb.plots import plot_experiment
         written = plot_experiment(rows, plots)
     found = findings(rows)
     if as_json:
@@ -785,16 +785,16 @@ def ir_command(patients: int | None, table2: bool, experiment: str | None, indiv
         if patients is not None or table2:
             with _open_db(db or DEFAULT_DB) as con:
                 if table2:
-                    from .ir_paper import load_table2
+                    from .reproduce.p004_identity_reserved.worked_example import load_table2
                     click.echo(f"table {load_table2(con)}: paper 004's Table 2 (10 records, 7 individuals) in "
                                f"{db or DEFAULT_DB}")
                     return
-                from .ir_data import patients as generate
+                from .datasets.patients import patients as generate
                 made = generate(con, "patients", individuals=patients, seed=seed)
             click.echo(f"table patients: {made['individuals']} patients, {made['records']} records in "
                        f"{db or DEFAULT_DB}")
             return
-        from .ir_experiment import format_experiment, main_experiment
+        from .reproduce.p004_identity_reserved.experiment import format_experiment, main_experiment
         options: dict = {"seed": seed, "repeats": repeats, "plots": plots, "progress": _progress(quiet)}
         for key, option, text, kind in (("ls", "--ls", ls, int), ("qi_sizes", "--qis", qi_sizes, int),
                                         ("alphas", "--alphas", alphas, float), ("betas", "--betas", betas, float)):
@@ -850,7 +850,7 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
       anonymizer msb --experiment 002 --sizes 1000,2000 --dims 2,3 --json
       anonymizer msb --experiment 002 --batch 0.2     # batched greedy: faster, may differ
     """
-    from .msb_experiment import findings, format_findings, format_table, run_experiment
+    from .reproduce.p002_msb.experiment import findings, format_findings, format_table, run_experiment
     try:
         size_list, dim_list = _numbers(sizes, "--sizes", int), _numbers(dims, "--dims", int)
         with _open_db(db) as con:
@@ -858,7 +858,7 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
                                   progress=_progress(quiet))
         written = []
         if plots:
-            from .msb_plot import plot_experiment
+            from .reproduce.p002_msb.plots import plot_experiment
             written = plot_experiment(rows, plots)
     except AnonymizerError as exc:
         _fail(exc)

@@ -7,7 +7,7 @@ import json
 
 from click.testing import CliRunner
 
-from anonymizer.bench_release import PHASES, format_release_bench, release_spec, run_release_bench
+from anonymizer.bench.release import PHASES, format_release_bench, release_spec, run_release_bench
 from anonymizer.cli import main
 from anonymizer.spec import load_spec
 
@@ -46,7 +46,7 @@ def test_the_command_streams_json_lines_then_a_table(tmp_path):
 
 
 def test_repeated_runs_get_a_median_line():
-    from anonymizer.bench_release import median_runs
+    from anonymizer.bench.release import median_runs
     run = {"bench": "release", "rows": 1000, "seconds": 1.0, "scan_seconds": 0.1, "ratio": 10.0, "peak_rss_mb": 100,
            "duckdb_peak_mb": 5, "spilled_peak_mb": 0, "steps": {"prepare": 0.2, "total": 1.0}, "memory_limit": "1GB"}
     runs = [run, dict(run, seconds=3.0, ratio=30.0, steps={"prepare": 0.4, "total": 3.0}), dict(run, seconds=2.0)]

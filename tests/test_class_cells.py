@@ -11,7 +11,7 @@ from anonymizer.engine import Engine
 from anonymizer.generalize import build_candidate
 from anonymizer.prepare import prepare, resolve_columns
 from anonymizer.spec import load_spec
-from anonymizer.synthetic import make_adult_like
+from anonymizer.datasets.synthetic import make_adult_like
 
 COLUMNS = {"age": {"role": "quasi", "type": "numeric"}, "education": "quasi", "occupation": "quasi",
            "sex": "quasi", "salary": "sensitive"}

@@ -17,7 +17,7 @@ from anonymizer.cli import main
 from anonymizer.engine import Engine
 from anonymizer.errors import SpecError, UnsupportedError
 from anonymizer.lattice_eval import evaluate_lattice, evaluate_spec
-from anonymizer.lattice_plot import plot_lattice
+from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice
 from anonymizer.prepare import prepare
 from anonymizer.spec import load_spec
 

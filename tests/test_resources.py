@@ -13,7 +13,7 @@ from anonymizer.cli import main
 from anonymizer.engine import Engine, Settings
 from anonymizer.errors import SpecError
 from anonymizer.spec import load_spec, memory_limit
-from anonymizer.synthetic import make_adult_like
+from anonymizer.datasets.synthetic import make_adult_like
 
 BASE = {"release": "r", "source": {"table": "adult"}, "default_role": "identifier",
         "columns": {"age": {"role": "quasi", "type": "numeric"}, "sex": "quasi", "salary": "sensitive"},

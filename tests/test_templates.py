@@ -13,10 +13,10 @@ from anonymizer.spec import load_spec
 from anonymizer import engine as engine_module
 from anonymizer.engine import Engine, list_templates
 from anonymizer.lattice_eval import evaluate_spec
-from anonymizer.lgb_data import experiment_spec, flagged_adult, flagged_synthetic
-from anonymizer.ir_data import patients, patients_spec
-from anonymizer.ir_experiment import evaluate as ir_evaluate
-from anonymizer.lgb_experiment import evaluate, l_caps
+from anonymizer.datasets.flagged import experiment_spec, flagged_adult, flagged_synthetic
+from anonymizer.datasets.patients import patients, patients_spec
+from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
+from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.models import build_model
 from anonymizer.models.identity_reserved import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.measure import measure_table

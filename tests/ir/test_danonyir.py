@@ -14,7 +14,7 @@ from anonymizer.algorithms.danonyir.element import Element as _Element
 from anonymizer.engine import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.individuals import individuals
-from anonymizer.ir_paper import load_table2, table2_spec
+from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.models import build_model
 from anonymizer.prepare import prepare
 from anonymizer.release import run_release

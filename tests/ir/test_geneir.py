@@ -20,8 +20,8 @@ from anonymizer.algorithms.geneir import geneir
 from anonymizer.engine import Engine, render
 from anonymizer.errors import SpecError
 from anonymizer.individuals import individuals
-from anonymizer.ir_data import patients, patients_spec
-from anonymizer.ir_paper import load_table2, table2_spec
+from anonymizer.datasets.patients import patients, patients_spec
+from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.ir_table import model_of
 from anonymizer.models import KAnonymity
 from anonymizer.models.identity_reserved import class_counts_sql, vulnerable

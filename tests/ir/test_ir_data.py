@@ -7,7 +7,7 @@ import pytest
 
 from anonymizer.engine import Engine
 from anonymizer.errors import SpecError
-from anonymizer.ir_data import CARDINALITIES, QIS, patients, patients_spec, profile
+from anonymizer.datasets.patients import CARDINALITIES, QIS, patients, patients_spec, profile
 from anonymizer.prepare import prepare
 from anonymizer.spec import load_spec
 

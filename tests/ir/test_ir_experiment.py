@@ -8,9 +8,9 @@ import json
 
 import pytest
 
-from anonymizer import ir_experiment as ex
+from anonymizer.reproduce.p004_identity_reserved import experiment as ex
 from anonymizer.errors import SpecError
-from anonymizer.ir_experiment import (FIXED, SWEEPS, VARIANTS, findings, format_experiment, format_findings,
+from anonymizer.reproduce.p004_identity_reserved.experiment import (FIXED, SWEEPS, VARIANTS, findings, format_experiment, format_findings,
                                       format_tables, main_experiment, run_experiment, settings)
 
 HAVE_GENEIR = importlib.util.find_spec("anonymizer.algorithms.geneir") is not None
@@ -157,8 +157,8 @@ def test_text_of_tables_and_findings():
 
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib not installed")
 def test_plots_of_the_whole_grid(tmp_path):
-    from anonymizer.ir_plot import plot_experiment
+    from anonymizer.reproduce.p004_identity_reserved.plots import plot_experiment
     written = plot_experiment(synthetic(), tmp_path)
     assert sorted(p.name for p in written) == sorted(f"{name}.png" for name, *_ in __import__(
-        "anonymizer.ir_plot", fromlist=["FIGURES"]).FIGURES)
+        "anonymizer.reproduce.p004_identity_reserved.plots", fromlist=["FIGURES"]).FIGURES)
     assert all(p.stat().st_size > 10_000 for p in written)

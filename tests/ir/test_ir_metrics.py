@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from anonymizer.engine import Engine
 from anonymizer.errors import DataError, SpecError
 from anonymizer.metrics.ir_loss import nloss
-from anonymizer.metrics.ir_query_error import (IRPredicate, IRQuery, draw_ir_queries, ir_query_answers,
+from anonymizer.reproduce.p004_identity_reserved.query_error import (IRPredicate, IRQuery, draw_ir_queries, ir_query_answers,
                                                ir_query_error)
 
 # paper 004 Table 2 (Name -> Id_num 1..7 in order of appearance) and Table 4's classes

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from anonymizer import anonymize
 from anonymizer.cli import main
 from anonymizer.errors import DataError, SpecError
-from anonymizer.ir_paper import load_table2, table2_spec
+from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.spec import load_spec
 from tests.msb.test_spec import nothing_published
 

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from anonymizer import anonymize
-from anonymizer.lgb_paper import fig1_spec, load_fig1
+from anonymizer.reproduce.p000_lgb.worked_example import fig1_spec, load_fig1
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Paper 000's experiment (anonymizer.lgb_experiment): a small run on Adult (k = 5, l = 5 and 8,
+"""Paper 000's experiment (anonymizer.reproduce.p000_lgb.experiment): a small run on Adult (k = 5, l = 5 and 8,
 densities 20 and 40 %, 50 queries), the l caps against an independent count, verification in
 evaluate, the findings against synthetic rows (each verdict follows the rows), and the plots."""
 
@@ -11,8 +11,8 @@ import pytest
 
 from anonymizer import lgb_table
 from anonymizer.errors import PrivacyCheckFailed, SpecError
-from anonymizer.lgb_data import experiment_spec
-from anonymizer.lgb_experiment import (evaluate, findings, format_caps, format_findings, format_tables,
+from anonymizer.datasets.flagged import experiment_spec
+from anonymizer.reproduce.p000_lgb.experiment import (evaluate, findings, format_caps, format_findings, format_tables,
                                        run_experiment, to_json)
 
 KS, LS, DENSITIES, QUERIES = (5,), (5, 8), (0.2, 0.4), 50
@@ -113,7 +113,7 @@ def test_bad_arguments(kw, field):
 
 def test_plots(small, tmp_path):
     pytest.importorskip("matplotlib")
-    from anonymizer.lgb_plot import plot_experiment
+    from anonymizer.reproduce.p000_lgb.plots import plot_experiment
     written = plot_experiment(small[1], tmp_path / "plots")
     assert sorted(p.name for p in written) == ["cdm.png", "density.png", "ncp.png", "query_error.png"]
     assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in written)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from anonymizer.lgb_paper import FIG1, FIG3_GROUPS, MARK
+from anonymizer.reproduce.p000_lgb.worked_example import FIG1, FIG3_GROUPS, MARK
 from tests.lgb.conftest import release_fig1
 
 ATTRS = ("age", "gender", "zip", "disease")

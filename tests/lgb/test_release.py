@@ -11,8 +11,8 @@ from pycanon import anonymity
 
 from anonymizer import anonymize
 from anonymizer.errors import AnonymizerError
-from anonymizer.lgb_data import SEMI_SENSITIVE, experiment_spec, flagged_adult
-from anonymizer.lgb_paper import fig1_spec
+from anonymizer.datasets.flagged import SEMI_SENSITIVE, experiment_spec, flagged_adult
+from anonymizer.reproduce.p000_lgb.worked_example import fig1_spec
 from tests.msb.test_spec import nothing_published
 
 

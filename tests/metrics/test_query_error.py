@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from anonymizer.engine import Engine
 from anonymizer.errors import DataError, SpecError
-from anonymizer.metrics import query_error as qe
-from anonymizer.metrics.query_error import Predicate, draw_queries, query_answers, query_error
+from anonymizer.reproduce.p000_lgb import query_error as qe
+from anonymizer.reproduce.p000_lgb.query_error import Predicate, draw_queries, query_answers, query_error
 
 COLUMNS = ("lo", "hi", "set", "bid", "code", "t")
 #: (name, numeric, domain size, kind): kind "qi" never bucketized, "semi" partly, "sens" wholly.

@@ -11,7 +11,7 @@ from anonymizer.release import _metric_qis, publish_release
 from anonymizer.prepare import prepare, resolve_columns
 from anonymizer.spec import load_spec
 from anonymizer.sqlnames import ident, table
-from anonymizer.synthetic import make_adult_like
+from anonymizer.datasets.synthetic import make_adult_like
 
 SPEC = {"release": "u", "source": {"table": "adult"}, "default_role": "identifier",
         "columns": {"age": {"role": "quasi", "type": "numeric"}, "education": "quasi", "occupation": "quasi",

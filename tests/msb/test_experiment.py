@@ -1,4 +1,4 @@
-"""Paper 002's experiment (anonymizer.msb_experiment): a small run on Adult (n = 1000, 2000;
+"""Paper 002's experiment (anonymizer.reproduce.p002_msb.experiment): a small run on Adult (n = 1000, 2000;
 d = 2, 3), the findings against synthetic rows (each verdict follows the rows), the plots
 and the ``anonymizer msb`` command."""
 
@@ -11,9 +11,9 @@ from click.testing import CliRunner
 
 from anonymizer.cli import main
 from anonymizer.errors import SpecError
-from anonymizer.msb_experiment import (BASELINES, COMPLETE, MSLF, findings, format_findings, format_table,
+from anonymizer.reproduce.p002_msb.experiment import (BASELINES, COMPLETE, MSLF, findings, format_findings, format_table,
                                        run_experiment)
-from anonymizer.msb_paper import ALGORITHMS
+from anonymizer.reproduce.p002_msb.setting import ALGORITHMS
 
 SIZES, DIMS = (1000, 2000), (2, 3)
 KEYS = {"sweep", "setting", "algorithm", "n", "d", "additional_information_loss", "suppression_ratio", "groups",
@@ -63,7 +63,7 @@ def test_samples_are_complete_nested_and_deterministic(small):
         assert con.execute(f"SELECT count(*), count(*) FILTER ({nulls}) FROM paper002_n{n}").fetchone() == (n, 0)
     assert con.execute("SELECT count(*) FROM (SELECT * FROM paper002_n1000 EXCEPT ALL "
                        "SELECT * FROM paper002_n2000)").fetchone()[0] == 0
-    from anonymizer.msb_experiment import sample_table
+    from anonymizer.reproduce.p002_msb.experiment import sample_table
     before = con.execute("SELECT list(fnlwgt ORDER BY fnlwgt) FROM paper002_n1000").fetchone()[0]
     sample_table(con, 1000, 0)
     assert con.execute("SELECT list(fnlwgt ORDER BY fnlwgt) FROM paper002_n1000").fetchone()[0] == before
@@ -209,7 +209,7 @@ def test_g_flips_on_an_unstable_tail():
 # -- plots and the command -------------------------------------------------------------------
 def test_plots(small, tmp_path):
     pytest.importorskip("matplotlib")
-    from anonymizer.msb_plot import plot_experiment
+    from anonymizer.reproduce.p002_msb.plots import plot_experiment
     written = plot_experiment(small[1], tmp_path / "plots")
     assert sorted(p.name for p in written) == sorted(f"{m}_{s}.png" for m in ("loss", "suppression", "runtime")
                                                      for s in "nd")

@@ -14,7 +14,7 @@ Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian round
 Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
 Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.lgb_table`                  table, judge_*
 Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.lgb_table`,                 metrics/query_*
-                                            :mod:`anonymizer.metrics.query_error`
+                                            :mod:`anonymizer.reproduce.p000_lgb.query_error`
 ==========================================  ===========================================  ==========================
 
 Algorithm 1 runs bucketization first and generalization second; the two are independent

@@ -1,6 +1,6 @@
 """Paper 002's experimental setting (section 5): the security levels of Table 3 and the
 composite sensitive attributes of Table 4, over the UCI Adult attributes, and a release
-spec built from them. Shared by the experiment (:mod:`anonymizer.msb_experiment`), the
+spec built from them. Shared by the experiment (:mod:`anonymizer.reproduce.p002_msb.experiment`), the
 benchmark and the tests.
 """
 

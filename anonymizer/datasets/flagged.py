@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import duckdb
 
-from .demo import load_adult
-from .engine import Engine
-from .sqlnames import ident
-from .synthetic import make_adult_like
+from anonymizer.demo import load_adult
+from anonymizer.engine import Engine
+from anonymizer.sqlnames import ident
+from anonymizer.datasets.synthetic import make_adult_like
 
 #: the semi-sensitive attributes of section 4, each with a BOOLEAN flag column ``<attr>_flag``.
 SEMI_SENSITIVE = ("sex", "age", "occupation")
@@ -45,7 +45,7 @@ def flagged_adult(con: duckdb.DuckDBPyConnection, name: str = "adult_flagged", d
 
 def flagged_synthetic(con: duckdb.DuckDBPyConnection, name: str, rows: int, density: float = 0.2,
                       seed: int = 0) -> str:
-    """An Adult-like table of ``rows`` rows (:mod:`anonymizer.synthetic`, plus a numeric
+    """An Adult-like table of ``rows`` rows (:mod:`anonymizer.datasets.synthetic`, plus a numeric
     ``fnlwgt``) and the same flags, for benchmarks."""
     raw = make_adult_like(con, f"{name}__raw", rows, seed)
     Engine(con).run("lgb/synthetic_fnlwgt.sql.j2", {"seed": int(seed)}, target=raw)

@@ -1,13 +1,13 @@
 """Benchmark of a whole release at scale (``anonymizer bench --bench release``): Mondrian with
 k-anonymity (k = 10) and distinct l-diversity (l = 2) on ``salary``, over the six QIs age,
 workclass, education, marital_status, occupation and sex of the synthetic Adult-like table
-(:func:`anonymizer.synthetic.make_adult_like`); the other columns are dropped (role
+(:func:`anonymizer.datasets.synthetic.make_adult_like`); the other columns are dropped (role
 ``identifier``). Targets (issue 16): 10M rows under 25 s and 4 GB peak memory; 100M rows
 complete under ``--memory-limit 8GB``, spilling to disk, in under 10 minutes.
 
 Each size's source is generated once into a DuckDB *file* (``adult_like_<rows>.duckdb`` in
 ``directory``: 100M rows and the run's work copy would not sit comfortably in memory), and
-every run is a fresh Python process (``python -m anonymizer.bench_release``), so that its
+every run is a fresh Python process (``python -m anonymizer.bench.release``), so that its
 peak resident memory (``ru_maxrss``, which never falls within a process) is that run's
 alone. A run times one plain ``GROUP BY`` over the six QIs of the source (the yardstick),
 then the whole release (load, prepare, algorithm, generalize, verify, metrics, publish into
@@ -39,7 +39,7 @@ from typing import Iterator
 
 import duckdb
 
-#: the six QIs of the benchmark (the first six of :data:`anonymizer.bench.BENCH_QIS`) and the sensitive column
+#: the six QIs of the benchmark (the first six of :data:`anonymizer.bench.harness.BENCH_QIS`) and the sensitive column
 QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex")
 SENSITIVE = "salary"
 TABLE = "adult_like"
@@ -101,7 +101,7 @@ def _directory(directory: str | Path | None) -> Iterator[Path]:
 def _child(task: dict) -> dict:
     """Run ``task`` in a fresh Python process; its progress goes to our stderr, its result
     is the last line of its stdout."""
-    done = subprocess.run([sys.executable, "-m", "anonymizer.bench_release", json.dumps(task)],
+    done = subprocess.run([sys.executable, "-m", "anonymizer.bench.release", json.dumps(task)],
                           stdout=subprocess.PIPE, text=True)
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
@@ -112,7 +112,7 @@ def _child(task: dict) -> dict:
 
 # -- inside the child process ---------------------------------------------------------------
 def _generate(db: str, rows: int) -> dict:
-    from .synthetic import make_adult_like
+    from anonymizer.datasets.synthetic import make_adult_like
     start = time.perf_counter()
     with duckdb.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
@@ -167,10 +167,10 @@ def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, t
     scan_seconds, ratio, peak_rss_mb (the process's peak), duckdb_peak_mb and spilled_peak_mb
     (sampled), steps (the release's per-phase seconds), rows_out, classes, rounds, k, l
     (achieved), memory_limit, threads."""
-    from .api import anonymize
-    from .bench import scan_time
-    from .engine import Engine
-    from .sqlnames import ident
+    from anonymizer.api import anonymize
+    from anonymizer.bench.harness import scan_time
+    from anonymizer.engine import Engine
+    from anonymizer.sqlnames import ident
     with duckdb.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
         scan = scan_time(Engine(con), ident(TABLE), QIS)
@@ -200,9 +200,9 @@ PHASES = ("load", "prepare", "algorithm", "generalize", "verify", "metrics", "pu
 
 
 def median_runs(runs: list[dict]) -> list[dict]:
-    """Per size, the median of every figure of its runs (:func:`anonymizer.bench.summarize`),
+    """Per size, the median of every figure of its runs (:func:`anonymizer.bench.harness.summarize`),
     each phase's seconds included; ``runs``: how many."""
-    from .bench import summarize
+    from anonymizer.bench.harness import summarize
     out = summarize(runs)
     for row in out:
         group = [r for r in runs if r["rows"] == row["rows"]]

@@ -20,12 +20,12 @@ from typing import Iterator
 
 import duckdb
 
-from .algorithms import full_domain, run_algorithm
-from .engine import Engine
-from .prepare import prepare
-from .spec import load_spec
-from .sqlnames import ident
-from .synthetic import make_adult_like
+from anonymizer.algorithms import full_domain, run_algorithm
+from anonymizer.engine import Engine
+from anonymizer.prepare import prepare
+from anonymizer.spec import load_spec
+from anonymizer.sqlnames import ident
+from anonymizer.datasets.synthetic import make_adult_like
 
 #: QIs in the order benchmarks take them (the first ``qis`` of these).
 BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex",
@@ -104,7 +104,7 @@ def timed_release(engine: Engine, spec: dict) -> dict:
     """Run one whole release (forced) and return the figures every release benchmark prints:
     seconds, the release's step timings, peak memory; then drop what it published, so runs do
     not pile up snapshots. ``result`` holds the :class:`~anonymizer.release.ReleaseResult`."""
-    from .api import anonymize
+    from anonymizer.api import anonymize
     start = time.perf_counter()
     result = anonymize(spec, con=engine.con, force=True)
     seconds = time.perf_counter() - start

@@ -3,7 +3,7 @@
 the Table 4 table, verification, NLoss and vulnerable classes, publication) against one
 plain ``GROUP BY`` over the same QIs and the sensitive attribute.
 
-The table is section 5's shape (:mod:`anonymizer.ir_data`, Table 5's cardinalities, about
+The table is section 5's shape (:mod:`anonymizer.datasets.patients`, Table 5's cardinalities, about
 9.25 records per patient); ``--rows`` counts patients. Target (issue 6): 50,000 patients and
 about 450,000 records within 10 minutes for DAnonyIR_El. Each run also reports where the
 time went: the release's phases (individuals, algorithm, generalize, verify, metrics,
@@ -21,9 +21,9 @@ from typing import Iterator
 
 import duckdb
 
-from .bench import scan_time, timed_release
-from .engine import Engine
-from .ir_data import QIS, SENSITIVE, patients, patients_spec
+from anonymizer.bench.harness import scan_time, timed_release
+from anonymizer.engine import Engine
+from anonymizer.datasets.patients import QIS, SENSITIVE, patients, patients_spec
 
 
 def run_ir_bench(individuals_list, algorithms, repeat: int = 3, l: int = 6, qis: int = 6,

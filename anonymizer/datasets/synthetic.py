@@ -22,8 +22,8 @@ from itertools import accumulate
 
 import duckdb
 
-from .engine import Engine
-from .sqlnames import ident
+from anonymizer.engine import Engine
+from anonymizer.sqlnames import ident
 
 #: column -> (values, relative weights), weights roughly those of UCI Adult.
 DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {

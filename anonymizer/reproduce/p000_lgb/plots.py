@@ -1,4 +1,4 @@
-"""Plots of paper 000's experiment (:mod:`anonymizer.lgb_experiment`), after its Figs. 5-8
+"""Plots of paper 000's experiment (:mod:`anonymizer.reproduce.p000_lgb.experiment`), after its Figs. 5-8
 (matplotlib, optional).
 
 Four PNG files, each measure against l with one line per k, like the paper's panels:
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import UnsupportedError
-from .lgb_experiment import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
-from .spec import LGB_ALGORITHMS
+from anonymizer.errors import UnsupportedError
+from anonymizer.reproduce.p000_lgb.experiment import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
+from anonymizer.spec import LGB_ALGORITHMS
 
 FIGURES = (("c_dm", "cdm", "C_DM (sum of |LEG|^2)", "Fig. 5"), ("ncp", "ncp", "NCP(T)", "Fig. 6"),
            ("query_error", "query_error", "mean relative error", "Fig. 7"))
@@ -61,7 +61,7 @@ def _figure(panels: list[tuple[str, list[dict]]], key: str, ylabel: str, title: 
 
 
 def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
-    """Write the plots of ``rows`` (as :func:`~anonymizer.lgb_experiment.run_experiment`
+    """Write the plots of ``rows`` (as :func:`~anonymizer.reproduce.p000_lgb.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. Figures
     whose rows are missing are not drawn."""
     _matplotlib()                              # refuse before creating the folder

@@ -19,7 +19,7 @@ Choices (the paper does not give them):
   among the 2000). Sensitive values absent from a sample are dropped from Table 3's
   overrides (a spec naming a value absent from the data is an error).
 - Composite sensitive attributes: Table 4 (d = 2: occupation, education; 3: + marital;
-  4: + workclass; 5: + race); security levels: Table 3 (:mod:`anonymizer.msb_paper`).
+  4: + workclass; 5: + race); security levels: Table 3 (:mod:`anonymizer.reproduce.p002_msb.setting`).
 - Quasi-identifiers: age, sex, native-country, the fields left over from the paper's nine
   (its Table 2 names only the sensitive ones). The paper does not say which QIs it used; it
   does not matter here, since MSB forms its groups from the sensitive values alone (the QI
@@ -44,10 +44,10 @@ from typing import Callable, Iterable, Sequence
 
 import duckdb
 
-from .demo import load_adult
-from .errors import SpecError
-from .msb_paper import ADULT_COLUMNS, ALGORITHMS, TABLE4, msb_spec
-from .sqlnames import ident
+from anonymizer.demo import load_adult
+from anonymizer.errors import SpecError
+from anonymizer.reproduce.p002_msb.setting import ADULT_COLUMNS, ALGORITHMS, TABLE4, msb_spec
+from anonymizer.sqlnames import ident
 
 SIZES: tuple[int, ...] = tuple(range(1000, 10001, 1000))   # sweep (1): n, at d = SIZE_D
 DIMS: tuple[int, ...] = (2, 3, 4, 5)                        # sweep (2): d, at n = DIM_N
@@ -112,7 +112,7 @@ def run_experiment(con: duckdb.DuckDBPyConnection | None = None, *, sizes: Itera
         if a not in ALGORITHMS:
             raise SpecError("algorithms", f"one of {', '.join(ALGORITHMS)}", a)
     con = con if con is not None else duckdb.connect()
-    from .api import anonymize
+    from anonymizer.api import anonymize
     load_adult(con, SOURCE)
     measured: dict[tuple[int, int, str], dict] = {}
     tables: dict[int, tuple[str, dict]] = {}

@@ -23,14 +23,14 @@ from typing import Iterator
 
 import duckdb
 
-from .algorithms import run_algorithm
-from .bench import memory
-from .demo import data_path
-from .engine import Engine
-from .prepare import prepare
-from .spec import load_spec
-from .sqlnames import ident
-from .synthetic import make_adult_like
+from anonymizer.algorithms import run_algorithm
+from anonymizer.bench.harness import memory
+from anonymizer.demo import data_path
+from anonymizer.engine import Engine
+from anonymizer.prepare import prepare
+from anonymizer.spec import load_spec
+from anonymizer.sqlnames import ident
+from anonymizer.datasets.synthetic import make_adult_like
 
 #: paper 003, Table 2: (k, "l" or "t", value).
 GRID = [(2, "l", 2), (2, "t", 0.1), (2, "t", 0.9), (10, "l", 10), (10, "t", 0.1), (10, "t", 0.9)]

@@ -3,7 +3,7 @@
 verification, publication) against one plain ``GROUP BY`` over the same sensitive columns.
 
 The sensitive attributes are Table 4's for ``d`` with Table 3's security levels
-(:mod:`anonymizer.msb_paper`); QIs are age, sex and native_country. Target (issue 4):
+(:mod:`anonymizer.reproduce.p002_msb.setting`); QIs are age, sex and native_country. Target (issue 4):
 10M rows with d = 3 within 60 s.
 
 Example:
@@ -18,11 +18,11 @@ from typing import Iterator
 
 import duckdb
 
-from .bench import scan_time, timed_release
-from .engine import Engine
-from .msb_experiment import present_values
-from .msb_paper import SYNTHETIC_COLUMNS, TABLE4, msb_spec
-from .synthetic import make_adult_like
+from anonymizer.bench.harness import scan_time, timed_release
+from anonymizer.engine import Engine
+from anonymizer.reproduce.p002_msb.experiment import present_values
+from anonymizer.reproduce.p002_msb.setting import SYNTHETIC_COLUMNS, TABLE4, msb_spec
+from anonymizer.datasets.synthetic import make_adult_like
 
 QIS = ("age", "sex", "native_country")
 

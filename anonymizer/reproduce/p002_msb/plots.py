@@ -1,4 +1,4 @@
-"""Plots of paper 002's experiment (:mod:`anonymizer.msb_experiment`), after its Figures 2-23
+"""Plots of paper 002's experiment (:mod:`anonymizer.reproduce.p002_msb.experiment`), after its Figures 2-23
 (matplotlib, optional).
 
 Six PNG files, one per measure and sweep, one line per algorithm (a colour and marker per greedy
@@ -20,9 +20,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import UnsupportedError
-from .msb_experiment import DIM_N, SIZE_D
-from .msb_paper import ALGORITHMS
+from anonymizer.errors import UnsupportedError
+from anonymizer.reproduce.p002_msb.experiment import DIM_N, SIZE_D
+from anonymizer.reproduce.p002_msb.setting import ALGORITHMS
 
 PLOTS = (("additional_information_loss", "loss", "additional information loss (Definition 14)"),
          ("suppression_ratio", "suppression", "suppression ratio (Definition 15)"),
@@ -35,7 +35,7 @@ MARKERS = {"mbf": ("o", 9), "msdcf": ("^", 6.5), "mmdcf": ("s", 4)}
 
 
 def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
-    """Write the six plots of ``rows`` (as :func:`~anonymizer.msb_experiment.run_experiment`
+    """Write the six plots of ``rows`` (as :func:`~anonymizer.reproduce.p002_msb.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. A sweep
     without rows gives no plots."""
     try:

@@ -64,10 +64,10 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..engine import Engine
-from ..errors import DataError, SpecError
-from ..sqlnames import ident
-from .work_tables import WorkTables
+from anonymizer.engine import Engine
+from anonymizer.errors import DataError, SpecError
+from anonymizer.sqlnames import ident
+from anonymizer.metrics.work_tables import WorkTables
 
 #: the work tables of one evaluation.
 TABLES = ("cells", "rows", "preds", "sat", "vectors", "mass", "prefix", "answers")

@@ -30,9 +30,9 @@ from typing import Callable
 
 import duckdb
 
-from .demo import load_adult
-from .lattice_eval import LatticeTable, evaluate_spec
-from .spec import ReleaseSpec, load_spec
+from anonymizer.demo import load_adult
+from anonymizer.lattice_eval import LatticeTable, evaluate_spec
+from anonymizer.spec import ReleaseSpec, load_spec
 
 BUILDERS = ("cgh", "dbgh", "cbgh")
 QIS = {"age": {"min_width": 5, "range": [17, 90]},

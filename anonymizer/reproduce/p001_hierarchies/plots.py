@@ -13,7 +13,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Mapping
 
-from .errors import UnsupportedError
+from anonymizer.errors import UnsupportedError
 
 
 def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) -> Path:

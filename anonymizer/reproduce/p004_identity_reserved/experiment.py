@@ -16,7 +16,7 @@ checks each claim of section 5 against the rows, nothing hard-coded.
 
 Choices (the paper's data is not available, its grid values are only in its figures):
 
-- Data: :func:`anonymizer.ir_data.patients` (Table 5's columns and cardinalities, 9.25
+- Data: :func:`anonymizer.datasets.patients.patients` (Table 5's columns and cardinalities, 9.25
   records per patient on average), ``individuals`` patients (default 500, about 4,500
   records; the paper has 49,384 patients), one table for every run; ``seed`` draws the data, the algorithms' random choices
   (DAnonyIR's first individual of a class, GeneIR's attribute order) and the queries.
@@ -31,7 +31,7 @@ Choices (the paper's data is not available, its grid values are only in its figu
 - Vulnerable classes: counted for the IR models only (an EIR model's classes satisfy the
   EIR model, v = 0 by construction), as ``100 * Num_vec / Num_ec`` over all classes.
 - Query error: ``queries`` (default 200) anchored random queries per run and lambda
-  (:mod:`anonymizer.metrics.ir_query_error`); the query set depends on the data, the QIs
+  (:mod:`anonymizer.reproduce.p004_identity_reserved.query_error`); the query set depends on the data, the QIs
   and the seed only, so every algorithm of a setting answers the same queries
   (fingerprints ``query_set_1``, ``query_set_qi``).
 - Size: DAnonyIR's rounds grow about quadratically with the patients (section 4.4.2: one
@@ -50,17 +50,19 @@ from typing import Any, Callable, Iterable, Sequence
 
 import duckdb
 
-from . import ir_table, msb_experiment
-from .engine import Engine
-from .errors import SpecError
-from .ir_data import QIS as DATA_QIS
-from .ir_data import patients, patients_spec
-from .metrics.ir_loss import nloss
-from .metrics.ir_query_error import ir_query_error
-from .msb_experiment import _finding, _r
-from .prepare import load_source, prepare, resolve_columns
-from .spec import ReleaseSpec, load_spec
-from .sqlnames import ident
+from anonymizer import ir_table
+
+from anonymizer.reproduce.p002_msb import experiment as msb_experiment
+from anonymizer.engine import Engine
+from anonymizer.errors import SpecError
+from anonymizer.datasets.patients import QIS as DATA_QIS
+from anonymizer.datasets.patients import patients, patients_spec
+from anonymizer.metrics.ir_loss import nloss
+from anonymizer.reproduce.p004_identity_reserved.query_error import ir_query_error
+from anonymizer.reproduce.p002_msb.experiment import _finding, _r
+from anonymizer.prepare import load_source, prepare, resolve_columns
+from anonymizer.spec import ReleaseSpec, load_spec
+from anonymizer.sqlnames import ident
 
 #: variant -> (label, algorithm, model type, family): family "kl" varies l, "ab" alpha and beta.
 VARIANTS: dict[str, tuple[str, str, str, str]] = {
@@ -210,7 +212,7 @@ def run_experiment(con: duckdb.DuckDBPyConnection | None = None, *, individuals:
                    progress: Callable[[str], None] | None = None) -> tuple[dict, list[dict]]:
     """Section 5 on a generated patient table in ``con`` (a new in-memory database if None).
 
-    Returns ``(data, rows)``: the table's figures (:func:`anonymizer.ir_data.patients`) and a
+    Returns ``(data, rows)``: the table's figures (:func:`anonymizer.datasets.patients.patients`) and a
     row per (setting, variant): ``sweeps``, ``variant``, ``label``, ``algorithm``, ``model``,
     ``family``, ``qi``, ``l``, ``alpha``, ``beta``, ``repeats`` and :func:`evaluate`'s figures
     (the means over the repeats for :data:`MEAN_KEYS`, the first repeat's otherwise).
@@ -589,7 +591,7 @@ def format_findings(found: list[dict]) -> str:
 def main_experiment(con: duckdb.DuckDBPyConnection | None = None, **options: Any) -> dict:
     """Run section 5 (:func:`run_experiment`'s options: ``individuals``, ``ls``, ``qi_sizes``,
     ``alphas``, ``betas``, ``variants``, ``queries``, ``repeats``, ``seed``, ``progress``;
-    plus ``plots``: a folder to write the PNG plots of :mod:`anonymizer.ir_plot` into) and
+    plus ``plots``: a folder to write the PNG plots of :mod:`anonymizer.reproduce.p004_identity_reserved.plots` into) and
     return it as one JSON-ready dict: ``experiment``, ``data``, ``options``, ``rows``,
     ``findings``, ``plots``. :func:`format_experiment` prints it."""
     plots = options.pop("plots", None)
@@ -604,7 +606,7 @@ def main_experiment(con: duckdb.DuckDBPyConnection | None = None, **options: Any
     found = findings(rows)
     written = []
     if plots:
-        from .ir_plot import plot_experiment
+        from anonymizer.reproduce.p004_identity_reserved.plots import plot_experiment
         written = [str(p) for p in plot_experiment(rows, plots)]
     shown = {k: (list(v) if isinstance(v, (tuple, list)) else v) for k, v in options.items() if k != "progress"}
     return {"experiment": "004", "data": {k: v for k, v in data.items() if k != "options"},

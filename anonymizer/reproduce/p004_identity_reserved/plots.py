@@ -1,4 +1,4 @@
-"""Plots of paper 004's experiment (:mod:`anonymizer.ir_experiment`), after its Figs. 2-9
+"""Plots of paper 004's experiment (:mod:`anonymizer.reproduce.p004_identity_reserved.experiment`), after its Figs. 2-9
 (matplotlib, optional).
 
 Eight PNG files, one per figure of the paper, each a row of panels (one per sweep) with a
@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .errors import UnsupportedError
-from .ir_experiment import SWEEPS, VARIANTS
+from anonymizer.errors import UnsupportedError
+from anonymizer.reproduce.p004_identity_reserved.experiment import SWEEPS, VARIANTS
 
 MARKERS = {"danonyir-el": "o", "danonyir-kl": "s", "geneir-kl": "^", "danonyir-eab": "o", "danonyir-ab": "s",
            "geneir-ab": "^"}
@@ -84,7 +84,7 @@ def _panel(ax, rows: list[dict], sweep: str, key: str, only_ir: bool) -> bool:
 
 
 def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
-    """Write the figures of ``rows`` (as :func:`~anonymizer.ir_experiment.run_experiment`
+    """Write the figures of ``rows`` (as :func:`~anonymizer.reproduce.p004_identity_reserved.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. A figure
     none of whose panels has rows is not drawn; an empty panel is left out."""
     figure, canvas = _matplotlib()            # refuse before creating the folder

@@ -3,7 +3,7 @@
 local generalization, the LGB table, verification, publication) against one plain
 ``GROUP BY`` over the same attributes.
 
-The table is section 4's shape (:mod:`anonymizer.lgb_data`): sex, age and occupation
+The table is section 4's shape (:mod:`anonymizer.datasets.flagged`): sex, age and occupation
 semi-sensitive with flags at ``density``, five QI attributes, a numeric ``fnlwgt`` sensitive;
 t = 0.2 on sex, l-unique on the others. Target (issue 5): 1M rows within 60 s for LGB_MDP.
 
@@ -19,9 +19,9 @@ from typing import Iterator
 
 import duckdb
 
-from .bench import scan_time, timed_release
-from .engine import Engine
-from .lgb_data import SEMI_SENSITIVE, SYNTHETIC_QI, experiment_spec, flagged_synthetic
+from anonymizer.bench.harness import scan_time, timed_release
+from anonymizer.engine import Engine
+from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, experiment_spec, flagged_synthetic
 
 
 def run_lgb_bench(rows_list, algorithms, repeat: int = 3, k: int = 5, l: int = 5,

@@ -21,11 +21,11 @@ from typing import Iterator, Sequence
 
 import duckdb
 
-from .bench import BENCH_QIS, memory, scan_time
-from .engine import Engine
-from .macros import install
-from .measure import measure_table
-from .synthetic import make_adult_like
+from anonymizer.bench.harness import BENCH_QIS, memory, scan_time
+from anonymizer.engine import Engine
+from anonymizer.macros import install
+from anonymizer.measure import measure_table
+from anonymizer.datasets.synthetic import make_adult_like
 
 SENSITIVE = ("occupation", "salary")
 

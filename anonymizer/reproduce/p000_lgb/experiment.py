@@ -7,7 +7,7 @@ sensitive (Figs. 5, 6); section 4.2 the mean relative error of 1,000 random SUM(
 LGB release, verified (Corollary 3) but not published (:func:`evaluate`); :func:`findings`
 checks the paper's claims against the rows, nothing hard-coded.
 
-Choices (Adult is not the paper's census extract; see :mod:`anonymizer.lgb_data` for the data):
+Choices (Adult is not the paper's census extract; see :mod:`anonymizer.datasets.flagged` for the data):
 
 - l caps: Adult's occupation has 14 values (the paper's 257), so its flagged cells are not
   l-eligible at every l (most frequent count * l > cells) and no l-unique bucketization would
@@ -16,7 +16,7 @@ Choices (Adult is not the paper's census extract; see :mod:`anonymizer.lgb_data`
   l = min(l, L). Rows report it (``l_caps``, ``l_occupation``, ``capped``), and so does the text.
 - Queries: one set for every table (``query_seed``; the tables share attributes and domains,
   so the seed draws the same queries, fingerprinted by ``query_set``). The error is the mean
-  R_error over queries with a positive actual sum (:mod:`anonymizer.metrics.query_error`).
+  R_error over queries with a positive actual sum (:mod:`anonymizer.reproduce.p000_lgb.query_error`).
 - The LGB_MDP run at 20 % serves sections 4.1/4.2 and 4.3 and runs once (``sections``).
 """
 
@@ -28,15 +28,17 @@ from typing import Callable, Iterable, Sequence
 
 import duckdb
 
-from . import lgb_table, msb_experiment
-from .engine import Engine
-from .errors import SpecError
-from .lgb_data import SALARY, experiment_spec, flagged_adult
-from .metrics.query_error import draw_queries, query_error
-from .msb_experiment import _finding, _r
-from .prepare import load_source, prepare, resolve_columns
-from .spec import LGB_ALGORITHMS, ReleaseSpec, load_spec
-from .sqlnames import ident
+from anonymizer import lgb_table
+
+from anonymizer.reproduce.p002_msb import experiment as msb_experiment
+from anonymizer.engine import Engine
+from anonymizer.errors import SpecError
+from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
+from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
+from anonymizer.reproduce.p002_msb.experiment import _finding, _r
+from anonymizer.prepare import load_source, prepare, resolve_columns
+from anonymizer.spec import LGB_ALGORITHMS, ReleaseSpec, load_spec
+from anonymizer.sqlnames import ident
 
 KS: tuple[int, ...] = (5, 8, 10)
 LS: tuple[int, ...] = (5, 8, 10, 12, 15, 18, 20)
@@ -380,7 +382,7 @@ def findings(rows: list[dict]) -> list[dict]:
 
 def format_findings(found: list[dict]) -> str:
     """The findings, one block each: verdict and claim, rule, the numbers behind it (paper
-    002's layout, :func:`anonymizer.msb_experiment.format_findings`, under this paper's title)."""
+    002's layout, :func:`anonymizer.reproduce.p002_msb.experiment.format_findings`, under this paper's title)."""
     title = "paper 000's claims against these rows"
     return "\n".join([title, "=" * len(title), *msb_experiment.format_findings(found).split("\n")[2:]])
 

@@ -1,0 +1,1 @@
+"""Paper 001 (hierarchies CGH/DBGH/CBGH): the lattice experiment and its plots."""

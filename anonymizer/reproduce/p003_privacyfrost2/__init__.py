@@ -1,0 +1,1 @@
+"""Paper 003 (PrivacyFrost2): the grid of its Table 2."""
