@@ -222,13 +222,18 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
         reads_only = separate or (dry_run and not keep_work)   # a dry run writes nothing to --db
         source_db = db if not (reads_only and parsed.source.path is not None and not Path(db).exists()) else None
         statements: list = []
+        if log_sql is not None:
+            _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
         try:
             with _open_db(source_db, read_only=reads_only) as con:
                 result = run_release(parsed, con, progress=_progress(quiet or as_json), keep_work=keep_work,
                                      force=force, dry_run=dry_run, log=statements)
         finally:
             if log_sql is not None:
-                _write_log(Path(log_sql), statements)
+                try:
+                    _write_log(Path(log_sql), statements)
+                except SpecError as exc:   # the run's own outcome (and exit status) stands
+                    click.echo(f"warning: {exc}", err=True)
     except AnonymizerError as exc:
         _fail(exc)
     _emit(result, as_json)

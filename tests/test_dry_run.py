@@ -86,3 +86,40 @@ def test_log_sql_is_written_when_the_run_fails(tmp_path):
     res = CliRunner().invoke(main, ["run", str(path), "--db", str(db), "--log-sql", str(log), "--quiet"])
     assert res.exit_code == 1, res.output   # the privacy check failed
     assert log.read_text().count("-- statement ") > 3
+
+
+def test_an_unwritable_log_is_refused_before_any_work(tmp_path):
+    db = tmp_path / "raw.duckdb"
+    with duckdb.connect(str(db)) as con:
+        people_table(con)
+    spec = tmp_path / "gen.yml"
+    spec.write_text(yaml.safe_dump(SPECS["generalized"][0]))
+    before = catalog_state(db)
+    res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--log-sql", str(tmp_path / "no" / "run.sql")])
+    assert res.exit_code == 2 and "--log-sql: cannot be written" in res.output
+    assert catalog_state(db) == before, "the release ran (and published) although its log could not be written"
+
+
+def test_the_sql_log_holds_no_secret(tmp_path, monkeypatch):
+    """The release's key is bound as a parameter, never written into a statement's text: the
+    log (which an adversary may hold) replays no draw."""
+    from anonymizer.randomness import ReleaseKey
+    keys = []
+    fresh = ReleaseKey.fresh.__func__
+
+    def recorded(cls):
+        key = fresh(cls)
+        keys.append(key.secret)
+        return key
+
+    monkeypatch.setattr(ReleaseKey, "fresh", classmethod(recorded))
+    db = tmp_path / "raw.duckdb"
+    with duckdb.connect(str(db)) as con:
+        people_table(con)
+    spec = tmp_path / "rel.yml"
+    spec.write_text(yaml.safe_dump(SPECS["relaxed"][0]))   # relaxed Mondrian draws in SQL
+    log = tmp_path / "run.sql"
+    res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--log-sql", str(log), "--quiet"])
+    assert res.exit_code == 0, res.output
+    text = log.read_text()
+    assert keys and "md5_number($key" in text and not any(k in text for k in keys)
