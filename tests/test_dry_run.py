@@ -49,12 +49,17 @@ def test_a_dry_run_verifies_and_measures_and_writes_nothing(form):
     assert again.dry_run and not again.unchanged and again.models
 
 
-def test_cli_dry_run_leaves_the_file_as_it_was_and_logs_the_sql(tmp_path):
-    db = tmp_path / "raw.duckdb"
+def people_db(tmp_path, spec: dict) -> tuple:
+    """A database file holding the people table, and ``spec`` written as a YAML file."""
+    db, path = tmp_path / "raw.duckdb", tmp_path / "spec.yml"
     with duckdb.connect(str(db)) as con:
         people_table(con)
-    spec = tmp_path / "gen.yml"
-    spec.write_text(yaml.safe_dump(SPECS["generalized"][0]))
+    path.write_text(yaml.safe_dump(spec))
+    return db, path
+
+
+def test_cli_dry_run_leaves_the_file_as_it_was_and_logs_the_sql(tmp_path):
+    db, spec = people_db(tmp_path, SPECS["generalized"][0])
     before = catalog_state(db)
     log = tmp_path / "run.sql"
     res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--dry-run", "--log-sql", str(log), "--json"])
@@ -75,13 +80,8 @@ def test_cli_dry_run_leaves_the_file_as_it_was_and_logs_the_sql(tmp_path):
 
 
 def test_log_sql_is_written_when_the_run_fails(tmp_path):
-    db = tmp_path / "raw.duckdb"
-    with duckdb.connect(str(db)) as con:
-        people_table(con)
-    spec = dict(SPECS["generalized"][0], models=[{"type": "k-anonymity", "k": 5},
-                                                 {"type": "entropy-l-diversity", "l": 6, "sensitive": "disease"}])
-    path = tmp_path / "fail.yml"
-    path.write_text(yaml.safe_dump(spec))
+    db, path = people_db(tmp_path, dict(SPECS["generalized"][0], models=[
+        {"type": "k-anonymity", "k": 5}, {"type": "entropy-l-diversity", "l": 6, "sensitive": "disease"}]))
     log = tmp_path / "fail.sql"
     res = CliRunner().invoke(main, ["run", str(path), "--db", str(db), "--log-sql", str(log), "--quiet"])
     assert res.exit_code == 1, res.output   # the privacy check failed
@@ -89,11 +89,7 @@ def test_log_sql_is_written_when_the_run_fails(tmp_path):
 
 
 def test_an_unwritable_log_is_refused_before_any_work(tmp_path):
-    db = tmp_path / "raw.duckdb"
-    with duckdb.connect(str(db)) as con:
-        people_table(con)
-    spec = tmp_path / "gen.yml"
-    spec.write_text(yaml.safe_dump(SPECS["generalized"][0]))
+    db, spec = people_db(tmp_path, SPECS["generalized"][0])
     before = catalog_state(db)
     res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--log-sql", str(tmp_path / "no" / "run.sql")])
     assert res.exit_code == 2 and "--log-sql: cannot be written" in res.output
@@ -113,11 +109,7 @@ def test_the_sql_log_holds_no_secret(tmp_path, monkeypatch):
         return key
 
     monkeypatch.setattr(ReleaseKey, "fresh", classmethod(recorded))
-    db = tmp_path / "raw.duckdb"
-    with duckdb.connect(str(db)) as con:
-        people_table(con)
-    spec = tmp_path / "rel.yml"
-    spec.write_text(yaml.safe_dump(SPECS["relaxed"][0]))   # relaxed Mondrian draws in SQL
+    db, spec = people_db(tmp_path, SPECS["relaxed"][0])   # relaxed Mondrian draws in SQL
     log = tmp_path / "run.sql"
     res = CliRunner().invoke(main, ["run", str(spec), "--db", str(db), "--log-sql", str(log), "--quiet"])
     assert res.exit_code == 0, res.output

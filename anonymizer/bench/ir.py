@@ -45,11 +45,9 @@ def run_ir_bench(individuals_list, algorithms, repeat: int = 3, l: int = 6, qis:
                         entry["k"] = l
                     spec = patients_spec(table, qis=qis, model=entry, algorithm={"name": algorithm, "seed": 0},
                                          suppression_limit=1.0, release=f"bench_{algorithm}")
-                    run = timed_release(engine, spec)
-                    result = run.pop("result")
+                    result, run = timed_release(engine, spec, scan)
                     yield {"bench": "ir", "individuals": n, "records": data["records"], "algorithm": algorithm,
-                           "model": model, "l": l, "qis": qis, "scan_seconds": round(scan, 3),
-                           "ratio": round(run["seconds"] / scan, 1) if scan else None, **run,
+                           "model": model, "l": l, "qis": qis, **run,
                            "classes": result.classes, "suppressed": result.suppressed,
                            "steps_algorithm": result.algorithm.get("rounds"),
                            "nloss": round(result.utility["nloss"], 4)}

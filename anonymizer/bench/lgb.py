@@ -38,13 +38,11 @@ def run_lgb_bench(rows_list, algorithms, repeat: int = 3, k: int = 5, l: int = 5
             for algorithm in algorithms:
                 for _ in range(repeat):
                     scan = scan_time(engine, source, names)
-                    run = timed_release(engine, experiment_spec(f"lgb_{rows}", algorithm, k=k, l=l,
-                                                                qi=SYNTHETIC_QI))
-                    result = run.pop("result")
+                    result, run = timed_release(engine, experiment_spec(f"lgb_{rows}", algorithm, k=k, l=l,
+                                                                        qi=SYNTHETIC_QI), scan)
                     a = result.algorithm
                     yield {"bench": "lgb", "rows": rows, "algorithm": algorithm, "k": k, "l": l,
-                           "density": density, "scan_seconds": round(scan, 3),
-                           "ratio": round(run["seconds"] / scan, 1) if scan else None, **run,
+                           "density": density, **run,
                            "bucketization_seconds": a["bucketization_seconds"],
                            "generalization_seconds": a["generalization_seconds"],
                            "groups": a["groups"], "buckets": sum(a["buckets"].values()),

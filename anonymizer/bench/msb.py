@@ -43,12 +43,10 @@ def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch: str
                     scan = scan_time(engine, source, sens_names)
                     spec = msb_spec(f"msb_{rows}", algorithm, d, QIS, columns=SYNTHETIC_COLUMNS, batch=batch,
                                     present=present, release=f"msb_{rows}_{algorithm.replace('-', '_')}")
-                    run = timed_release(engine, spec)
-                    result = run.pop("result")
+                    result, run = timed_release(engine, spec, scan)
                     a = result.algorithm
                     yield {"bench": "msb", "rows": rows, "d": d, "algorithm": algorithm, "batch": batch,
-                           "scan_seconds": round(scan, 3),
-                           "ratio": round(run["seconds"] / scan, 1) if scan else None, **run,
+                           **run,
                            "buckets": a["buckets"], "groups": a["groups"], "greedy_steps": a["greedy_steps"],
                            "greedy_seconds": a["greedy_seconds"], "residual_added": a["residual_added"],
                            "suppressed": result.suppressed,
