@@ -278,17 +278,22 @@ ORDER BY list_position(sensitive, attribute);
 -- anon_ncp_numeric(published, original, qis): numeric QIs, published as <qi>_low and
 -- <qi>_high: a cell costs (high - low) / (max - min of the original column), 0 if that is 0.
 CREATE OR REPLACE MACRO anon_ncp_numeric(published, original, qis) AS TABLE
-WITH cells AS MATERIALIZED (
+WITH checked AS MATERIALIZED (
+    -- Every scan below waits for these checks, so a missing column is reported by name
+    -- before any cast of a column that is not numeric can fail first.
+    SELECT (SELECT ok FROM anon_require(original, qis, 'qis'))
+       AND (SELECT ok FROM anon_require(published,
+                list_concat(list_transform(qis, lambda q_: q_ || '_low'),
+                            list_transform(qis, lambda q_: q_ || '_high')), 'published columns')) AS ok
+),
+cells AS MATERIALIZED (
     SELECT row_number() OVER () AS __anon_g, *
     FROM (
         SELECT COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_low'), x_)
                                OR list_contains(list_transform(qis, lambda q_: q_ || '_high'), x_))::DOUBLE,
                count(*) AS __anon_n
         FROM query_table(published)
-        WHERE (SELECT ok FROM anon_require(original, qis, 'qis'))
-          AND (SELECT ok FROM anon_require(published,
-                   list_concat(list_transform(qis, lambda q_: q_ || '_low'),
-                               list_transform(qis, lambda q_: q_ || '_high')), 'published columns'))
+        WHERE (SELECT ok FROM checked)
         GROUP BY ALL
     )
 ),
@@ -301,11 +306,13 @@ highs AS (
     ON COLUMNS(* EXCLUDE (__anon_g)) INTO NAME name VALUE high
 ),
 maxs AS (
-    UNPIVOT (SELECT max(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original))
+    UNPIVOT (SELECT max(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original)
+             WHERE (SELECT ok FROM checked))
     ON COLUMNS(*) INTO NAME attribute VALUE hi
 ),
 mins AS (
-    UNPIVOT (SELECT min(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original))
+    UNPIVOT (SELECT min(COLUMNS(lambda x_: list_contains(qis, x_)))::DOUBLE FROM query_table(original)
+             WHERE (SELECT ok FROM checked))
     ON COLUMNS(*) INTO NAME attribute VALUE lo
 ),
 total AS (SELECT count(*) AS rows FROM query_table(original)),
