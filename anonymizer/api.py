@@ -19,8 +19,8 @@ from typing import Any, Callable, Mapping
 import duckdb
 import pandas as pd
 
-from .release import ReleaseResult, run_release
-from .spec import ReleaseSpec, load_spec
+from anonymizer.release.run import ReleaseResult, run_release
+from anonymizer.spec.parse import ReleaseSpec, load_spec
 
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,

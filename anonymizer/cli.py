@@ -27,8 +27,8 @@ from pathlib import Path
 import click
 import duckdb
 
-from .database import open_database
-from .errors import AnonymizerError, PrivacyCheckFailed, SpecError
+from anonymizer.engine.database import open_database
+from anonymizer.errors import AnonymizerError, PrivacyCheckFailed, SpecError
 
 DEFAULT_DB = "anonymizer.duckdb"
 #: exit statuses (see the module docstring).
@@ -49,7 +49,7 @@ def _fail(exc: Exception) -> None:
 @contextmanager
 def _open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
     """The one way a command opens ``--db`` (``None``: in memory). Every opening problem is a
-    one-line :class:`~anonymizer.database.DatabaseOpenError` (exit status 2); ``read_only``
+    one-line :class:`~anonymizer.engine.database.DatabaseOpenError` (exit status 2); ``read_only``
     never creates the file; a file created here is removed if the command fails."""
     with open_database(db, read_only=read_only, must_exist=must_exist, label="--db") as con:
         yield con
@@ -122,7 +122,7 @@ def _numbers(text: str | None, option: str, kind: type) -> list:
 
 
 def _emit(result, as_json: bool) -> None:
-    from .summary import format_release
+    from anonymizer.release.summary import format_release
     if as_json:
         click.echo(json.dumps(result.to_dict(), default=str))
     else:
@@ -206,8 +206,8 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
       anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
     """
-    from .release import run_release
-    from .spec import load_spec, parse_export
+    from anonymizer.release.run import run_release
+    from anonymizer.spec.parse import load_spec, parse_export
     try:
         parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
         if export is not None:
@@ -253,7 +253,7 @@ def _write_log(path: Path, statements: list) -> None:
 def _with_resources(spec, memory_limit: str | None, temp_directory: str | None):
     """The spec with ``--memory-limit`` and ``--temp-directory`` in place of its ``engine``
     settings (the command line wins)."""
-    from .spec import memory_limit as checked_limit
+    from anonymizer.spec.parse import memory_limit as checked_limit
     settings = spec.engine
     if memory_limit is not None:
         settings = replace(settings, memory_limit=checked_limit(memory_limit, "--memory-limit"))
@@ -284,8 +284,8 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
     3-diversity on occupation and 0.2-closeness on income (rows with a missing value are
     suppressed), verifies and publishes the view, and prints what was achieved.
     """
-    from .demo import demo_spec, load_adult
-    from .release import run_release
+    from anonymizer.demo import demo_spec, load_adult
+    from anonymizer.release.run import run_release
     try:
         with _open_db(db) as con:
             load_adult(con)
@@ -346,7 +346,7 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, re
     its classes against its input (the source before suppression), so
     `--table published.adult --reference adult` reproduces the release's figure.
     """
-    from .measure import format_measure, measure_table
+    from anonymizer.measure import format_measure, measure_table
     sens = [s for item in sensitive for s in _csv(item)]
     try:
         with _open_db(db, read_only=True) as con:
@@ -376,7 +376,7 @@ def macros() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the installed macros as JSON.")
 def macros_install(db: str, as_json: bool) -> None:
     """Create (or replace) every anon_* macro in the database's main schema."""
-    from .macros import install
+    from anonymizer.macros import install
     try:
         with _open_db(db) as con:
             found = install(con)
@@ -393,14 +393,14 @@ def macros_install(db: str, as_json: bool) -> None:
 @macros.command(name="path")
 def macros_path_command() -> None:
     """Print where the library file is (for `.read` in the DuckDB CLI)."""
-    from .macros import macros_path
+    from anonymizer.macros import macros_path
     click.echo(str(macros_path()))
 
 
 @macros.command(name="show")
 def macros_show() -> None:
     """Print the library's SQL (every macro is documented in it)."""
-    from .macros import macros_sql
+    from anonymizer.macros import macros_sql
     click.echo(macros_sql(), nl=False)
 
 
@@ -490,8 +490,8 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
         anonymizer bench --bench release --rows 100000000 --repeat 1 --memory-limit 8GB --data-dir /big/disk
     """
     if kind == "release":
-        from .bench.release import format_release_bench, run_release_bench
-        from .spec import memory_limit as checked_limit
+        from anonymizer.bench.release import format_release_bench, run_release_bench
+        from anonymizer.spec.parse import memory_limit as checked_limit
         try:
             limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
         except AnonymizerError as exc:
@@ -500,27 +500,27 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
                                   progress=not quiet), format_release_bench)
         return
     if kind == "macros":
-        from .bench.macros import format_macros_bench, run_macros_bench
+        from anonymizer.bench.macros import format_macros_bench, run_macros_bench
         _stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)
         return
     if kind == "ir":
-        from .bench.ir import format_ir_bench, run_ir_bench
+        from anonymizer.bench.ir import format_ir_bench, run_ir_bench
         _stream(run_ir_bench(list(rows), list(algorithms) or ["danonyir", "geneir"], repeat=repeat, l=l_value,
                              qis=qis, model=model), format_ir_bench)
         return
     if kind == "lgb":
-        from .bench.lgb import format_lgb_bench, run_lgb_bench
+        from anonymizer.bench.lgb import format_lgb_bench, run_lgb_bench
         _stream(run_lgb_bench(list(rows), list(algorithms) or ["lgb-mdp", "lgb-ncp"], repeat=repeat, k=k),
                 format_lgb_bench)
         return
     if kind == "msb":
-        from .bench.msb import format_msb_bench, run_msb_bench
+        from anonymizer.bench.msb import format_msb_bench, run_msb_bench
         _stream(run_msb_bench(list(rows), list(algorithms) or ["mbf", "mbf-mslf", "msdcf", "msdcf-mslf",
                                                                "mmdcf", "mmdcf-mslf"],
                               d=dims, repeat=repeat, batch=batch), format_msb_bench)
         return
     if kind == "lattice":
-        from .reproduce.p003_privacyfrost2.grid import format_lattice_bench, run_lattice_bench
+        from anonymizer.reproduce.p003_privacyfrost2.grid import format_lattice_bench, run_lattice_bench
         runs = []
         for size in (rows if data == "synthetic" else [None]):
             for line in run_lattice_bench(size, repeat=repeat):
@@ -529,7 +529,7 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
                 sys.stdout.flush()
         click.echo(format_lattice_bench(runs), err=True)
         return
-    from .bench.harness import run_bench
+    from anonymizer.bench.harness import run_bench
     check_only = kind == "k-check"
     for line in run_bench(list(rows), algorithm="mondrian" if check_only else kind, k=k, qis=qis, repeat=repeat,
                           check_only=check_only):
@@ -541,7 +541,7 @@ def bench(rows: tuple[int, ...], kind: str, data: str, k: int, qis: int, repeat:
 @click.argument("spec", type=click.Path(dir_okay=False))
 def validate(spec: str) -> None:
     """Validate the release SPEC without touching any database."""
-    from .spec import load_spec
+    from anonymizer.spec.parse import load_spec
     try:
         parsed = load_spec(spec)
     except AnonymizerError as exc:
@@ -592,7 +592,13 @@ def hierarchy(spec: str | None, column: str, db: str | None, data: str | None, t
       dates             --units           ordered   --order, --sizes
     --export out.csv writes the ARX format (value;level1;...;*) a spec reads back as {csv: out.csv}.
     """
-    from .hierarchy.show import format_shown, hierarchy_of, show_file_column, show_spec_column, show_table_column
+    from anonymizer.hierarchy.show import (
+        format_shown,
+        hierarchy_of,
+        show_file_column,
+        show_spec_column,
+        show_table_column,
+    )
     try:
         if spec is not None:
             shown = show_spec_column(spec, column, db or DEFAULT_DB, examples, export)
@@ -634,10 +640,10 @@ def lattice(spec: str | None, db: str, table_name: str | None, experiment: str |
       anonymizer lattice release.yml --db warehouse.duckdb --table-name ages_v2 --json
     Apply a node with algorithm {name: full-domain, levels: {age: 3, ...}}.
     """
-    from .lattice_eval import evaluate_spec, format_lattice
-    from .reproduce.p001_hierarchies.experiment import comparison, format_comparison, paper001
-    from .reproduce.p001_hierarchies.plots import plot_lattice
-    from .spec import load_spec
+    from anonymizer.families.generalized.lattice.evaluate import evaluate_spec, format_lattice
+    from anonymizer.reproduce.p001_hierarchies.experiment import comparison, format_comparison, paper001
+    from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice
+    from anonymizer.spec.parse import load_spec
     try:
         if (spec is None) == (experiment is None) or (experiment and table_name):
             raise SpecError("SPEC", "give a release SPEC (optionally --table-name) or --experiment 001")
@@ -707,7 +713,7 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
         _fail(SpecError("lgb", "give exactly one of --flag-adult and --experiment 000"))
     try:
         if flag_adult:
-            from .datasets.flagged import flagged_adult
+            from anonymizer.datasets.flagged import flagged_adult
             with _open_db(db or DEFAULT_DB) as con:
                 flagged_adult(con, "adult_flagged", density, seed)
                 rows = con.execute("SELECT count(*) FROM adult_flagged").fetchone()[0]
@@ -720,7 +726,14 @@ def lgb(flag_adult: bool, density: float, experiment: str | None, ks: str, ls: s
 
 def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str | None, seed: int,
                     db: str | None, as_json: bool, quiet: bool) -> None:
-    from .reproduce.p000_lgb.experiment import findings, format_caps, format_findings, format_tables, run_experiment, to_json
+    from anonymizer.reproduce.p000_lgb.experiment import (
+        findings,
+        format_caps,
+        format_findings,
+        format_tables,
+        run_experiment,
+        to_json,
+    )
     k_list, l_list = _numbers(ks, "--ks", int), _numbers(ls, "--ls", int)
     d_list = _numbers(densities, "--densities", float)
     with _open_db(db) as con:
@@ -728,7 +741,7 @@ def _lgb_experiment(ks: str, ls: str, densities: str, queries: int, plots: str |
                               progress=_progress(quiet))
     written = []
     if plots:
-        from .reproduce.p000_lgb.plots import plot_experiment
+        from anonymizer.reproduce.p000_lgb.plots import plot_experiment
         written = plot_experiment(rows, plots)
     found = findings(rows)
     if as_json:
@@ -790,16 +803,16 @@ def ir_command(patients: int | None, table2: bool, experiment: str | None, indiv
         if patients is not None or table2:
             with _open_db(db or DEFAULT_DB) as con:
                 if table2:
-                    from .reproduce.p004_identity_reserved.worked_example import load_table2
+                    from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2
                     click.echo(f"table {load_table2(con)}: paper 004's Table 2 (10 records, 7 individuals) in "
                                f"{db or DEFAULT_DB}")
                     return
-                from .datasets.patients import patients as generate
+                from anonymizer.datasets.patients import patients as generate
                 made = generate(con, "patients", individuals=patients, seed=seed)
             click.echo(f"table patients: {made['individuals']} patients, {made['records']} records in "
                        f"{db or DEFAULT_DB}")
             return
-        from .reproduce.p004_identity_reserved.experiment import format_experiment, main_experiment
+        from anonymizer.reproduce.p004_identity_reserved.experiment import format_experiment, main_experiment
         options: dict = {"seed": seed, "repeats": repeats, "plots": plots, "progress": _progress(quiet)}
         for key, option, text, kind in (("ls", "--ls", ls, int), ("qi_sizes", "--qis", qi_sizes, int),
                                         ("alphas", "--alphas", alphas, float), ("betas", "--betas", betas, float)):
@@ -855,7 +868,7 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
       anonymizer msb --experiment 002 --sizes 1000,2000 --dims 2,3 --json
       anonymizer msb --experiment 002 --batch 0.2     # batched greedy: faster, may differ
     """
-    from .reproduce.p002_msb.experiment import findings, format_findings, format_table, run_experiment
+    from anonymizer.reproduce.p002_msb.experiment import findings, format_findings, format_table, run_experiment
     try:
         size_list, dim_list = _numbers(sizes, "--sizes", int), _numbers(dims, "--dims", int)
         with _open_db(db) as con:
@@ -863,7 +876,7 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
                                   progress=_progress(quiet))
         written = []
         if plots:
-            from .reproduce.p002_msb.plots import plot_experiment
+            from anonymizer.reproduce.p002_msb.plots import plot_experiment
             written = plot_experiment(rows, plots)
     except AnonymizerError as exc:
         _fail(exc)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from . import macros
+from anonymizer import macros
 
 
 class Plugin(BasePlugin):

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from .engine import Engine
-from .spec import ReleaseSpec, load_spec
-from .sqlnames import ident
+from anonymizer.engine.session import Engine
+from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.engine.names import ident
 
 DATA = resources.files("anonymizer") / "data"
 

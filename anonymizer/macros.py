@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from .resources import SQL, resource_dir
+from anonymizer.resources import SQL, resource_dir
 
 FILE = "anonymizer_macros.sql"
 PREFIX = "anon_"

@@ -23,18 +23,18 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
 
-from .engine import Engine, render
-from .errors import DataError, SpecError
-from .numbers import number
-from .models.catalog import (
+from anonymizer.engine.session import Engine, render
+from anonymizer.errors import DataError, SpecError
+from anonymizer.numbers import number
+from anonymizer.models.catalog import (
     AlphaKAnonymity,
     DistinctLDiversity,
     EntropyLDiversity,
     RecursiveCLDiversity,
     TCloseness,
 )
-from .models.check import evaluate_all, global_sql
-from .sqlnames import ident, table as qualified
+from anonymizer.models.check import evaluate_all, global_sql
+from anonymizer.engine.names import ident, table as qualified
 
 #: a record is "at risk" when its prosecutor risk 1/|E| is above this (classes below 5 rows,
 #: the threshold El Emam et al. use for public releases).

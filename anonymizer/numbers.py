@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .errors import SpecError
+from anonymizer.errors import SpecError
 
 #: the largest whole number a parameter may take (DuckDB binds Python ints as BIGINT).
 MAX_WHOLE = 2**63 - 1

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from anonymizer.bench.release import PHASES, format_release_bench, release_spec, run_release_bench
 from anonymizer.cli import main
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 
 
 def test_a_tiny_release_bench_reports_every_figure(tmp_path):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.algorithms import run_algorithm
-from anonymizer.engine import Engine
-from anonymizer.generalize import build_candidate
-from anonymizer.prepare import prepare, resolve_columns
-from anonymizer.spec import load_spec
+from anonymizer.families.generalized import run_algorithm
+from anonymizer.engine.session import Engine
+from anonymizer.families.generalized.form import build_candidate
+from anonymizer.plan import prepare, resolve_columns
+from anonymizer.spec.parse import load_spec
 from anonymizer.datasets.synthetic import make_adult_like
 
 COLUMNS = {"age": {"role": "quasi", "type": "numeric"}, "education": "quasi", "occupation": "quasi",

@@ -16,7 +16,7 @@ import pytest
 
 from anonymizer import anonymize
 from anonymizer.errors import SpecError
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 
 SPEC = {"release": "people_k5", "columns": {"age": {"role": "quasi", "type": "numeric"}, "sex": "quasi",
                                            "disease": "sensitive", "email": "identifier", "name": "identifier"},

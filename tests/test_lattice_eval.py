@@ -12,14 +12,14 @@ import duckdb
 import pytest
 from click.testing import CliRunner
 
-from anonymizer import lattice_eval
+from anonymizer.families.generalized.lattice import evaluate as lattice_eval
 from anonymizer.cli import main
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError, UnsupportedError
-from anonymizer.lattice_eval import evaluate_lattice, evaluate_spec
+from anonymizer.families.generalized.lattice.evaluate import evaluate_lattice, evaluate_spec
 from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 
 SPEC = {
     "release": "small",

@@ -96,11 +96,11 @@ def test_measures_agree_with_the_engine_on_adult(mcon, qis):
 def test_failing_classes_agree_with_the_engine(mcon, qis):
     """The per-class macros (which dbt's generic tests read) flag exactly the classes the
     engine's model checks count as failing, threshold by threshold."""
-    from anonymizer.engine import Engine
+    from anonymizer.engine.session import Engine
     from anonymizer.models.catalog import (DistinctLDiversity, EntropyLDiversity, KAnonymity,
                                            RecursiveCLDiversity, TCloseness)
     from anonymizer.models.check import evaluate_all
-    from anonymizer.sqlnames import ident
+    from anonymizer.engine.names import ident
 
     models = [KAnonymity(5), KAnonymity(50), DistinctLDiversity(3, "occupation"), DistinctLDiversity(8, "occupation"),
               EntropyLDiversity(3.0, "occupation"), EntropyLDiversity(6.0, "occupation"),

@@ -85,7 +85,7 @@ def test_size_buckets(con):
 
 def test_counted_once_measures_the_same(weird):
     # a release counts its candidate once (count_rows), then verifies and measures from the count
-    from anonymizer.engine import Engine
+    from anonymizer.engine.session import Engine
     from anonymizer.measure import count_rows
     con = weird
     con.execute('INSERT INTO s.t VALUES (NULL, \'a\', 3), (NULL, NULL, 3)')   # NULL is a value like any other

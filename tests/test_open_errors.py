@@ -20,7 +20,7 @@ from click.testing import CliRunner
 
 from anonymizer.cli import main
 from anonymizer.errors import SpecError
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 
 NAN, INF = float("nan"), float("inf")
 
@@ -252,7 +252,7 @@ def test_environment_error_inside_a_command_is_one_line(tmp_path, spec, monkeypa
 
     def full(*args, **kwargs):
         raise duckdb.IOException("IO Error: Could not write file \"w.duckdb.wal\": No space left on device")
-    monkeypatch.setattr("anonymizer.release.run_release", full)
+    monkeypatch.setattr("anonymizer.release.run.run_release", full)
     res = CliRunner().invoke(main, ["run", str(spec), "-q", "--db", str(tmp_path / "w.duckdb")])
     assert res.exit_code == 2 and "No space left on device" in res.output and "Traceback" not in res.output
 
@@ -262,7 +262,7 @@ def test_a_bug_is_not_reported_as_a_privacy_failure(tmp_path, spec, monkeypatch)
 
     def bug(*args, **kwargs):
         raise KeyError("oops")
-    monkeypatch.setattr("anonymizer.release.run_release", bug)
+    monkeypatch.setattr("anonymizer.release.run.run_release", bug)
     res = CliRunner().invoke(main, ["run", str(spec), "-q", "--db", str(tmp_path / "w.duckdb")])
     assert res.exit_code == 3 and "internal error" in res.output
 

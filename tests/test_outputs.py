@@ -19,11 +19,11 @@ import pytest
 from click.testing import CliRunner
 
 from anonymizer import anonymize
-from anonymizer import publish as publish_module
+from anonymizer.release.run import publish as publish_module
 from anonymizer.cli import main
 from anonymizer.errors import AnonymizerError, ExportError, PrivacyCheckFailed, SpecError
-from anonymizer.export import part_path
-from anonymizer.spec import load_spec
+from anonymizer.release.export import part_path
+from anonymizer.spec.parse import load_spec
 from tests.msb.conftest import load_table1, table1_spec
 from tests.test_view_ownership import make_people
 
@@ -446,7 +446,7 @@ def test_a_read_only_export_directory_is_refused(raw, tmp_path):
 def test_a_failing_write_leaves_no_file_and_the_release_published(raw, tmp_path, monkeypatch):
     """A COPY failing after publication (here: the second table of two) leaves neither file,
     keeps the release published, and says so."""
-    from anonymizer import export as export_module
+    from anonymizer.release.run import export as export_module
     path = tmp_path / "out" / "people.parquet"
     (tmp_path / "out").mkdir()
     path.write_text("the previous export")

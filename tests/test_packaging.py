@@ -33,7 +33,7 @@ def test_the_wheel_works_outside_the_source_tree(tmp_path):
     zipfile.ZipFile(wheel).extractall(site)
     # without site processing (-S), so the editable install's finder cannot serve the tree;
     # the dependencies come from this environment's site-packages
-    probe = ("import anonymizer, anonymizer.engine as e, anonymizer.macros as m, anonymizer.resources as r;"
+    probe = ("import anonymizer, anonymizer.engine.session as e, anonymizer.macros as m, anonymizer.resources as r;"
              "print(anonymizer.__file__); print(r.resource_dir('templates'));"
              "print('count(*)' in e.render('models/class_sizes.sql.j2', source='t', qis=['a']));"
              "print(m.macros_sql().count('CREATE OR REPLACE MACRO') > 10)")

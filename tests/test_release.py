@@ -6,7 +6,7 @@ import pytest
 
 from anonymizer import anonymize
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 
 WEIRD = {  # column names that need quoting: a keyword, a space, a quote
     "release": "weird",

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from anonymizer import anonymize
 from anonymizer.cli import main
-from anonymizer.engine import Engine, Settings
+from anonymizer.engine.session import Engine, Settings
 from anonymizer.errors import SpecError
-from anonymizer.spec import load_spec, memory_limit
+from anonymizer.spec.parse import load_spec, memory_limit
 from anonymizer.datasets.synthetic import make_adult_like
 
 BASE = {"release": "r", "source": {"table": "adult"}, "default_role": "identifier",

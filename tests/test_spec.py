@@ -7,7 +7,7 @@ import copy
 import pytest
 
 from anonymizer.errors import SpecError
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 
 GOOD = {
     "release": "r",

@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-import anonymizer.release as release_module
+import anonymizer.release.run as release_module
 from anonymizer import anonymize
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.macros import install

@@ -9,18 +9,18 @@ import sqlglot
 
 from anonymizer import anonymize
 from anonymizer.demo import data_path, demo_spec, load_adult
-from anonymizer.spec import load_spec
-from anonymizer import engine as engine_module
-from anonymizer.engine import Engine, list_templates
-from anonymizer.lattice_eval import evaluate_spec
+from anonymizer.spec.parse import load_spec
+from anonymizer.engine import session as engine_module
+from anonymizer.engine.session import Engine, list_templates
+from anonymizer.families.generalized.lattice.evaluate import evaluate_spec
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult, flagged_synthetic
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.models import build_model
-from anonymizer.models.identity_reserved import verify as ir_verify, vulnerable as ir_vulnerable
+from anonymizer.families.identity_reserved.models import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.measure import measure_table
-from anonymizer.release import run_release
+from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
 from tests.ir.test_danonyir import HANDLE_ROWS
 from tests.test_release import WEIRD, make_weird

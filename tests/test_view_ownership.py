@@ -17,9 +17,9 @@ from click.testing import CliRunner
 from anonymizer import anonymize
 from anonymizer.cli import main
 from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
-from anonymizer.publish import unchanged
-from anonymizer.release import spec_fingerprint
-from anonymizer.spec import load_spec
+from anonymizer.release.publish import unchanged
+from anonymizer.release.run import spec_fingerprint
+from anonymizer.spec.parse import load_spec
 from tests.msb.conftest import load_table1, table1_spec
 
 
@@ -68,9 +68,9 @@ def audit(con) -> list[tuple]:
 
 def is_unchanged(con, spec: dict) -> bool:
     """What the release's own idempotency test says, asked directly."""
-    from anonymizer.engine import Engine
-    from anonymizer.prepare import resolve_columns
-    from anonymizer.publish import fingerprint
+    from anonymizer.engine.session import Engine
+    from anonymizer.plan import resolve_columns
+    from anonymizer.release.publish import fingerprint
     parsed = load_spec(spec)
     engine = Engine(con)
     parsed = resolve_columns(parsed, engine.columns("people"), "people")

@@ -20,15 +20,15 @@ from typing import TYPE_CHECKING, Iterator
 
 import duckdb
 
-from anonymizer.algorithms import full_domain, run_algorithm
-from anonymizer.engine import Engine
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
-from anonymizer.sqlnames import ident
+from anonymizer.families.generalized import full_domain, run_algorithm
+from anonymizer.engine.session import Engine
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
+from anonymizer.engine.names import ident
 from anonymizer.datasets.synthetic import make_adult_like
 
 if TYPE_CHECKING:
-    from anonymizer.release import ReleaseResult
+    from anonymizer.release.run import ReleaseResult
 
 #: QIs in the order benchmarks take them (the first ``qis`` of these).
 BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex",

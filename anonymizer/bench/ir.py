@@ -22,7 +22,7 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.bench.harness import scan_time, timed_release
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.datasets.patients import QIS, SENSITIVE, patients, patients_spec
 
 

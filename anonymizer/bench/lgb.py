@@ -20,7 +20,7 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.bench.harness import scan_time, timed_release
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, experiment_spec, flagged_synthetic
 
 

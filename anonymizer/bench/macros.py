@@ -22,7 +22,7 @@ from typing import Iterator, Sequence
 import duckdb
 
 from anonymizer.bench.harness import BENCH_QIS, memory, scan_time
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.macros import install
 from anonymizer.measure import measure_table
 from anonymizer.datasets.synthetic import make_adult_like

@@ -19,7 +19,7 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.bench.harness import scan_time, timed_release
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.reproduce.p002_msb.experiment import present_values
 from anonymizer.reproduce.p002_msb.setting import SYNTHETIC_COLUMNS, TABLE4, msb_spec
 from anonymizer.datasets.synthetic import make_adult_like

@@ -169,8 +169,8 @@ def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, t
     (achieved), memory_limit, threads."""
     from anonymizer.api import anonymize
     from anonymizer.bench.harness import scan_time
-    from anonymizer.engine import Engine
-    from anonymizer.sqlnames import ident
+    from anonymizer.engine.session import Engine
+    from anonymizer.engine.names import ident
     with duckdb.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
         scan = scan_time(Engine(con), ident(TABLE), QIS)

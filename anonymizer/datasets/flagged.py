@@ -12,8 +12,8 @@ from __future__ import annotations
 import duckdb
 
 from anonymizer.demo import load_adult
-from anonymizer.engine import Engine
-from anonymizer.sqlnames import ident
+from anonymizer.engine.session import Engine
+from anonymizer.engine.names import ident
 from anonymizer.datasets.synthetic import make_adult_like
 
 #: the semi-sensitive attributes of section 4, each with a BOOLEAN flag column ``<attr>_flag``.

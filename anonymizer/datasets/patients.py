@@ -68,9 +68,9 @@ from typing import Any
 
 import duckdb
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 
 #: Table 5's attributes in the paper's order (``|QI| = d`` takes the first d), and Diagnosis.
 QIS = ("month_of_birth", "year_of_birth", "gender", "race", "educ_year", "marry", "poverty", "hispanx")

@@ -22,8 +22,8 @@ from itertools import accumulate
 
 import duckdb
 
-from anonymizer.engine import Engine
-from anonymizer.sqlnames import ident
+from anonymizer.engine.session import Engine
+from anonymizer.engine.names import ident
 
 #: column -> (values, relative weights), weights roughly those of UCI Adult.
 DISTRIBUTIONS: dict[str, tuple[tuple[str, ...], tuple[float, ...]]] = {
@@ -68,7 +68,7 @@ def make_adult_like(con: duckdb.DuckDBPyConnection | Engine, name: str, rows: in
     """Create (or replace) table ``name`` with ``rows`` Adult-like rows; return its quoted name.
 
     Args:
-        con: a DuckDB connection or an :class:`~anonymizer.engine.Engine`.
+        con: a DuckDB connection or an :class:`~anonymizer.engine.session.Engine`.
         name: the table to create (replaced if it exists).
         rows: how many rows.
         seed: the same seed gives the same table.

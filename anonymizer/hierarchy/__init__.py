@@ -21,10 +21,10 @@ none            (no ``hierarchy``)                           :mod:`.flat`
 :func:`export_arx` describe and write them (the ``anonymizer hierarchy`` command).
 """
 
-from .build import BUILDERS, Coded, build_hierarchy
-from .levels import Level, level_summary
-from .export import export_arx
-from .spec import KINDS, Hierarchy, column_type, parse_hierarchy
+from anonymizer.hierarchy.build import BUILDERS, Coded, build_hierarchy
+from anonymizer.hierarchy.levels import Level, level_summary
+from anonymizer.hierarchy.export import export_arx
+from anonymizer.hierarchy.spec import KINDS, Hierarchy, column_type, parse_hierarchy
 
 __all__ = ["BUILDERS", "KINDS", "Coded", "Hierarchy", "Level", "build_hierarchy", "column_type", "export_arx",
            "level_summary", "parse_hierarchy"]

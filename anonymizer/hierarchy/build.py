@@ -20,15 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..engine import Engine
-from ..errors import DataError, SpecError
-from ..sqlnames import ident
-from . import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
-from .site import Domain, Site
-from .spec import INTEGER_TYPES, is_temporal_type
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError, SpecError
+from anonymizer.engine.names import ident
+from anonymizer.hierarchy import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
+from anonymizer.hierarchy.site import Domain, Site
+from anonymizer.hierarchy.spec import INTEGER_TYPES, is_temporal_type
 
 if TYPE_CHECKING:
-    from ..spec import Column
+    from anonymizer.spec.parse import Column
 
 BUILDERS = {"flat": flat, "csv": csv_file, "intervals": intervals, "masking": masking, "ordered": ordered,
             "dates": dates, "cgh": cgh, "dbgh": dbgh, "cbgh": cbgh}

@@ -30,10 +30,10 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from ..errors import SpecError
-from ..sqlnames import ident
-from .numeric import root_range
-from .site import Domain, Levels, by_value
+from anonymizer.errors import SpecError
+from anonymizer.engine.names import ident
+from anonymizer.hierarchy.numeric import root_range
+from anonymizer.hierarchy.site import Domain, Levels, by_value
 
 order = by_value  # numeric order
 MOST_LEAVES = 1024

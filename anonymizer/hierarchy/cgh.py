@@ -16,8 +16,8 @@ split ``[low, high]`` into half-open intervals, the last one closed. The levels 
 
 from __future__ import annotations
 
-from .numeric import root_range
-from .site import Domain, Levels, by_value
+from anonymizer.hierarchy.numeric import root_range
+from anonymizer.hierarchy.site import Domain, Levels, by_value
 
 order = by_value  # numeric order
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..engine import Engine
-from ..errors import SpecError
-from ..sqlnames import ident
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.engine.names import ident
 
 
 def check_covered(engine: Engine, source: str, column: str, leaves: str, field: str) -> None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine import Engine
-from ..errors import SpecError
-from .coverage import check_covered
-from .site import BY_VALUE, Domain, Levels, Order, Site
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.hierarchy.coverage import check_covered
+from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 
 
 def load_leaves(engine: Engine, key: str, path: Path, delimiter: str) -> tuple[str, int]:

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import math
 
-from ..errors import SpecError
-from .numeric import root_range
-from .site import Domain, Levels, by_value
+from anonymizer.errors import SpecError
+from anonymizer.hierarchy.numeric import root_range
+from anonymizer.hierarchy.site import Domain, Levels, by_value
 
 order = by_value  # numeric order
 LARGEST = 10 ** 12  # divisors are found by trial division up to the square root

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine import Engine
+from anonymizer.engine.session import Engine
 
 
 def export_arx(engine: Engine, hier: str, top: int, path: str | Path, delimiter: str = ";") -> None:

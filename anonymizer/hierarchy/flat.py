@@ -7,8 +7,8 @@ that order; full-domain generalization can only keep them or suppress them to ``
 
 from __future__ import annotations
 
-from .ordered import declared_order
-from .site import BY_VALUE, Domain, Levels, Order, Site
+from anonymizer.hierarchy.ordered import declared_order
+from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 
 
 def order(site: Site) -> Order:

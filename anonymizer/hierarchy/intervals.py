@@ -7,7 +7,7 @@ see ``QI.nested``). Distortion: the level (paper 001, Definition 9).
 
 from __future__ import annotations
 
-from .site import Domain, Levels, by_value
+from anonymizer.hierarchy.site import Domain, Levels, by_value
 
 order = by_value  # numeric or date order
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..engine import Engine
+from anonymizer.engine.session import Engine
 
 
 @dataclass(frozen=True)

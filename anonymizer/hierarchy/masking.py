@@ -10,7 +10,7 @@ Definition 9).
 
 from __future__ import annotations
 
-from .site import Domain, Levels, Order, Site
+from anonymizer.hierarchy.site import Domain, Levels, Order, Site
 
 
 def order(site: Site) -> Order:

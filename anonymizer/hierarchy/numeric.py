@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-from ..errors import SpecError
-from .site import Domain
+from anonymizer.errors import SpecError
+from anonymizer.hierarchy.site import Domain
 
 
 def root_range(domain: Domain) -> tuple[float, float]:

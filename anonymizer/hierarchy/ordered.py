@@ -10,8 +10,8 @@ group is a contiguous code range. Distortion: the level (paper 001, Definition 9
 
 from __future__ import annotations
 
-from .coverage import check_covered
-from .site import Domain, Levels, Order, Site
+from anonymizer.hierarchy.coverage import check_covered
+from anonymizer.hierarchy.site import Domain, Levels, Order, Site
 
 
 def declared_order(site: Site, values: tuple[str, ...], field: str) -> Order:

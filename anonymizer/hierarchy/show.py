@@ -22,17 +22,17 @@ from typing import Iterator
 
 import duckdb
 
-from ..engine import Engine
-from ..database import open_database
-from ..errors import SpecError
-from ..prepare import load_file, load_source, resolve_columns
-from ..spec import Column, Source, load_spec
-from ..measure import table_parts
-from ..sqlnames import ident, table
-from .build import build_hierarchy
-from .export import export_arx
-from .levels import Level, level_summary
-from .spec import PAPER_KINDS, Hierarchy, column_type, parse_hierarchy
+from anonymizer.engine.session import Engine
+from anonymizer.engine.database import open_database
+from anonymizer.errors import SpecError
+from anonymizer.plan import load_file, load_source, resolve_columns
+from anonymizer.spec.parse import Column, Source, load_spec
+from anonymizer.measure import table_parts
+from anonymizer.engine.names import ident, table
+from anonymizer.hierarchy.build import build_hierarchy
+from anonymizer.hierarchy.export import export_arx
+from anonymizer.hierarchy.levels import Level, level_summary
+from anonymizer.hierarchy.spec import PAPER_KINDS, Hierarchy, column_type, parse_hierarchy
 
 OPTIONS = {"cgh": ("min_width", "range"), "dbgh": ("min_width", "range"), "cbgh": ("min_width", "range"),
            "intervals": ("widths",), "masking": ("levels",), "dates": ("units",), "ordered": ("order", "sizes")}
@@ -146,7 +146,7 @@ def show_table_column(db: str, name: str, column: str, hierarchy: Hierarchy, exa
 @contextmanager
 def _connect(db: str | None) -> Iterator[duckdb.DuckDBPyConnection]:
     """An in-memory database (``db`` None), or the existing database file ``db`` (opened by
-    :func:`~anonymizer.database.open_database`: one clear message for every opening problem)."""
+    :func:`~anonymizer.engine.database.open_database`: one clear message for every opening problem)."""
     with open_database(db, must_exist=True, label="--db") as con:
         yield con
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..engine import Engine
+from anonymizer.engine.session import Engine
 
 if TYPE_CHECKING:
-    from ..spec import Column
+    from anonymizer.spec.parse import Column
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import SpecError
-from ..numbers import is_number
+from anonymizer.errors import SpecError
+from anonymizer.numbers import is_number
 
 KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh")
 NUMERIC_KINDS = ("intervals", "cgh", "dbgh", "cbgh")

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ..engine import Engine, render
-from ..errors import SpecError
-from ..sqlnames import ident
+from anonymizer.engine.session import Engine, render
+from anonymizer.errors import SpecError
+from anonymizer.engine.names import ident
 
 #: the class id column of a candidate.
 CID = ident("__cid")
@@ -73,11 +73,11 @@ def class_stats(engine: Engine, candidate: str, total_rows: int, weight: str | N
                       total_rows - released, total_rows)
 
 
-from .cavg import cavg  # noqa: E402
-from .discernibility import discernibility  # noqa: E402
-from .loss import loss  # noqa: E402
-from .ncp import ncp  # noqa: E402
-from .suppression import suppression  # noqa: E402
+from anonymizer.metrics.cavg import cavg  # noqa: E402
+from anonymizer.metrics.discernibility import discernibility  # noqa: E402
+from anonymizer.metrics.loss import loss  # noqa: E402
+from anonymizer.metrics.ncp import ncp  # noqa: E402
+from anonymizer.metrics.suppression import suppression  # noqa: E402
 
 
 def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]],

@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from ..engine import Engine
-from ..errors import SpecError
-from . import ClassStats, class_stats
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.metrics import ClassStats, class_stats
 
 
 def cavg(engine: Engine, candidate: str, total_rows: int, k: int,

@@ -6,8 +6,8 @@ the size of its class, each suppressed row the size of the whole table.
 
 from __future__ import annotations
 
-from ..engine import Engine
-from . import ClassStats, class_stats
+from anonymizer.engine.session import Engine
+from anonymizer.metrics import ClassStats, class_stats
 
 
 def discernibility(engine: Engine, candidate: str, total_rows: int,

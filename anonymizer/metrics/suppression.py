@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..engine import Engine
-from . import ClassStats, class_stats
+from anonymizer.engine.session import Engine
+from anonymizer.metrics import ClassStats, class_stats
 
 
 def suppression(engine: Engine, candidate: str, total_rows: int,

@@ -6,7 +6,7 @@ import time
 import uuid
 from typing import Any, Sequence
 
-from ..engine import Engine
+from anonymizer.engine.session import Engine
 
 
 class WorkTables:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .base import PrivacyModel
-from .catalog import (
+from anonymizer.models.base import PrivacyModel
+from anonymizer.models.catalog import (
     AlphaKAnonymity,
     DistinctLDiversity,
     EntropyLDiversity,
@@ -16,7 +16,7 @@ from .catalog import (
     build_model,
     MODEL_TYPES,
 )
-from .identity_reserved import (
+from anonymizer.families.identity_reserved.models import (
     EIRAlphaBetaAnonymity,
     EIRLDiversity,
     IRAlphaBetaAnonymity,

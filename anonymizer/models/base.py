@@ -18,7 +18,7 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
-from ..errors import SpecError
+from anonymizer.errors import SpecError
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class PrivacyModel:
     #: whether the check needs the table-wide distribution ``glob``.
     needs_global: ClassVar[bool] = False
     #: whether the model protects all sensitive attributes together, group by group
-    #: (paper 002's anatomy models, checked by :mod:`anonymizer.anatomy`, not by a template).
+    #: (paper 002's anatomy models, checked by :mod:`anonymizer.families.anatomy.form`, not by a template).
     multi_attribute: ClassVar[bool] = False
     #: whether the model protects local buckets only (paper 000's l-uniqueness, read by LGB).
     bucket: ClassVar[bool] = False

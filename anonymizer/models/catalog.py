@@ -14,10 +14,10 @@ import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ..errors import SpecError
-from ..numbers import MAX_WHOLE, number
-from .base import PrivacyModel
-from .identity_reserved import (
+from anonymizer.errors import SpecError
+from anonymizer.numbers import MAX_WHOLE, number
+from anonymizer.models.base import PrivacyModel
+from anonymizer.families.identity_reserved.models import (
     EIRAlphaBetaAnonymity,
     EIRLDiversity,
     IRAlphaBetaAnonymity,

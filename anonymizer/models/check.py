@@ -21,10 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from ..engine import Engine, render
-from ..errors import SpecError
-from ..sqlnames import ident
-from .base import PrivacyModel
+from anonymizer.engine.session import Engine, render
+from anonymizer.errors import SpecError
+from anonymizer.engine.names import ident
+from anonymizer.models.base import PrivacyModel
 
 
 @dataclass(frozen=True)

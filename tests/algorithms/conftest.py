@@ -9,9 +9,9 @@ import duckdb
 import pandas as pd
 import pytest
 
-from anonymizer.engine import Engine
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.engine.session import Engine
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 
 ADULT = Path(__file__).resolve().parents[2] / "anonymizer" / "data" / "arx_adult"
 

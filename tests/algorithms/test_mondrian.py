@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.algorithms import mondrian, run_algorithm
+from anonymizer.families.generalized import mondrian, run_algorithm
 from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
 
 NUM = {"role": "quasi", "type": "numeric"}

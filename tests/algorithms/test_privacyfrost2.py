@@ -11,13 +11,13 @@ import pytest
 from pycanon import anonymity
 
 from anonymizer import anonymize
-from anonymizer.algorithms.frequency_set import build_frequency_set, distinct_counts
-from anonymizer.algorithms.full_domain import check_levels
-from anonymizer.algorithms.scoring import Scoring
-from anonymizer.engine import Engine
+from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set, distinct_counts
+from anonymizer.families.generalized.full_domain import check_levels
+from anonymizer.families.generalized.lattice.scoring import Scoring
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 from tests.test_oracle import ARX_QIS, adult_spec
 
 # Rows (a, b). a has the hierarchy a1,a2 -> a12; a3,a4 -> a34; then '*'; b is flat (b*, '*').

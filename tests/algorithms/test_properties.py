@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.algorithms import full_domain, mondrian
+from anonymizer.families.generalized import full_domain, mondrian
 
 NUM = {"role": "quasi", "type": "numeric"}
 

@@ -28,12 +28,12 @@ import pytest
 import yaml
 
 from anonymizer import anonymize, load_spec
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.measure import measure_table
 from anonymizer.models import KAnonymity
 from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonymizer.models.check import evaluate_all
-from anonymizer.sqlnames import ident, table
+from anonymizer.engine.names import ident, table
 from dbt.cli.main import dbtRunner  # dbt-core and dbt-duckdb are dev dependencies
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dbt"

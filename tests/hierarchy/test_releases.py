@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from anonymizer import anonymize
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from tests.hierarchy.conftest import build, labels
 from tests.hierarchy.test_builders import EDUCATION
 

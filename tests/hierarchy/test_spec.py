@@ -8,8 +8,8 @@ import pytest
 
 from anonymizer.errors import SpecError
 from anonymizer.hierarchy import Hierarchy, column_type
-from anonymizer.spec import Hierarchy as SpecHierarchy
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import Hierarchy as SpecHierarchy
+from anonymizer.spec.parse import load_spec
 
 BASE = {"release": "r", "source": {"table": "t"}, "columns": {"x": "quasi", "s": "sensitive"},
         "models": [{"type": "k-anonymity", "k": 2}]}

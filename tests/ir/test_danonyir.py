@@ -9,16 +9,16 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from anonymizer.algorithms.danonyir import Element, Growing, Tables, attrs_of  # noqa: F401
-from anonymizer.algorithms.danonyir.element import Element as _Element
-from anonymizer.engine import Engine
+from anonymizer.families.identity_reserved.danonyir import Element, Growing, Tables, attrs_of  # noqa: F401
+from anonymizer.families.identity_reserved.danonyir.element import Element as _Element
+from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
-from anonymizer.individuals import individuals
+from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.models import build_model
-from anonymizer.prepare import prepare
-from anonymizer.release import run_release
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
 
 EL3 = {"type": "eir-l-diversity", "l": 3, "sensitive": "disease"}
 EAB = {"type": "eir-alpha-beta-anonymity", "alpha": 0.4, "beta": 0.6, "sensitive": "disease"}

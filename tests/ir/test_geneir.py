@@ -2,7 +2,7 @@
 residuals by Eq. (17), and random tables against the models' definitions.
 
 The plans are built by the real preparation (``prepare`` with role ``individual``, then
-``anonymizer.individuals``: ``ir_rec``/``ir_ind`` of the shared contract), which landed
+``anonymizer.families.identity_reserved.individuals``: ``ir_rec``/``ir_ind`` of the shared contract), which landed
 before these tests were written; no hand-built stand-in is needed.
 """
 
@@ -16,18 +16,18 @@ import duckdb
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from anonymizer.algorithms.geneir import geneir
-from anonymizer.engine import Engine, render
+from anonymizer.families.identity_reserved.geneir import geneir
+from anonymizer.engine.session import Engine, render
 from anonymizer.errors import SpecError
-from anonymizer.individuals import individuals
+from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
-from anonymizer.ir_table import model_of
+from anonymizer.families.identity_reserved.form import model_of
 from anonymizer.models import KAnonymity
-from anonymizer.models.identity_reserved import class_counts_sql, vulnerable
-from anonymizer.prepare import prepare
-from anonymizer.release import run_release
-from anonymizer.spec import load_spec
+from anonymizer.families.identity_reserved.models import class_counts_sql, vulnerable
+from anonymizer.plan import prepare
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
 
 KL33 = {"type": "ir-kl-anonymity", "k": 3, "l": 3, "sensitive": "disease"}
 AB46 = {"type": "ir-alpha-beta-anonymity", "alpha": 0.4, "beta": 0.6, "sensitive": "disease"}
@@ -411,7 +411,7 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     and every statement they execute parses with sqlglot (DuckDB dialect)."""
     import sqlglot
 
-    from anonymizer.engine import list_templates
+    from anonymizer.engine.session import list_templates
     from tests.test_templates import collect
 
     rendered, executed = collect(monkeypatch)

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.models.hitting_sets import (
+from anonymizer.families.identity_reserved.hitting_sets import (
     IncrementalEl,
     absorb,
     bhs,

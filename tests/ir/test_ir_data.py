@@ -5,11 +5,11 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.datasets.patients import CARDINALITIES, QIS, patients, patients_spec, profile
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from anonymizer.errors import SpecError
 from anonymizer.reproduce.p004_identity_reserved.experiment import (FIXED, SWEEPS, VARIANTS, findings, format_experiment, format_findings,
                                       format_tables, main_experiment, run_experiment, settings)
 
-HAVE_GENEIR = importlib.util.find_spec("anonymizer.algorithms.geneir") is not None
+HAVE_GENEIR = importlib.util.find_spec("anonymizer.families.identity_reserved.geneir") is not None
 
 
 # -- the grid -------------------------------------------------------------------------------

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
-from anonymizer.metrics.ir_loss import nloss
+from anonymizer.families.identity_reserved.metrics import nloss
 from anonymizer.reproduce.p004_identity_reserved.query_error import (IRPredicate, IRQuery, draw_ir_queries, ir_query_answers,
                                                ir_query_error)
 

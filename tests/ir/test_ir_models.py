@@ -14,7 +14,7 @@ import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.engine import Engine, list_templates
+from anonymizer.engine.session import Engine, list_templates
 from anonymizer.errors import SpecError
 from anonymizer.models import (
     EIRAlphaBetaAnonymity,
@@ -24,8 +24,8 @@ from anonymizer.models import (
     IRKLAnonymity,
     build_model,
 )
-from anonymizer.models.identity_reserved import class_counts_sql, decide_classes, verify, vulnerable
-from anonymizer.sqlnames import ident
+from anonymizer.families.identity_reserved.models import class_counts_sql, decide_classes, verify, vulnerable
+from anonymizer.engine.names import ident
 from tests.test_templates import collect
 
 # Table 2: Id_num -> the diseases of the individual's records (Mike 1, Lily 2, Tim 3, Jane 4, Tina 5,

@@ -12,7 +12,7 @@ from anonymizer import anonymize
 from anonymizer.cli import main
 from anonymizer.errors import DataError, SpecError
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 from tests.msb.test_spec import nothing_published
 
 EL3 = {"type": "eir-l-diversity", "l": 3, "sensitive": "disease"}

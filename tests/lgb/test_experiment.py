@@ -9,7 +9,7 @@ import json
 import duckdb
 import pytest
 
-from anonymizer import lgb_table
+from anonymizer.families.lgb import form as lgb_table
 from anonymizer.errors import PrivacyCheckFailed, SpecError
 from anonymizer.datasets.flagged import experiment_spec
 from anonymizer.reproduce.p000_lgb.experiment import (evaluate, findings, format_caps, format_findings, format_tables,

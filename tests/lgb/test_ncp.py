@@ -13,13 +13,13 @@ import pytest
 import sqlglot
 from hypothesis import given, settings, strategies as st
 
-from anonymizer.algorithms.lgb.ncp import lgb_ncp
-from anonymizer.algorithms.mondrian import mondrian
-from anonymizer.engine import Engine
+from anonymizer.families.lgb.ncp import lgb_ncp
+from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.engine.session import Engine
 from anonymizer.metrics import qi as metric_qi
 from anonymizer.metrics.ncp import ncp
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 
 NUM = {"role": "quasi", "type": "numeric"}
 

@@ -10,7 +10,7 @@ import pytest
 from anonymizer import anonymize
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.reproduce.p000_lgb.worked_example import fig1_spec
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 from tests.msb.test_spec import nothing_published
 
 

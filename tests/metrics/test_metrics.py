@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.metrics import cavg, discernibility, loss, ncp, qi, suppression, utility_report
 

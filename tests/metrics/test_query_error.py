@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
 from anonymizer.reproduce.p000_lgb import query_error as qe
 from anonymizer.reproduce.p000_lgb.query_error import Predicate, draw_queries, query_answers, query_error

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.metrics import utility_report
-from anonymizer.release import _metric_qis, publish_release
-from anonymizer.prepare import prepare, resolve_columns
-from anonymizer.spec import load_spec
-from anonymizer.sqlnames import ident, table
+from anonymizer.release.run import _metric_qis, publish_release
+from anonymizer.plan import prepare, resolve_columns
+from anonymizer.spec.parse import load_spec
+from anonymizer.engine.names import ident, table
 from anonymizer.datasets.synthetic import make_adult_like
 
 SPEC = {"release": "u", "source": {"table": "adult"}, "default_role": "identifier",

@@ -8,7 +8,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def load(con, name: str, columns: list[str], rows: list[tuple]) -> None:
     """Create table ``name`` with ``rows`` (types as pandas infers them)."""
     import pandas as pd
 
-    from anonymizer.sqlnames import ident
+    from anonymizer.engine.names import ident
 
     con.register("__load_df", pd.DataFrame(rows, columns=columns))
     con.execute(f"CREATE TABLE {ident(name)} AS SELECT * FROM __load_df")

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from anonymizer.engine import list_templates, render
+from anonymizer.engine.session import list_templates, render
 from anonymizer.metrics import qi
-from anonymizer.sqlnames import ident, table
+from anonymizer.engine.names import ident, table
 
 HIST = f"(SELECT * FROM {table('my schema', 'hist')})"
 MODEL = {"hist": HIST, "p": "m0", "glob": ident("g l"), "hier": ident('h"r'), "has_value": True}

@@ -3,7 +3,7 @@
 Written from the paper's prose ("select an unshielded non-empty d dimensional bucket with
 the maximal sensitive attribute security level and the largest bucket size (or
 selectivity), and extract a record from the bucket ...") and the rules stated in
-:mod:`anonymizer.algorithms.msb.greedy`'s docstring, not from its code. Nothing is batched
+:mod:`anonymizer.families.anatomy.greedy`'s docstring, not from its code. Nothing is batched
 and nothing is kept between steps: the buckets, their sizes and the capacities are
 recounted from the list of remaining records before every single pick.
 

@@ -1,4 +1,4 @@
-"""Security levels and multi-dimensional buckets in SQL (anonymizer.algorithms.msb.buckets)
+"""Security levels and multi-dimensional buckets in SQL (anonymizer.families.anatomy.buckets)
 against paper 002's Table 1, section 3's security levels and Figure 1, worked by hand."""
 
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from anonymizer.algorithms.msb.buckets import build_buckets, build_levels
-from anonymizer.engine import Engine
+from anonymizer.families.anatomy.buckets import build_buckets, build_levels
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
 from tests.msb.conftest import table1_spec
 
 PHYSICIANS = ["Anne", "Bob", "John", "Mary", "Sam"]
@@ -148,7 +148,7 @@ def test_override_naming_an_absent_value_is_refused(t1):
 
 
 def test_too_many_distinct_vectors_is_refused_before_python_reads_them(con, monkeypatch):
-    import anonymizer.algorithms.msb.buckets as buckets_module
+    import anonymizer.families.anatomy.buckets as buckets_module
     from anonymizer import anonymize
     from anonymizer.errors import DataError
     monkeypatch.setattr(buckets_module, "MAX_BUCKETS", 100)

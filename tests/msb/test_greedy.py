@@ -1,4 +1,4 @@
-"""MSB's greedy phases on bucket counts (anonymizer.algorithms.msb.greedy) against paper 002's
+"""MSB's greedy phases on bucket counts (anonymizer.families.anatomy.greedy) against paper 002's
 Table 1 worked by hand and against the naive one-record-at-a-time reference (tests/msb/reference.py)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.algorithms.msb.greedy import Buckets, run_greedy
+from anonymizer.families.anatomy.greedy import Buckets, run_greedy
 from tests.msb.conftest import TABLE1_GROUPS
 from tests.msb.reference import reference_msb
 

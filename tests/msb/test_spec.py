@@ -8,7 +8,7 @@ import pytest
 
 from anonymizer import anonymize
 from anonymizer.errors import SpecError
-from anonymizer.spec import load_spec
+from anonymizer.spec.parse import load_spec
 from tests.msb.conftest import table1_spec
 
 

@@ -28,17 +28,17 @@ from typing import Callable, Iterable, Sequence
 
 import duckdb
 
-from anonymizer import lgb_table
+from anonymizer.families.lgb import form as lgb_table
 
 from anonymizer.reproduce.p002_msb import experiment as msb_experiment
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
 from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
 from anonymizer.reproduce.p002_msb.experiment import _finding, _r
-from anonymizer.prepare import load_source, prepare, resolve_columns
-from anonymizer.spec import LGB_ALGORITHMS, ReleaseSpec, load_spec
-from anonymizer.sqlnames import ident
+from anonymizer.plan import load_source, prepare, resolve_columns
+from anonymizer.spec.parse import LGB_ALGORITHMS, ReleaseSpec, load_spec
+from anonymizer.engine.names import ident
 
 KS: tuple[int, ...] = (5, 8, 10)
 LS: tuple[int, ...] = (5, 8, 10, 12, 15, 18, 20)
@@ -74,7 +74,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
 
 def _candidate(engine: Engine, spec: ReleaseSpec) -> tuple[lgb_table.LgbCandidate, dict, dict]:
     """Algorithm 1 and the Fig. 2 table, verified and measured as a release does before it
-    publishes (:func:`anonymizer.lgb_table.verified_candidate`): the candidate, its section
+    publishes (:func:`anonymizer.families.lgb.form.verified_candidate`): the candidate, its section
     4.1 metrics and the phases' seconds."""
     t0 = time.perf_counter()
     source = load_source(engine, spec)

@@ -64,9 +64,9 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 from anonymizer.metrics.work_tables import WorkTables
 
 #: the work tables of one evaluation.

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import duckdb
 
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 
 #: (id, age, age flag, gender, gender flag, zip, zip flag, disease, disease flag), Fig. 1(b).
 FIG1 = (

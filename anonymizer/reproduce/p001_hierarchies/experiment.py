@@ -31,8 +31,8 @@ from typing import Callable
 import duckdb
 
 from anonymizer.demo import load_adult
-from anonymizer.lattice_eval import LatticeTable, evaluate_spec
-from anonymizer.spec import ReleaseSpec, load_spec
+from anonymizer.families.generalized.lattice.evaluate import LatticeTable, evaluate_spec
+from anonymizer.spec.parse import ReleaseSpec, load_spec
 
 BUILDERS = ("cgh", "dbgh", "cbgh")
 QIS = {"age": {"min_width": 5, "range": [17, 90]},

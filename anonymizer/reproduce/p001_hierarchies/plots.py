@@ -18,7 +18,7 @@ from anonymizer.errors import UnsupportedError
 
 def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) -> Path:
     """Write the plot of one or more lattices (``name -> node rows`` as
-    :class:`~anonymizer.lattice_eval.LatticeTable` holds them) to ``path`` (PNG, SVG, PDF
+    :class:`~anonymizer.families.generalized.lattice.evaluate.LatticeTable` holds them) to ``path`` (PNG, SVG, PDF
     by its suffix) and return the path."""
     try:
         from matplotlib.figure import Figure

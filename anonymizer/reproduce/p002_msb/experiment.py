@@ -25,7 +25,7 @@ Choices (the paper does not give them):
   does not matter here, since MSB forms its groups from the sensitive values alone (the QI
   table only carries each record's group id).
 - Greedy: ``batch="exact"`` by default, the paper's one-record-at-a-time greedy (a fraction
-  batches steps; see :mod:`anonymizer.algorithms.msb.greedy`); ties broken by a seeded
+  batches steps; see :mod:`anonymizer.families.anatomy.greedy`); ties broken by a seeded
   hash of the sensitive vector (the paper picks tied buckets at random).
 - Runtime: ``algorithm_seconds`` is the release's algorithm phase (bucket counts in SQL, the
   greedy, the assignment of rows to groups), ``greedy_seconds`` the greedy alone,
@@ -47,7 +47,7 @@ import duckdb
 from anonymizer.demo import load_adult
 from anonymizer.errors import SpecError
 from anonymizer.reproduce.p002_msb.setting import ADULT_COLUMNS, ALGORITHMS, TABLE4, msb_spec
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 
 SIZES: tuple[int, ...] = tuple(range(1000, 10001, 1000))   # sweep (1): n, at d = SIZE_D
 DIMS: tuple[int, ...] = (2, 3, 4, 5)                        # sweep (2): d, at n = DIM_N

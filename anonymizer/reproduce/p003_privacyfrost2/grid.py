@@ -23,13 +23,13 @@ from typing import Iterator
 
 import duckdb
 
-from anonymizer.algorithms import run_algorithm
+from anonymizer.families.generalized import run_algorithm
 from anonymizer.bench.harness import memory
 from anonymizer.demo import data_path
-from anonymizer.engine import Engine
-from anonymizer.prepare import prepare
-from anonymizer.spec import load_spec
-from anonymizer.sqlnames import ident
+from anonymizer.engine.session import Engine
+from anonymizer.plan import prepare
+from anonymizer.spec.parse import load_spec
+from anonymizer.engine.names import ident
 from anonymizer.datasets.synthetic import make_adult_like
 
 #: paper 003, Table 2: (k, "l" or "t", value).

@@ -11,7 +11,7 @@ measuring the share v of vulnerable classes (satisfying the IR model but not its
 Figs. 2, 3), NLoss (Eq. 15, Figs. 4, 5), the relative error of COUNT queries (Eq. 19, with
 lambda = 1 against l, alpha, beta and lambda = |QI| against |QI|, Figs. 6, 7) and the runtime
 (Figs. 8, 9). Every run here is one release up to its verified candidate, not published
-(:func:`evaluate`, through :func:`anonymizer.ir_table.verified_candidate`); :func:`findings`
+(:func:`evaluate`, through :func:`anonymizer.families.identity_reserved.form.verified_candidate`); :func:`findings`
 checks each claim of section 5 against the rows, nothing hard-coded.
 
 Choices (the paper's data is not available, its grid values are only in its figures):
@@ -50,19 +50,19 @@ from typing import Any, Callable, Iterable, Sequence
 
 import duckdb
 
-from anonymizer import ir_table
+from anonymizer.families.identity_reserved import form as ir_table
 
 from anonymizer.reproduce.p002_msb import experiment as msb_experiment
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.datasets.patients import QIS as DATA_QIS
 from anonymizer.datasets.patients import patients, patients_spec
-from anonymizer.metrics.ir_loss import nloss
+from anonymizer.families.identity_reserved.metrics import nloss
 from anonymizer.reproduce.p004_identity_reserved.query_error import ir_query_error
 from anonymizer.reproduce.p002_msb.experiment import _finding, _r
-from anonymizer.prepare import load_source, prepare, resolve_columns
-from anonymizer.spec import ReleaseSpec, load_spec
-from anonymizer.sqlnames import ident
+from anonymizer.plan import load_source, prepare, resolve_columns
+from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.engine.names import ident
 
 #: variant -> (label, algorithm, model type, family): family "kl" varies l, "ab" alpha and beta.
 VARIANTS: dict[str, tuple[str, str, str, str]] = {

@@ -15,7 +15,7 @@ of Q satisfying ``pred(A_s)``; the relative error ratio is ``|est - prec| / prec
 
 Inputs: ``original``, a relation with the source records' true values (``__rid``, the QI
 columns, the sensitive column, under their names), and ``candidate``, the Table 4 form
-(``anonymizer.ir_table``: ``ec_id``, ``id_num``, per numeric QI ``<name>_low``/``_high``,
+(``anonymizer.families.identity_reserved.form``: ``ec_id``, ``id_num``, per numeric QI ``<name>_low``/``_high``,
 per categorical QI ``<name>_values``, the sensitive column as text). Suppressed records are
 in ``original`` (``prec`` counts them) and not in ``candidate`` (they add nothing to ``est``).
 
@@ -63,9 +63,9 @@ import random
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from anonymizer.engine import Engine
+from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 from anonymizer.metrics.work_tables import WorkTables
 
 #: the work tables of one evaluation.

@@ -12,7 +12,7 @@ from typing import Any
 
 import duckdb
 
-from anonymizer.sqlnames import ident
+from anonymizer.engine.names import ident
 
 #: Table 2: (record, name, gender, age, postcode, disease).
 TABLE2: tuple[tuple[str, str, str, int, str, str], ...] = (

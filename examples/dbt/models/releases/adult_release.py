@@ -25,7 +25,7 @@ def model(dbt, session):
     from dbt.flags import get_flags  # dbt-duckdb runs Python models inside dbt's process
 
     from anonymizer import anonymize, load_spec
-    from anonymizer.publish import audit_table
+    from anonymizer.release.publish import audit_table
 
     dbt.ref("stg_adult")  # the lineage edge stg_adult -> adult_release (the spec's source)
 

@@ -1,0 +1,316 @@
+"""One DuckDB session of the anonymizer: render templates, execute them, time them.
+
+The engine is the only place that renders SQL. Templates live in
+``templates/<area>/<operation>.sql.j2``; they receive identifiers already
+quoted (see :mod:`anonymizer.engine.names`) and user values only as bound parameters
+(``$name`` placeholders passed in ``params``).
+
+Work tables of a run live in a private in-memory database attached to the connection as
+``_anon_work_<id>`` (so ``"_anon_work_<id>"."base"`` names a work table): they hold coded QIs,
+sensitive values and row ids, and never reach the user's database file, so a run that is
+killed leaves nothing behind in it. The work database is compressed like a file (``COMPRESS``)
+and, under a memory limit, DuckDB spills its blocks to the temporary directory (those files
+are not the database, and DuckDB removes them). Tables a loop creates and drops round after
+round (Mondrian's) are *transient* (:meth:`Engine.transient`): they live in the connection's
+temporary catalog, in memory too, which never checkpoints. :meth:`Engine.close_work` detaches
+the work database and drops the transient tables. With ``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
+database itself instead, and stay there, raw data included, until the user drops them.
+Schemas named ``_anon_work_<id>`` in a database file are leftovers of killed runs of
+earlier versions (which kept their work there); :func:`drop_stale_work` removes them.
+
+Resources: :class:`Settings` (the spec's ``engine`` field, ``anonymizer run --memory-limit``)
+are DuckDB settings applied for the length of :meth:`Engine.workspace` and restored after it,
+so a user's connection gets its own settings back: ``memory_limit`` bounds DuckDB's memory
+(sorts, joins and work tables beyond it spill to ``temp_directory``), ``threads`` its threads.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+import duckdb
+import jinja2
+
+from anonymizer.errors import DataError, SpecError, TemplateError
+from anonymizer.resources import TEMPLATES, resource_dir
+from anonymizer.engine.names import ident, table
+
+_TEMPLATES = resource_dir(TEMPLATES)
+#: the connection's temporary catalog, where transient work tables live (:meth:`Engine.transient`)
+TEMP = "temp"
+
+
+def _loader() -> jinja2.BaseLoader:
+    return jinja2.FileSystemLoader(str(_TEMPLATES))
+
+
+_ENV = jinja2.Environment(
+    loader=_loader(),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+
+
+def _temporary(target: str) -> str:
+    """``TEMPORARY `` when ``target`` names a table of the temporary catalog (a transient work
+    table, :meth:`Engine.transient`), else nothing: ``CREATE {{ temporary(target) }}TABLE``."""
+    return "TEMPORARY " if str(target).startswith(f"{ident(TEMP)}.") else ""
+
+
+_ENV.globals["temporary"] = _temporary
+
+
+def render(template: str, **context: Any) -> str:
+    """Render ``templates/<template>`` with ``context`` and return the SQL text.
+
+    Example:
+        >>> "count(*)" in render("models/class_sizes.sql.j2", source='"t"', qis=['"a"'])
+        True
+    """
+    try:
+        return _ENV.get_template(template).render(**context)
+    except jinja2.TemplateNotFound as exc:
+        raise TemplateError(template, "no such template") from exc
+    except jinja2.UndefinedError as exc:
+        raise TemplateError(template, f"missing context: {exc.message}") from exc
+
+
+def list_templates() -> list[str]:
+    """Every template name under ``templates/``, sorted."""
+    return sorted(n for n in _ENV.list_templates() if n.endswith(".sql.j2"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """DuckDB settings of a run (the spec's ``engine`` field; ``None``: DuckDB's own).
+
+    ``memory_limit``: as DuckDB reads it (``8GB``, ``512MB``, ``50%``); beyond it DuckDB
+    spills to ``temp_directory`` (default: ``<database>.tmp`` next to a database file, ``.tmp``
+    for an in-memory one). ``threads``: DuckDB's worker threads.
+    """
+
+    memory_limit: str | None = None
+    threads: int | None = None
+    temp_directory: str | None = None
+
+    def items(self) -> list[tuple[str, Any]]:
+        """The settings given, as ``(DuckDB setting, value)`` pairs."""
+        return [(name, getattr(self, name)) for name in ("memory_limit", "threads", "temp_directory")
+                if getattr(self, name) is not None]
+
+
+@dataclass
+class StatementLog:
+    """A statement the engine ran: its template, its SQL and how long it took."""
+
+    template: str
+    sql: str
+    seconds: float
+
+
+@dataclass
+class Engine:
+    """A DuckDB connection plus rendering, timing, progress and a private work schema.
+
+    Args:
+        con: an open DuckDB connection (the user's; the engine never closes it).
+        progress: called with short human messages on long runs, or ``None``.
+        keep_work: keep the work schema after the run (debugging).
+        settings: DuckDB settings for the length of :meth:`workspace` (see :class:`Settings`).
+    """
+
+    con: duckdb.DuckDBPyConnection
+    progress: Callable[[str], None] | None = None
+    keep_work: bool = False
+    log: list[StatementLog] = field(default_factory=list)
+    work_schema: str | None = None
+    settings: Settings | None = None
+
+    # -- rendering and execution -------------------------------------------------
+    def sql(self, template: str, **context: Any) -> str:
+        """Render a template (see :func:`render`)."""
+        return render(template, **context)
+
+    def run(self, template: str, params: dict | None = None, **context: Any):
+        """Render ``template`` and execute it with bound ``params``; return the cursor."""
+        text = render(template, **context)
+        return self.execute(text, params, template=template)
+
+    def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
+        """Execute SQL text with bound parameters, logging its time."""
+        start = time.perf_counter()
+        try:
+            cur = self.con.execute(text, params) if params else self.con.execute(text)
+        except duckdb.Error as exc:
+            raise TemplateError(template, f"{type(exc).__name__}: {exc}") from exc
+        self.log.append(StatementLog(template, text, time.perf_counter() - start))
+        return cur
+
+    def one(self, template: str, params: dict | None = None, **context: Any) -> tuple:
+        """Run a template that returns one row (an aggregate) and return it."""
+        return self.run(template, params, **context).fetchone()
+
+    def rows(self, template: str, params: dict | None = None, **context: Any) -> list[tuple]:
+        """Run a template returning a *small aggregate* (per class size, per partition
+        statistic) and return its rows. Never use it to read table rows."""
+        return self.run(template, params, **context).fetchall()
+
+    def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
+        """Column name -> DuckDB type of ``relation`` (metadata, not rows).
+
+        Raises DataError naming ``shown`` (default: the relation) if it cannot be read.
+        """
+        try:
+            cur = self.con.execute(f"DESCRIBE SELECT * FROM {relation}")
+        except duckdb.CatalogException as exc:
+            raise DataError(shown or relation, "does not exist") from exc
+        except duckdb.Error as exc:
+            raise DataError(shown or relation, f"cannot be read: {exc}") from exc
+        return {row[0]: row[1] for row in cur.fetchall()}
+
+    def say(self, message: str) -> None:
+        """Report progress to the user, if a progress callback was given."""
+        if self.progress is not None:
+            self.progress(message)
+
+    # -- the private work schema -------------------------------------------------
+    def open_work(self) -> str:
+        """Attach this run's private in-memory work database (or, with ``keep_work``, create a
+        schema in the user's database) and return its (unquoted) name."""
+        if self.work_schema is None:
+            suffix = uuid.uuid4().hex[:10]
+            if self.keep_work:
+                self.work_schema = f"_anon_kept_{suffix}"
+                self.execute(f"CREATE SCHEMA {ident(self.work_schema)}")
+            else:
+                self.work_schema = f"_anon_work_{suffix}"
+                # READ_WRITE: attachable on a read-only connection too (output.database runs)
+                self.execute(f"ATTACH ':memory:' AS {ident(self.work_schema)} (READ_WRITE, COMPRESS)")
+        return self.work_schema
+
+    def work(self, name: str) -> str:
+        """Quoted name of the work table ``name`` of this run."""
+        return table(self.open_work(), name)
+
+    def transient(self, name: str) -> str:
+        """Quoted name of the transient work table ``name`` of this run: a table a loop
+        creates and drops again and again (Mondrian's rounds), kept in the connection's
+        temporary catalog, which never checkpoints. In the work database, DuckDB would
+        checkpoint (compress and rewrite) it every time changes pass 16 MiB: a fifth of
+        Mondrian's CPU time on 10M rows. Create it with ``CREATE {{ temporary(target) }}TABLE``.
+        It holds work data like any work table (in memory, spilled to the temporary
+        directory), and :meth:`close_work` drops it. With ``keep_work``: a kept work table."""
+        if self.keep_work:
+            return self.work(name)
+        return table(TEMP, "main", f"{self.open_work()}_{name}")
+
+    def close_work(self) -> None:
+        """Detach the work database with everything in it and drop the run's transient
+        tables (unless ``keep_work``)."""
+        if self.work_schema is not None and not self.keep_work:
+            self.execute(f"DETACH DATABASE IF EXISTS {ident(self.work_schema)}")
+            self.drop_transient()
+        self.work_schema = None
+
+    def release_tables(self, *tables: str) -> None:
+        """Drop work tables (quoted names) a run no longer reads, so that their memory serves
+        the rest of the run (kept with ``keep_work``, for debugging)."""
+        if self.keep_work:
+            return
+        for name in tables:
+            self.execute(f"DROP TABLE IF EXISTS {name}", template="<release work table>")
+
+    def drop_transient(self) -> None:
+        """Drop this run's transient tables (their memory is free again)."""
+        if self.work_schema is None or self.keep_work:
+            return
+        for (name,) in self.con.execute("SELECT table_name FROM duckdb_tables() WHERE database_name = $temp "
+                                        "AND starts_with(table_name, $p)",
+                                        {"temp": TEMP, "p": f"{self.work_schema}_"}).fetchall():
+            self.con.execute(f"DROP TABLE IF EXISTS {table(TEMP, 'main', name)}")
+
+    @contextmanager
+    def workspace(self) -> Iterator["Engine"]:
+        """``with engine.workspace():`` applies the engine's settings, opens the work schema,
+        and always drops it and restores the settings."""
+        with self.configured():
+            self.open_work()
+            try:
+                yield self
+            finally:
+                self.close_work()
+
+    @contextmanager
+    def configured(self) -> Iterator["Engine"]:
+        """Apply :attr:`settings` to the connection and restore the previous values after."""
+        previous: list[tuple[str, Any]] = []
+        try:
+            for name, value in (self.settings.items() if self.settings else []):
+                previous.append((name, self.con.execute(f"SELECT current_setting('{name}')").fetchone()[0]))
+                try:
+                    self.execute(f"SET {name} = $value", {"value": value}, template=f"<SET {name}>")
+                except TemplateError as exc:
+                    raise SpecError(f"engine.{name}", f"DuckDB refused it: {exc.problem}", value) from None
+            yield self
+        finally:
+            for name, value in reversed(previous):
+                _restore_setting(self.con, name, value)
+
+    @contextmanager
+    def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
+        """A temporary table holding ``select``'s rows for the block (then dropped); yields its
+        quoted name. For a small aggregate read several times (measures, metrics), on any
+        connection: temporary tables live in memory and work on read-only databases too."""
+        name = ident(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
+        self.execute(f"CREATE TEMPORARY TABLE {name} AS {select}", params, template=template)
+        try:
+            yield name
+        finally:
+            self.con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
+
+
+def _restore_setting(con: duckdb.DuckDBPyConnection, name: str, value: Any) -> None:
+    """Set ``name`` back to ``value`` as read before a run. DuckDB shows a size cut to one
+    decimal (``18.8 GiB``): a setting that was DuckDB's default is reset, another one is set
+    to the shown size or, if that reads back lower, to the middle of the shown decimal (so
+    it is back within 0.05 of its unit). A temporary directory in use may refuse to move
+    back: it is left as it is."""
+    shown = str(value)
+    middle = re.fullmatch(r"(\d+\.\d+)( \w+)", shown)
+    tries = [None, shown] + ([f"{middle.group(1)}5{middle.group(2)}"] if middle else [])
+    try:
+        for attempt in tries:
+            if attempt is None:
+                con.execute(f"RESET {name}")
+            else:
+                con.execute(f"SET {name} = $value", {"value": value if attempt == shown else attempt})
+            if str(con.execute(f"SELECT current_setting('{name}')").fetchone()[0]) == shown:
+                return
+    except duckdb.Error:
+        pass
+
+
+def drop_stale_work(engine: Engine) -> list[str]:
+    """Drop the ``_anon_work_<id>`` schemas of the connected database file: work state (coded
+    QIs, sensitive values, row ids) that killed runs of earlier versions left behind. No run
+    of this version creates such a schema, so none is in use. A database opened read-only
+    (the source of a release publishing into ``output.database``) is left as it is. Returns
+    the dropped names."""
+    if engine.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()"
+                      ).fetchone()[0]:
+        return []
+    stale = [r[0] for r in engine.execute(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "
+        "AND regexp_full_match(schema_name, '_anon_work_[0-9a-f]{10}')").fetchall()]
+    for name in stale:
+        engine.execute(f"DROP SCHEMA {ident(name)} CASCADE")
+        engine.say(f"dropped {name}, the work schema a killed run left behind")
+    return stale

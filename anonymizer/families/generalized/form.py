@@ -1,0 +1,171 @@
+"""Turn an algorithm's classes into the candidate release: a per-row table and a class table
+with what belongs to a class, published as the release's view (their join on ``eq_class``,
+as wide as the source) and the view ``<view>_classes``.
+
+Per row (the release's view): ``eq_class`` numbers the equivalence classes; each
+quasi-identifier ``age`` is published as ``age``, a label (the value, ``[low, high]``, a
+hierarchy node or a value set ``{a, b}``), and a numeric or date QI also as its bounds
+``age_low`` and ``age_high`` (the least and greatest value the label covers). Sensitive and
+insensitive columns pass through under their names; identifiers are dropped.
+
+Per class (the view ``<view>_classes``, keyed by ``eq_class``): ``class_size``, and per QI
+the label, the bounds (numeric and date QIs), ``<qi>_level`` (the label's hierarchy level,
+NULL for a range or a value set that is no node) and, for a categorical QI, ``<qi>_values``
+(the values of a value-set label; NULL for a hierarchy node, whose values are the
+hierarchy's leaves under it) and ``<qi>_count`` (how many of the QI's values the label
+covers: the size NCP charges). A reader who wants the values on every row joins the two on
+``eq_class``. Labels are built from one row per class, so labelling costs classes, not rows;
+and they are stored once per class: the per-row table holds only ``eq_class`` and the kept
+columns, and the release's view joins it with the class table (a row's labels and bounds are
+its class's), so writing a release costs the kept columns, not six label strings per row.
+
+How a class's label is chosen, by the algorithm's result and the QI:
+
+- full-domain levels (and the lattice searches' per-class levels): the QI's hierarchy node
+  at the level;
+- local classes (Mondrian), QI with a declared hierarchy (masking, dates, intervals, a CSV
+  file, the paper-001 builders): the lowest node of that hierarchy covering the class's
+  values (``213**``, ``1987-Q2``, ``[20, 39]``);
+- local classes, no declared hierarchy (or ``algorithm.labels: values``): a numeric or date QI becomes the class's range
+  ``[min, max]``; a categorical QI the set of values the class holds (``*`` when that is
+  every value).
+
+The class then generalizes to what its label covers: the loss metrics read, from the class table, the label's
+code range (``__lo{i}``, ``__hi{i}``) and the number of values it covers (``__n{i}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.plan import QI, Plan
+from anonymizer.release.publish import GENERALIZED_PARTS
+from anonymizer.engine.names import ident
+
+EQ_CLASS = "eq_class"
+CLASS_SIZE = "class_size"
+#: the part name of the class table: view ``<view>_classes``, snapshot ``<release>__v<N>__classes``
+CLASSES = GENERALIZED_PARTS[0]
+
+
+@dataclass
+class Candidate:
+    """The candidate tables in the work schema and the names they publish."""
+
+    table: str                    # quoted work table, one row per released row: eq_class, kept columns
+    row_columns: list[str]        # its published column names, in order
+    view_columns: list[tuple[str, str]]   # the release view's columns in order: (side, name),
+    #                               side "rows" (the per-row table) or CLASSES (the class table)
+    qi_columns: list[str]         # the published label column of each QI
+    classes: int
+    rows: int
+    class_table: str              # quoted work table, one row per class
+    class_columns: list[str]      # its published column names
+
+    @property
+    def published(self) -> list[str]:
+        """The release view's column names, in order."""
+        return [name for _, name in self.view_columns]
+
+    @property
+    def grouping(self) -> list[str]:
+        """The columns whose values form what a reader can tell apart: the class id. The view
+        gives every row of a class its class's labels (the class table is keyed by
+        ``eq_class``), so grouping by ``eq_class`` with the labels makes the same groups as
+        ``eq_class`` alone, and ``eq_class`` refines the labels (two classes may share them).
+        The gate checks every model on these groups."""
+        return [EQ_CLASS]
+
+
+def _bounded(q: QI) -> bool:
+    return q.numeric
+
+
+def published_names(plan: Plan) -> tuple[list[tuple[str, str]], list[str], list[str]]:
+    """The release view's columns (``(side, name)``, see :class:`Candidate`), the QI label
+    names, and the class table's column names, each checked for clashes."""
+    view, labels, classes = [("rows", EQ_CLASS)], [], [EQ_CLASS, CLASS_SIZE]
+    for q in plan.qis:
+        bounds = [f"{q.name}_low", f"{q.name}_high"] if _bounded(q) else []
+        labels.append(q.name)
+        view += [(CLASSES, n) for n in [q.name] + bounds]
+        classes += [q.name] + bounds + [f"{q.name}_level"] + ([] if _bounded(q) else [f"{q.name}_values",
+                                                                                    f"{q.name}_count"])
+    view += [("rows", k.column.name) for k in plan.sensitive + plan.passthrough]
+    check_clashes([n for _, n in view], "a generated output column (eq_class, <qi>_low, <qi>_high); rename the "
+                                        "column or give it another role")
+    check_clashes(classes, "a column of the class table (eq_class, class_size, <qi>_low, <qi>_high, <qi>_level, "
+                           "<qi>_values, <qi>_count); rename the column")
+    return view, labels, classes
+
+
+def check_clashes(names: list[str], generated: str) -> None:
+    """A SpecError naming the first output column that another one clashes with (names are
+    case-insensitive); ``generated`` says what the generated columns are."""
+    seen: set[str] = set()
+    for n in names:
+        if n.lower() in seen:
+            raise SpecError(f"columns.{n}", f"clashes with {generated}")
+        seen.add(n.lower())
+
+
+def _label_key(q: QI, levels: dict[str, int] | None, level_columns: bool, labels: str) -> str:
+    """How QI ``q``'s classes are labelled (module docstring): ``level``, ``node``, ``range``
+    or ``set``; ``labels`` is the spec's ``algorithm.labels`` (``values``: no nodes for local
+    classes)."""
+    if levels is not None or level_columns:
+        return "level"
+    if q.column.hierarchy is not None and labels == "hierarchy":
+        return "node"
+    return "range" if q.numeric else "set"
+
+
+def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
+                    level_columns: bool = False, cells: str | None = None) -> Candidate:
+    """Label every class of ``assign`` and join the candidate release and its class table.
+
+    Args:
+        assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
+        levels: for full-domain results, the hierarchy level of each QI (labels are that
+            level's nodes); ``None`` for local classes.
+        level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
+            columns of ``assign`` (lattice searches, partial-domain generalization).
+        cells: the algorithm's class cells (:attr:`AlgorithmResult.cells`), read instead of
+            ``assign`` joined with the rows to label the classes.
+    """
+    view_columns, labels, class_columns = published_names(plan)
+    keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
+    ranges = engine.work("class_ranges")
+    engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
+               qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
+    qis = []
+    for q in plan.qis:
+        target, key = engine.work(f"labels{q.index}"), keys[q.index]
+        ctx = dict(target=target, class_ranges=ranges, i=q.index)
+        if key == "level":
+            engine.run("generalize/level_labels.sql.j2", None if level_columns else {"level": levels[q.name]},
+                       hier=q.hier, per_class=level_columns, **ctx)
+        elif key == "node":
+            engine.run("generalize/node_labels.sql.j2", hier=q.hier, **ctx)
+        elif key == "range":
+            engine.run("generalize/range_labels.sql.j2", dom=q.dom, **ctx)
+        else:
+            engine.run("generalize/set_labels.sql.j2", {"m": q.m, "top": q.height}, dom=q.dom, **ctx)
+        qis.append({"i": q.index, "labels": target, "key": "set" if key == "set" else "range",
+                    "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
+                    "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
+                    "out_level": ident(f"{q.name}_level"), "out_values": ident(f"{q.name}_values"),
+                    "out_count": ident(f"{q.name}_count")})
+    classes = engine.work("classes")
+    engine.run("generalize/classes.sql.j2", target=classes, class_ranges=ranges, qis=qis,
+               eq_class=ident(EQ_CLASS), class_size=ident(CLASS_SIZE))
+    kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
+    table = engine.work("candidate")
+    engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
+    rows = engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+    count = engine.execute(f"SELECT count(*) FROM {classes}").fetchone()[0]
+    return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
+                     classes, class_columns)

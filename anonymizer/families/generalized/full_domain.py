@@ -1,0 +1,182 @@
+"""Full-domain generalization at a given level vector, with record suppression.
+
+Papers: Samarati, "Protecting respondents' identities in microdata release" (IEEE TKDE
+2001) and Sweeney, "Achieving k-anonymity privacy protection using generalization and
+suppression" (2002): every value of a QI is replaced by its ancestor at the same hierarchy
+level (a *full-domain* recoding, one node of the generalization lattice), and the rows of
+classes that still fail the privacy models are suppressed, up to a limit. This is the node
+check of the lattice searches (PrivacyFrost2, paper 003, section 4): :func:`check_levels`
+judges one level vector in one SQL statement and returns the failing classes and rows per
+model, so a search can call it per node without materializing anything.
+
+Steps (each one SQL statement):
+
+1. generalize and judge (``full_domain/check.sql.j2``): classes are the distinct vectors of
+   hierarchy nodes; a class fails k-anonymity if it has fewer than k rows, and any other
+   model by its template (``anonymizer.models.check.model_sql``) over the class histograms;
+2. if the rows of failing classes, plus rows already suppressed for NULLs, fit within
+   ``suppression_limit * rows``, write ``assign`` without them (``full_domain/assign.sql.j2``);
+   otherwise raise :class:`~anonymizer.errors.PrivacyCheckFailed` naming the model and the
+   rows that would need suppression.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import PrivacyCheckFailed, SpecError
+from anonymizer.models import check
+from anonymizer.plan import Plan
+from anonymizer.engine.names import ident
+from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.lattice.frequency_set import FrequencySet
+
+
+@dataclass(frozen=True)
+class LevelCheck:
+    """What :func:`check_levels` found at one level vector.
+
+    Attributes:
+        levels: the level per QI name.
+        classes: equivalence classes at these levels.
+        failing_classes: classes failing at least one model.
+        failing_rows: rows in those classes (what suppression would remove).
+        per_model: ``(model text, failing classes, failing rows)`` per declared model.
+    """
+
+    levels: dict[str, int]
+    classes: int
+    failing_classes: int
+    failing_rows: int
+    per_model: tuple[tuple[str, int, int], ...]
+
+
+def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None) -> AlgorithmResult:
+    """Generalize ``plan.base`` to ``levels`` (default: the spec's), suppress failing classes
+    within the limit and write ``engine.work("assign")``."""
+    start = time.perf_counter()
+    levels = validate_levels(plan, plan.spec.algorithm.levels if levels is None else levels)
+    found = check_levels(engine, plan, levels)                      # step 1
+    limit = int(plan.spec.suppression_limit * plan.rows)
+    if found.failing_rows + plan.null_suppressed > limit:           # step 2
+        _fail(plan, found, limit)
+    assign = engine.work("assign")
+    context, params = _context(engine, plan, levels)
+    engine.run("full_domain/assign.sql.j2", params, target=assign, **context)
+    return AlgorithmResult(assign=assign, classes=found.classes - found.failing_classes,
+                           suppressed=found.failing_rows, rounds=2, seconds=time.perf_counter() - start,
+                           notes={"levels": levels, "per_model": found.per_model,
+                                  "suppression_limit_rows": limit},
+                           labels="hier", levels=levels)
+
+
+def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
+                 freq: FrequencySet | None = None) -> LevelCheck:
+    """Judge one level vector in one SQL statement (nothing is written), over the rows of
+    ``plan.base`` or, given ``freq``, over its frequency set (the same answer, faster).
+
+    Example (a lattice search keeps the nodes whose failing rows fit the limit):
+        ``[lv for lv in nodes if check_levels(engine, plan, lv).failing_rows <= limit]``
+    """
+    levels = validate_levels(plan, levels)
+    context, params = _context(engine, plan, levels, freq)
+    return _level_check(plan, levels, engine.one("full_domain/check.sql.j2", params, **context))
+
+
+def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
+    classes, bad_classes, bad_rows = row[:3]
+    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i]))
+                      for i, m in enumerate(plan.spec.models))
+    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model)
+
+
+def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
+    """Check that ``levels`` gives every QI a level within its hierarchy (0..height)."""
+    out = {}
+    for q in plan.qis:
+        level = levels.get(q.name)
+        if level is None:
+            raise SpecError(f"algorithm.levels.{q.name}", "is required for full-domain generalization")
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= q.height:
+            raise SpecError(f"algorithm.levels.{q.name}",
+                            f"must be a level between 0 and {q.height} (the top, '*', of its hierarchy)", level)
+        out[q.name] = level
+    unknown = set(levels) - set(out)
+    if unknown:
+        raise SpecError(f"algorithm.levels.{sorted(unknown)[0]}", "is not a quasi-identifier")
+    return out
+
+
+def _context(engine: Engine, plan: Plan, levels: dict[str, int],
+             freq: FrequencySet | None = None) -> tuple[dict, dict]:
+    """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2:
+    over ``plan.base`` at ``levels``, or over the frequency set ``freq``."""
+    context, params = model_context(engine, plan)
+    if freq:
+        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
+    else:
+        context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
+        params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
+    context.update(base=freq.table if freq else plan.base, freq=freq is not None)
+    text = engine.sql("full_domain/check.sql.j2", **context)
+    return context, check.used_params(text, params)
+
+
+def model_context(engine: Engine, plan: Plan) -> tuple[dict, dict]:
+    """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
+    columns they read), ``globs`` (for each one a model needs it for, the reference
+    distribution of t-closeness: :func:`reference_tables`, the input's) and ``models``
+    (rendered per-class checks), with every model's parameters (bind through
+    :func:`~anonymizer.models.check.used_params`).
+
+    The reference is the same whatever relation the classes are formed over (``plan.base``,
+    a frequency set, a pre-sampled one, or the classes left after suppression), so a class
+    gets one verdict in every search, in the suppression step and in the verification gate."""
+    column = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
+    refs = reference_tables(engine, plan)
+    globs = [f"SELECT s, p, rnk FROM {refs[s]}" if s in refs else None for s in sens]
+    models, params = [], {}
+    for i, m in enumerate(plan.spec.models):
+        params.update(m.params(f"m{i}"))
+        if m.sensitive is None:
+            models.append({"sql": None})
+        else:
+            j = sens.index(column[m.sensitive])
+            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
+                                                          plan.hier_of(m))})
+    return {"sens": sens, "globs": globs, "models": models}, params
+
+
+def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
+    """The reference distribution ``(s, p, rnk)`` of every sensitive column a t-closeness
+    model reads, as a work table (written once per run): quoted ``base`` column -> table.
+
+    The reference is the **input's** distribution (:data:`~anonymizer.models.check.REFERENCE`):
+    the sensitive values over ``plan.base``, the rows the release takes in (the source minus
+    rows suppressed for NULLs), before any suppression by an algorithm (as ARX does). See
+    :func:`~anonymizer.models.check.reference_sql` for why; the verification gate
+    (:func:`anonymizer.release.run.verify`) compares with the same distribution."""
+    column = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    wanted = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None and m.needs_global})
+    out = {}
+    for s in wanted:
+        internal = next(k.internal for k in plan.sensitive if ident(k.internal) == s)
+        tag = hashlib.sha256(plan.base.encode()).hexdigest()[:8]      # one table per input relation
+        out[s] = engine.work(f"reference_{internal}_{tag}")
+        engine.execute(f"CREATE TABLE IF NOT EXISTS {out[s]} AS {check.reference_sql(plan.base, s)}",
+                       template="models/global_distribution.sql.j2")
+    return out
+
+
+def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
+    worst = max(found.per_model, key=lambda m: m[2])
+    needed = found.failing_rows + plan.null_suppressed
+    raise PrivacyCheckFailed(
+        worst[0],
+        f"{needed} rows would need suppression ({worst[2]} in classes failing {worst[0]}), "
+        f"suppression_limit allows {limit}",
+        worst[1])

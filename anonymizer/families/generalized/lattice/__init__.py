@@ -1,0 +1,1 @@
+"""(reading guide: to be written)"""

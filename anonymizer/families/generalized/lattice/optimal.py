@@ -1,0 +1,139 @@
+"""The optimal full-domain generalization: the lattice node of least information loss
+among those satisfying every declared model (within the suppression limit), to compare
+with PrivacyFrost2's choice (paper 003) over the same lattice and minimum levels.
+
+Loss is ARX's (``metrics.loss``): per cell ``(values covered - 1) / (values - 1)``, a
+suppressed cell costing 1. At a full-domain node, with nothing suppressed, it is the mean
+over QIs of a per-(QI, level) constant ``L[i][level]``, read once from the frequency set
+(``lattice/level_loss``), so every node's loss is known before any check. The search is
+best-first:
+
+1. list the nodes allowed by ``min_level`` in increasing order of that loss (a lower bound
+   of the node's loss when rows are suppressed, since a suppressed cell costs 1);
+2. walk the list; a node below (finer than, on every QI) a node known to fail fails too,
+   by monotonicity (LeFevre et al. 2005, generalization property), and is not checked;
+   every other node is checked on the frequency set. When a node fails, a binary search
+   along a chain from it to the top (cheapest generalization first) finds the coarsest
+   failing node of the chain, whose whole down-set is then known to fail (the bisection of
+   OLA, El Emam et al. 2009, on one chain);
+3. the first satisfying node is optimal when nothing may be suppressed; otherwise its
+   true loss (one SQL aggregate) bounds the search, which goes on while the next lower
+   bound is below the best loss found.
+
+Pruning needs monotonic models, nested hierarchies and, when rows may be suppressed,
+models for which suppression stays monotonic (k-anonymity, distinct l-diversity);
+otherwise every node up to the answer is checked (still exact, only slower).
+t-closeness compares each class with the input's distribution
+(:func:`~anonymizer.models.check.reference_sql`), which neither the node nor its
+suppressed classes change: that is what makes it monotonic without suppression (EMD is
+convex), and what the verification gate compares with, so the node found passes the gate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.plan import Plan
+from anonymizer.engine.names import ident
+from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
+from anonymizer.families.generalized.lattice.lattice import (
+    Lattice,
+    Node,
+    at_node,
+    drop_failing,
+    from_root,
+    publish_levels,
+    rows_loss,
+)
+
+
+def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
+    """Find the least-loss node satisfying the models and write ``assign`` (module docstring)."""
+    start = time.perf_counter()
+    freq = build_frequency_set(engine, plan)
+    budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed
+    lattice = Lattice(engine, plan, freq, budget)
+    level_loss = _level_loss(engine, plan, freq)
+    base_loss = plan.null_suppressed / plan.rows       # a NULL-suppressed row costs 1 per cell
+    tops = from_root(plan, plan.spec.algorithm.min_level, "algorithm.min_level")
+    d = len(plan.qis)
+    nodes = sorted(itertools.product(*[range(t + 1) for t in tops]),
+                   key=lambda n: (sum(level_loss[i][lv] for i, lv in enumerate(n)) / d, sum(n), n))
+    prune = _can_prune(plan, budget)
+    failed: list[Node] = []
+    best, best_loss = None, float("inf")
+    top = tuple(tops)
+    if not lattice.ok(top, "optimal (top)"):
+        raise PrivacyCheckFailed("optimal full-domain search", "no node up to the minimum levels satisfies the models",
+                                 lattice.judge(top, "optimal (top)").failing_classes)
+    for node in nodes:
+        bound = base_loss + sum(level_loss[i][lv] for i, lv in enumerate(node)) / d
+        if bound >= best_loss:
+            break
+        if prune and any(all(a <= b for a, b in zip(node, f)) for f in failed):
+            continue
+        found = lattice.judge(node, "optimal", bound)
+        if found.failing_rows <= budget:
+            loss = bound if found.failing_rows == 0 else _node_loss(engine, plan, freq, node)
+            if loss < best_loss:
+                best, best_loss = node, loss
+        elif prune:
+            failed.append(_climb(lattice, node, top, level_loss))
+    engine.say(f"optimal: node {lattice.levels(best)} loss {best_loss:.4f} after {lattice.checks} checks "
+               f"of {len(nodes)} nodes")
+    rows = at_node(engine, freq, best)
+    drop_failing(engine, plan, freq, rows)
+    assign, classes = publish_levels(engine, plan, rows)
+    (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
+    notes = {"levels": lattice.levels(best), "loss": best_loss, "checks": lattice.checks,
+             "check_seconds": round(lattice.check_seconds, 4), "lattice_nodes": len(nodes), "pruning": prune,
+             "frequency_set_rows": freq.size, "trace": lattice.trace}
+    return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept), rounds=lattice.checks,
+                           seconds=time.perf_counter() - start, notes=notes, labels="hier-rows")
+
+
+def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[float]]:
+    """``L[i][level]``: QI ``i``'s loss summed over the rows at ``level``, per source row."""
+    qis = [{"code": ident(q.code), "hier": q.hier} for q in plan.qis]
+    out = [[0.0] * (q.height + 1) for q in plan.qis]
+    for i, level, covered, _ in engine.rows("lattice/level_sums.sql.j2", freq=freq.table, qis=qis):
+        m = plan.qis[i].m
+        out[i][level] = float(covered) / (m - 1) / plan.rows if m > 1 else 0.0
+    return out
+
+
+def _node_loss(engine: Engine, plan: Plan, freq: FrequencySet, node: Node) -> float:
+    """The loss of a node whose failing classes are suppressed (their cells cost 1)."""
+    rows = at_node(engine, freq, node)
+    drop_failing(engine, plan, freq, rows)
+    return rows_loss(engine, plan, rows)
+
+
+def _can_prune(plan: Plan, budget: int) -> bool:
+    """Whether "fails" is inherited by every finer node (see module docstring)."""
+    if not all(m.monotonic for m in plan.spec.models) or not all(getattr(q, "nested", True) for q in plan.qis):
+        return False
+    return budget <= 0 or all(type(m).__name__ in ("KAnonymity", "DistinctLDiversity") for m in plan.spec.models)
+
+
+def _climb(lattice: Lattice, node: Node, top: Node, level_loss: list[list[float]]) -> Node:
+    """The coarsest failing node on a chain from the failing ``node`` to ``top`` (which
+    satisfies), found by bisection: along a chain, failing nodes come first."""
+    chain, cur = [node], list(node)
+    while tuple(cur) != top:
+        i = min((i for i in range(len(cur)) if cur[i] < top[i]),
+                key=lambda i: level_loss[i][cur[i] + 1] - level_loss[i][cur[i]])
+        cur[i] += 1
+        chain.append(tuple(cur))
+    lo, hi = 0, len(chain) - 1                   # chain[lo] fails, chain[hi] satisfies
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if lattice.ok(chain[mid], "optimal (bisection)"):
+            hi = mid
+        else:
+            lo = mid
+    return chain[lo]

@@ -1,0 +1,58 @@
+"""Algorithm 7 (Handle) of paper 004 and Algorithm 1 lines 20-26: the individuals of a last
+class Q that never satisfied the model join the nearest formed class that still satisfies it
+with them, or are suppressed when that costs less.
+
+Line 4's check runs in SQL on the class counts of every formed class with p'''s records
+added (:func:`anonymizer.families.identity_reserved.models.class_counts_sql` and the model's
+``verdict_sql``), and only for the non-monotone (alpha, beta) models: adding records to a class
+keeps IR (k, l)-anonymity and EIR l-diversity (the paper skips the check for them). Line 11
+compares the distance with the loss of suppressing R(p''): every QI of each record costs 1.
+Line 22's random order is the release's draw order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anonymizer.families.identity_reserved.models import class_counts_sql
+from anonymizer.families.identity_reserved.danonyir.element import Element
+from anonymizer.families.identity_reserved.danonyir.state import Tables
+
+
+@dataclass(frozen=True)
+class Handled:
+    suppressed: int
+    suppressed_records: int
+    classes: int
+
+
+def handle(t: Tables, model, records: str, residual: list[int], classes: int) -> Handled:
+    """Lines 21-25: Handle(p'') for each residual individual, in draw order."""
+    if not residual:
+        return Handled(0, 0, classes)
+    rows = t.engine.execute(f"SELECT * FROM {t.people} WHERE pid IN (SELECT unnest($pids)) ORDER BY draw, pid",
+                            {"pids": residual})
+    names = [d[0] for d in rows.description]
+    suppressed = suppressed_records = 0
+    for values in rows.fetchall():                                        # line 22
+        p = dict(zip(names, values))
+        element = Element.of_individual(t.attrs, p)
+        fits = None
+        if not model.monotonic:                                           # line 4
+            union = t.engine.sql("danonyir/handle_records.sql.j2", members=t.members, classes=t.classes,
+                                 records=records)
+            counts = class_counts_sql(f"({union})", "cid", "pid", "s")
+            fits = f"SELECT cid FROM ({counts}) WHERE {model.verdict_sql('h')}"
+        params = {**element.params(), **model.params("h"), "nq": p["nrec"], "sq": 0.0, "pid": p["pid"]}
+        best = t.run("danonyir/handle.sql.j2", params, classes=t.classes, fits=fits).fetchone()[0]
+        if best is not None and best["d"] <= p["nrec"] * len(t.attrs):   # line 11
+            joined = Element.of_class(t.attrs, best)                      # lines 12-13
+            joined.merge(element)
+            t.run("danonyir/class_drop.sql.j2", {"cid": best["cid"]}, classes=t.classes)
+            t.run("danonyir/class_add.sql.j2", {**joined.params(), "cid": best["cid"], "nrec": best["nrec"] + p["nrec"],
+                                                "nind": best["nind"] + 1, "sn": joined.span()}, classes=t.classes)
+            t.run("danonyir/members_add.sql.j2", {"pids": [p["pid"]], "cid": best["cid"]}, members=t.members)
+        else:                                                             # line 15
+            suppressed += 1
+            suppressed_records += p["nrec"]
+    return Handled(suppressed, suppressed_records, classes)

@@ -1,0 +1,115 @@
+"""DAnonyIR's working state: the tables D (remaining individuals) and D* (formed classes), the
+growing class Q, and the one-statement steps of Algorithm 1 on them (paper 004, section 4.3).
+
+D, D* and the members of D*'s classes are work tables; Python holds only Q (its identity
+element, its members' Id_num and the model's incremental check, Algorithms 5 and 6) and the
+one row each statement returns.
+
+Statements are few per step: Algorithm 1's lines 7-8 are one statement, and the individuals
+that join Q leave D's table in one DELETE when Q is stored (until then the nearest statement
+skips them by Id_num); rendered SQL is cached per template and context, so a step costs one
+statement plan, not a template render.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from anonymizer.engine.session import Engine
+from anonymizer.models.check import used_params
+from anonymizer.families.identity_reserved.danonyir.element import Attr, Element
+
+#: Line 9's comparison Dist(p', Q) <= Dist(Q', Q) forgives this much float rounding, relative.
+TIE = 1e-9
+
+
+@dataclass
+class Growing:
+    """The class Q being formed (Algorithm 1, lines 3-15)."""
+
+    element: Element
+    tracker: Any                      # the model's incremental check (SatPriIRInc_*)
+    members: list[int] = field(default_factory=list)
+    nrec: int = 0
+    satisfied: bool = False
+
+    def add(self, pid: int, nrec: int, sens: Iterable[str], element: Element | None = None) -> None:
+        """R(p) joins Q: r̄_q = δ(r̄_q, r̄_p) (line 10), and the incremental check sees p."""
+        if element is not None:
+            self.element.merge(element)
+        self.members.append(pid)
+        self.nrec += nrec
+        self.satisfied = self.tracker.add(nrec, Counter(sens))
+
+
+@dataclass
+class Tables:
+    """The work tables of one DAnonyIR run and the statements that change them."""
+
+    engine: Engine
+    attrs: list[Attr]
+    people: str       # every individual: pid, nrec, draw, sens, v<i>, c<i>
+    rest: str         # D: the individuals not yet in a class
+    classes: str      # D*: cid, nrec, nind, sn, element
+    members: str      # (pid, cid) of D*'s classes
+    remaining: int
+    taken: list[int] = field(default_factory=list)      # out of D, still in its table
+    _sql: dict = field(default_factory=dict)
+
+    @property
+    def ctx(self) -> list[dict]:
+        return [a.context() for a in self.attrs]
+
+    def run(self, template: str, params: Mapping[str, Any] | None = None, **context: Any):
+        key = (template, tuple(sorted((k, str(v)) for k, v in context.items())))
+        if key not in self._sql:
+            text = self.engine.sql(template, attrs=self.ctx, **context)
+            self._sql[key] = (text, list(used_params(text, {k: 0 for k in params or {}})))
+        text, names = self._sql[key]
+        return self.engine.execute(text, {n: params[n] for n in names} if names else None, template=template)
+
+    def draw(self) -> dict | None:
+        """Line 3: a random remaining individual (the release's draw order), taken out of D."""
+        self.flush()
+        cur = self.run("danonyir/draw.sql.j2", rest=self.rest)
+        row = cur.fetchone()
+        if row is None:
+            return None
+        found = dict(zip([d[0] for d in cur.description], row))
+        self.take(found["pid"])
+        return found
+
+    def take(self, pid: int) -> None:
+        """D = D - R(p) (the row leaves D's table at the next :meth:`flush`)."""
+        self.taken.append(pid)
+        self.remaining -= 1
+
+    def flush(self) -> None:
+        """Delete the taken individuals from D's table, in one statement."""
+        if self.taken:
+            self.run("danonyir/take.sql.j2", {"pids": self.taken}, rest=self.rest)
+            self.taken = []
+
+    def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
+        """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
+        distances to Q (Eqs. 17 and 18), in one statement."""
+        params = {**q.element.params(), **q.element.increments(), "nq": q.nrec, "sq": q.element.span(),
+                  "taken": self.taken}
+        return self.run("danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
+
+    def store(self, cid: int, q: Growing) -> None:
+        """Line 17: D* = D* + {Q}."""
+        params = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
+                  "sn": q.element.span()}
+        self.run("danonyir/class_add.sql.j2", params, classes=self.classes)
+        self.run("danonyir/members_add.sql.j2", {"pids": q.members, "cid": cid}, members=self.members)
+
+    def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
+        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q."""
+        self.run("danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
+        found = self.run("danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
+                         people=self.people).fetchall()
+        self.run("danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
+        return found

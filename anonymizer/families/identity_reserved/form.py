@@ -1,0 +1,170 @@
+"""The identity-reserved table of paper 004 (Table 4): build it, verify it, measure it.
+
+Published columns: ``ec_id`` (the equivalence class, 1..e), ``id_num`` (the renumbered
+individual, Algorithm 1 line 1; the source's identifier is never published), per QI ``<qi>``
+(the class's generalized value as a label: ``[33, 34]``, ``{10070, 10073}``, a single value, or
+GeneIR's hierarchy node) with ``<qi>_low``/``<qi>_high`` (numeric) or ``<qi>_values`` (the
+values a categorical cell covers), the sensitive value, and the insensitive columns unchanged
+(footnote 1).
+
+Verification before anything is published, re-read from the candidate table:
+
+- the declared IR/EIR model holds in every class (:func:`anonymizer.families.identity_reserved.models.verify`:
+  counts in SQL, minimum hitting sets per class in Python where SQL cannot decide);
+- every class has one generalized value per QI (Definition 2.1), every record's true value lies
+  in it, and every individual sits in exactly one class (``templates/ir/judge.sql.j2``).
+
+Metrics: NLoss (Eqs. 11-15), and for the IR models the share of vulnerable classes (section 5:
+satisfying the IR model but not its EIR version).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from anonymizer.families.identity_reserved.danonyir import danonyir
+from anonymizer.families.identity_reserved.geneir import geneir
+from anonymizer.families.identity_reserved.result import IRResult
+from anonymizer.engine.session import Engine
+from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.families.generalized.form import check_clashes
+from anonymizer.families.identity_reserved.individuals import Individuals, individuals
+from anonymizer.families.identity_reserved.metrics import nloss
+from anonymizer.families.identity_reserved import models as identity_reserved
+from anonymizer.plan import Plan, check_suppression
+from anonymizer.engine.names import ident
+
+EC_ID, ID_NUM = "ec_id", "id_num"
+
+
+@dataclass(frozen=True)
+class IRCandidate:
+    """The candidate work table, its published columns, and its sizes."""
+
+    table: str
+    columns: list[str]
+    rows: int
+    classes: int
+    individuals: int
+
+
+@dataclass
+class VerifiedCandidate:
+    """An identity-reserved run up to its verified, measured candidate (not published), with
+    the seconds of each phase."""
+
+    result: IRResult
+    candidate: IRCandidate
+    people: Individuals
+    checks: list[dict]
+    utility: dict
+    seconds: dict
+
+
+def model_of(plan: Plan):
+    """The release's one identity-reserved model (the spec allows exactly one)."""
+    return next(m for m in plan.spec.models if m.identity_reserved)
+
+
+def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
+    """DAnonyIR or GeneIR, as the spec says."""
+    model = model_of(plan)
+    if plan.spec.algorithm.name == "geneir":
+        return geneir(engine, plan, people.rec, people.ind, model)
+    return danonyir(engine, plan, people, model)
+
+
+def verified_candidate(engine: Engine, plan: Plan) -> VerifiedCandidate:
+    """Algorithm 1 (or GeneIR), the suppression gate, the Table 4 table, its verification and
+    its metrics: what a release does before it publishes."""
+    clock, t0 = {}, time.perf_counter()
+    people = individuals(engine, plan)
+    t1 = time.perf_counter()
+    engine.say(f"{plan.spec.algorithm.name}: {people.count} individuals, {people.records} records, "
+               f"{len(plan.qis)} QIs")
+    result = run_algorithm(engine, plan, people)
+    check_suppression(plan, plan.null_suppressed + result.suppressed_records)
+    t2 = time.perf_counter()
+    candidate = build(engine, plan, people, result)
+    t3 = time.perf_counter()
+    checks = verify(engine, plan, candidate)
+    t4 = time.perf_counter()
+    utility = metrics(engine, plan, candidate, result)
+    clock.update(individuals=t1 - t0, algorithm=t2 - t1, generalize=t3 - t2, verify=t4 - t3,
+                 metrics=time.perf_counter() - t4)
+    return VerifiedCandidate(result, candidate, people, checks, utility, clock)
+
+
+def published_names(plan: Plan) -> list[str]:
+    """The published columns in order; a clash with a generated name is a SpecError."""
+    names = [EC_ID, ID_NUM]
+    for q in plan.qis:
+        names += [q.name] + ([f"{q.name}_low", f"{q.name}_high"] if q.numeric else [f"{q.name}_values"])
+    names += [plan.sensitive[0].column.name] + [k.column.name for k in plan.passthrough]
+    check_clashes(names, "a column of the identity-reserved table (ec_id, id_num, <qi>_low, <qi>_high, "
+                         "<qi>_values); rename it in a view first")
+    return names
+
+
+def _qi_context(plan: Plan) -> list[dict]:
+    return [{"i": q.index, "out": ident(q.name), "numeric": q.numeric, "dom": q.dom, "low": ident(f"{q.name}_low"),
+             "high": ident(f"{q.name}_high"), "setcol": ident(f"{q.name}_values")} for q in plan.qis]
+
+
+def build(engine: Engine, plan: Plan, people: Individuals, result: IRResult) -> IRCandidate:
+    """Write the candidate table (templates/ir/class_values.sql.j2 per QI, then ir/table.sql.j2)."""
+    columns = published_names(plan)
+    qis = _qi_context(plan)
+    for q, ctx in zip(plan.qis, qis):
+        ctx["table"] = engine.work(f"ir_values{q.index}")
+        engine.run("ir/class_values.sql.j2", target=ctx["table"], assign=result.assign, records=people.rec,
+                   base=plan.base, dom=q.dom, hier=q.hier, levels=result.levels, i=q.index)
+    table = engine.work("ir_candidate")
+    kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
+    engine.run("ir/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
+               sens=ident(plan.sensitive[0].column.name), kept=kept)
+    rows, classes, persons = engine.execute(
+        f"SELECT count(*), count(DISTINCT {ident(EC_ID)}), count(DISTINCT {ident(ID_NUM)}) FROM {table}").fetchone()
+    return IRCandidate(table, columns, rows, classes, persons)
+
+
+def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
+    """The model in every class, and the table's form (see the module docstring).
+
+    Raises PrivacyCheckFailed naming what does not hold; nothing is published then.
+    """
+    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    form = engine.one("ir/judge.sql.j2", candidate=candidate.table, base=plan.base, qis=_qi_context(plan))
+    records, classes, persons, split, outside, torn = form
+    for count, what in ((split, "classes with more than one generalized value"),
+                        (outside, "records whose value lies outside their class's generalized value"),
+                        (torn, "individuals in more than one class")):
+        if count:
+            raise PrivacyCheckFailed("identity-reserved table form (paper 004, Definition 2.1)", f"{count} {what}",
+                                     count, view)
+    sens = ident(plan.sensitive[0].column.name)
+    checks = identity_reserved.verify(engine, [model_of(plan)], candidate.table, ident(EC_ID), ident(ID_NUM), sens)
+    for c in checks:
+        if not c["holds"]:
+            raise PrivacyCheckFailed(c["model"], c["figure"], c["failing"], view)
+    return checks
+
+
+def metrics(engine: Engine, plan: Plan, candidate: IRCandidate, result: IRResult) -> dict:
+    """NLoss (Eq. 15), class sizes, and the vulnerable classes of an IR model (section 5)."""
+    qis = [{"name": q.name, "numeric": True, "low": q.num_min, "high": q.num_max} if q.numeric
+           else {"name": q.name, "numeric": False, "size": q.m} for q in plan.qis]
+    loss = nloss(engine, candidate.table, qis, plan.base_rows, result.suppressed_records)
+    out = {"nloss": loss["nloss"], "nloss_per_qi": loss["per_qi"], "classes": candidate.classes,
+           "individuals": candidate.individuals, "records": candidate.rows,
+           "individuals_per_class": candidate.individuals / candidate.classes if candidate.classes else None,
+           "records_per_class": candidate.rows / candidate.classes if candidate.classes else None,
+           "suppressed_individuals": result.suppressed_individuals}
+    model = model_of(plan)
+    enhanced = model.enhanced() if hasattr(model, "enhanced") else None
+    if enhanced is not None:
+        sens = ident(plan.sensitive[0].column.name)
+        out["vulnerable"] = identity_reserved.vulnerable(engine, model, candidate.table, ident(EC_ID), ident(ID_NUM),
+                                                         sens)
+    return out

@@ -1,0 +1,83 @@
+"""Local Generalization and Bucketization, LGB (paper 000: Li and He, "Local generalization
+and bucketization technique for personalized privacy preservation", JKSU-CIS 35, 2023).
+
+Reading guide:
+
+==========================================  ===========================================  ==========================
+paper                                       here                                         SQL (templates/lgb/)
+==========================================  ===========================================  ==========================
+Defs. 1-3 QI / semi-sensitive / sensitive   :func:`.subsets.attributes`                  attribute_counts
+Def. 8 QI partition                         :func:`.subsets.qi_partition`                subsets, base
+Alg. 1 line 4 ValuePair_sen                 :func:`.subsets.value_pairs`                 pairs
+Alg. 1 lines 3-6, Alg. 2 (bucketization)    :func:`.bucketize.local_bucketization`       bucket_*
+Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       mondrian/*
+Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
+Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.families.lgb.form`                  table, judge_*
+Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 metrics/query_*
+                                            :mod:`anonymizer.reproduce.p000_lgb.query_error`
+==========================================  ===========================================  ==========================
+
+Algorithm 1 runs bucketization first and generalization second; the two are independent
+(Corollary 3), so their order does not change the result.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError
+from anonymizer.plan import Plan
+from anonymizer.randomness import ReleaseKey
+from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.lgb.bucketize import Buckets, local_bucketization
+from anonymizer.families.lgb.mdp import lgb_mdp
+from anonymizer.families.lgb.ncp import lgb_ncp
+from anonymizer.families.lgb.subsets import Attribute, Subsets, attributes, qi_partition, value_pairs
+
+
+@dataclass
+class LgbResult:
+    """What an LGB run produced: attributes, subsets, buckets and local equivalence groups."""
+
+    attrs: list[Attribute]
+    subsets: Subsets
+    buckets: Buckets
+    groups: AlgorithmResult
+    seconds: float
+    notes: dict = field(default_factory=dict)
+
+    @property
+    def suppressed(self) -> int:
+        return self.subsets.suppressed
+
+
+def local_generalization(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey) -> AlgorithmResult:
+    """Algorithm 1 line 7 by the spec's algorithm: LGB_MDP (Alg. 3) or LGB_NCP (Alg. 4)."""
+    if plan.spec.algorithm.name == "lgb-ncp":
+        return lgb_ncp(engine, plan, base, k, key, balance=plan.spec.algorithm.balance)
+    return lgb_mdp(engine, plan, base, k)
+
+
+def lgb(engine: Engine, plan: Plan) -> LgbResult:
+    """Algorithm 1: LGB of ``plan.base`` with the spec's k and bucket principles."""
+    start = time.perf_counter()
+    k = plan.spec.k
+    subsets = qi_partition(engine, plan, k)                              # Def. 8
+    if not subsets.kept:
+        raise DataError(plan.source, f"no subset of rows with the same QI attributes has k={k} rows, so no "
+                                     "local equivalence group can be formed")
+    attrs = attributes(engine, plan, subsets)                            # Defs. 1-3
+    t0 = time.perf_counter()
+    pairs = value_pairs(engine, plan, attrs, subsets)                    # Alg. 1, line 4
+    buckets = local_bucketization(engine, attrs, pairs, plan.key)           # Alg. 1, lines 3-6
+    t1 = time.perf_counter()
+    groups = local_generalization(engine, plan, subsets.base, k, plan.key)  # Alg. 1, line 7
+    t2 = time.perf_counter()
+    notes = {"subsets": len(subsets.kept), "subsets_suppressed": len(subsets.dropped),
+             "attribute_classes": {x.name: x.kind for x in attrs},
+             "bucketization_rounds": buckets.rounds, "buckets": buckets.buckets, "bucket_leaves": buckets.leaves,
+             "generalization_rounds": groups.rounds, "groups": groups.classes,
+             "bucketization_seconds": round(t1 - t0, 4), "generalization_seconds": round(t2 - t1, 4)}
+    return LgbResult(attrs, subsets, buckets, groups, time.perf_counter() - start, notes)

@@ -1,0 +1,171 @@
+"""Local bucketization (paper 000, Algorithm 2), every bucketized attribute at once.
+
+Each attribute's sensitive values are split at their count-weighted median while both
+halves pass the attribute's check (lines 2-7), so that a bucket spans as narrow a range of
+values as the principle allows; a range that cannot be split is divided into buckets (line
+9). The ranges are a small table (one row per distinct value), driven round by round from
+Python: each round is one statement for the halves of all active ranges of all
+attributes, one check per attribute, and one statement replacing the ranges that split.
+
+Principles, per attribute (the paper's section 4 uses both):
+
+- ``l-unique`` (Corollary 2). check = l-eligibility, the most frequent value of a half
+  occurs at most |VP| / l times (Xiao and Tao 2007). divide_buckets = the assignment of
+  m-invariance: B = floor(n / l) buckets, values dealt round-robin in order of count, so
+  every value is at most once in a bucket and each bucket holds at least l values.
+- ``t-closeness`` (EMD, Li et al. 2007; the paper's t = 0.2 on sex). check = the half's
+  distribution is within t of the attribute's distribution of sensitive values (a union of
+  t-close buckets is t-close, EMD being convex, so a half that fails cannot be bucketized).
+  divide_buckets deals round-robin too, into the largest number of buckets B for which
+  every bucket is t-close, found by a bisection per leaf on value counts (the counts of a
+  dealt bucket follow from B without reading rows); a B that passes is kept, so the
+  buckets always pass, even where EMD is not monotonic in B.
+
+Choices: the median is the smallest value whose cumulative count reaches half the range
+(values in the attribute's generalization order: numbers, hierarchy leaves, or text); a
+range whose big half would be empty is a leaf. The whole attribute must pass the check,
+else no bucketization exists and the release stops (PrivacyCheckFailed). Buckets are
+numbered 1.. per attribute (BID). Values of a bucket are shown in a random (the release's key)
+permutation of its rows (:func:`shuffle`), as Fig. 2 does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.models import LUnique, TCloseness
+from anonymizer.models import check
+from anonymizer.randomness import ReleaseKey
+from anonymizer.families.lgb.subsets import Attribute
+
+
+@dataclass(frozen=True)
+class Buckets:
+    """The outcome of local bucketization: ``dealt(a, __rid, code, bid)`` and
+    ``shown(a, __rid, bid, shown)``, plus round and bucket counts per attribute."""
+
+    dealt: str
+    shown: str
+    rounds: int
+    buckets: dict[str, int]
+    leaves: dict[str, int]
+
+
+def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key: ReleaseKey) -> Buckets:
+    """Algorithm 1 lines 3-6: Algorithm 2 on every attribute holding sensitive values; the
+    values of a bucket are dealt to its rows by the release's secret ``key``."""
+    attrs = [x for x in attrs if x.bucketized]
+    vals = engine.work("lgb_vals_0")
+    engine.run("lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
+    globs = _globals(engine, attrs, vals)
+    _check_roots(engine, attrs, vals, globs)
+    rounds = 0
+    while engine.execute(f"SELECT count(*) FROM {vals} WHERE active").fetchone()[0]:
+        rounds += 1
+        halves = engine.work("lgb_halves")
+        engine.run("lgb/bucket_halves.sql.j2", target=halves, vals=vals)    # lines 2-4
+        ok = _check_halves(engine, attrs, halves, globs)                  # line 5
+        nxt = engine.work(f"lgb_vals_{rounds}")
+        engine.run("lgb/bucket_split.sql.j2", target=nxt, vals=vals, halves=halves, ok=ok)  # lines 6-9
+        engine.execute(f"DROP TABLE {vals}")
+        vals = nxt
+        engine.say(f"local bucketization round {rounds}")
+    sizes = _bucket_sizes(engine, attrs, vals, globs)                     # line 9: divide_buckets
+    dealt, shown = engine.work("lgb_dealt"), engine.work("lgb_shown")
+    engine.run("lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes)
+    engine.run("lgb/bucket_shuffle.sql.j2", key.params(), target=shown, dealt=dealt)
+    names = {x.index: x.name for x in attrs}
+    counts = engine.execute(f"SELECT a, count(DISTINCT bid), count(DISTINCT part) FROM {dealt} JOIN "
+                            f"(SELECT a, code, part FROM {vals}) USING (a, code) GROUP BY a").fetchall()
+    return Buckets(dealt, shown, rounds, {names[a]: int(b) for a, b, _ in counts},
+                   {names[a]: int(p) for a, _, p in counts})
+
+
+def _globals(engine: Engine, attrs: list[Attribute], vals: str) -> dict[int, str]:
+    """The distribution of each t-closeness attribute's sensitive values, ``(s, p, rnk)``."""
+    out = {}
+    for x in attrs:
+        if isinstance(x.principle, TCloseness):
+            out[x.index] = engine.work(f"lgb_glob{x.index}")
+            engine.execute(f"CREATE TABLE {out[x.index]} AS "
+                           + check.global_sql(f"(SELECT code, n FROM {vals} WHERE a = {x.index})", "code", "n"),
+                           template="models/global_distribution.sql.j2")
+    return out
+
+
+def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -> str:
+    """Algorithm 2's check(VP) for attribute ``x`` over a ``(gid, s, n)`` histogram."""
+    if isinstance(x.principle, LUnique):
+        return engine.sql("lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
+    return check.model_sql(x.principle, hist, f"a{x.index}", globs[x.index])
+
+
+def _params(attrs: list[Attribute]) -> dict:
+    out: dict = {}
+    for x in attrs:
+        out.update(x.principle.params(f"a{x.index}"))
+    return out
+
+
+def _check_roots(engine: Engine, attrs: list[Attribute], vals: str, globs: dict[int, str]) -> None:
+    """The whole attribute must pass its check, or no local bucketization exists."""
+    for x in attrs:
+        hist = engine.sql("lgb/attribute_hist.sql.j2", vals=vals, a=x.index, whole=True)
+        ok, figure, _ = _verdicts(engine, [x], [f"({hist})"], globs, None)[0]
+        if not ok:
+            raise PrivacyCheckFailed(f"{x.principle} (attribute {x.name!r} as a whole fails it, so no local "
+                                     f"bucketization exists)", figure, 1)
+
+
+def _verdicts(engine: Engine, attrs: list[Attribute], hists: list[str], globs: dict[int, str],
+              target: str | None) -> list[tuple]:
+    """Run each attribute's check over its histogram in one statement (lgb/bucket_checks):
+    into ``target`` (a, gid, ok), or aggregated to one ``(all ok, worst figure)`` per call."""
+    checks = [{"a": x.index, "sql": _check_sql(engine, x, h, globs)} for x, h in zip(attrs, hists)]
+    text = engine.sql("lgb/bucket_checks.sql.j2", target=target, checks=checks)
+    cur = engine.execute(text, check.used_params(text, _params(attrs)), template="lgb/bucket_checks.sql.j2")
+    return [] if target else cur.fetchall()
+
+
+def _check_halves(engine: Engine, attrs: list[Attribute], halves: str, globs: dict[int, str]) -> str:
+    """Algorithm 2 line 5 for every half of every active range: ``ok(a, gid, ok)``."""
+    ok = engine.work("lgb_ok")
+    hists = [engine.sql("lgb/attribute_hist.sql.j2", vals=halves, a=x.index, whole=False) for x in attrs]
+    _verdicts(engine, attrs, [f"({h})" for h in hists], globs, ok)
+    return ok
+
+
+def _bucket_sizes(engine: Engine, attrs: list[Attribute], vals: str, globs: dict[int, str]) -> str:
+    """divide_buckets' number of buckets per leaf: floor(n / l) for l-unique, bisection for t."""
+    sizes = engine.work("lgb_sizes")
+    ls = [{"a": x.index, "l": x.principle.l} for x in attrs if isinstance(x.principle, LUnique)]
+    engine.run("lgb/bucket_sizes.sql.j2", target=sizes, vals=vals, attrs=ls)
+    for x in attrs:
+        if isinstance(x.principle, TCloseness):
+            _t_sizes(engine, x, vals, globs, sizes)
+    return sizes
+
+
+def _t_sizes(engine: Engine, x: Attribute, vals: str, globs: dict[int, str], sizes: str) -> None:
+    """The largest B per leaf (bisection) whose dealt buckets are all within t."""
+    leaves = engine.execute(f"SELECT part, sum(n) FROM {vals} WHERE a = $a GROUP BY part", {"a": x.index},
+                            template="lgb/leaves").fetchall()
+    good = {int(p): 1 for p, _ in leaves}            # one bucket is the leaf itself, which passed
+    high = {int(p): int(n) for p, n in leaves}
+    probe, hist = engine.work("lgb_probe"), engine.work("lgb_probe_hist")
+    while any(good[p] < high[p] for p in good):
+        mid = {p: (good[p] + high[p] + 1) // 2 for p in good if good[p] < high[p]}
+        engine.run("lgb/bucket_probe_leaves.sql.j2", {"parts": list(mid), "buckets": list(mid.values())},
+                   target=probe)
+        engine.run("lgb/bucket_probe.sql.j2", {"a": x.index}, target=hist, vals=vals, probe=probe)
+        text = engine.sql("lgb/bucket_probe_verdict.sql.j2", check=_check_sql(engine, x, hist, globs))
+        for part, ok in engine.execute(text, check.used_params(text, _params([x])),
+                                       template="lgb/bucket_probe_verdict.sql.j2").fetchall():
+            if ok:
+                good[part] = mid[part]
+            else:
+                high[part] = mid[part] - 1
+    engine.run("lgb/bucket_sizes_set.sql.j2", {"a": x.index, "parts": list(good), "buckets": list(good.values())},
+               target=sizes)

@@ -1,0 +1,280 @@
+"""Plan a release: load the source, resolve columns against it, code every QI.
+
+After :func:`prepare` the run's work schema holds, for each quasi-identifier ``i``:
+
+- ``dom{i}(code, value, num)``: its distinct values coded ``0..m-1`` in generalization
+  order (numeric order; a hierarchy's leaf order, so that every node is a contiguous code
+  range; a declared order; or alphabetical), ``num`` the numeric value or NULL;
+- ``hier{i}(code, level, label, lo, hi, distortion)``: each value's node at every level,
+  level 0 the value itself and the top level ``*``, with the node's range of leaf codes and
+  its distortion (built by :mod:`anonymizer.hierarchy`, one builder per kind);
+
+and ``base(__rid, q0..q{d-1}, s0.., x0.., f<i>..)``: the rows with QIs as codes, sensitive
+(``s``) and passed-through (``x``) columns as they are, and each flagged QI's per-cell
+sensitivity flag ``f<i>`` (paper 000). Algorithms work on ``base`` only.
+
+NULL policy (spec field ``nulls``): ``error`` (default) stops with the columns and counts;
+``suppress`` leaves rows with a NULL quasi-identifier or sensitive value out of ``base`` and
+counts them as suppressed (they count against ``suppression_limit``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
+from anonymizer.hierarchy import build_hierarchy, column_type
+from anonymizer.hierarchy.coverage import check_covered
+from anonymizer.hierarchy.csv_file import load_leaves
+from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
+from anonymizer.randomness import ReleaseKey
+from anonymizer.spec.parse import Column, ReleaseSpec, Source
+from anonymizer.engine.names import ident, table
+
+
+@dataclass(frozen=True)
+class QI:
+    """A coded quasi-identifier of the plan."""
+
+    index: int
+    column: Column
+    numeric: bool
+    dom: str            # quoted work table (code, value, num)
+    hier: str           # quoted work table (code, level, label, lo, hi, distortion)
+    m: int              # number of distinct values
+    height: int         # top level (the '*' level)
+    num_min: float | None = None
+    num_max: float | None = None
+    nested: bool = True  # every node lies inside one node of the next level (DBGH's need not)
+
+    @property
+    def code(self) -> str:
+        return f"q{self.index}"
+
+    @property
+    def flag(self) -> str | None:
+        """``base``'s column of the per-cell sensitivity flag (paper 000), if the QI has one."""
+        return f"f{self.index}" if self.column.flag else None
+
+    @property
+    def name(self) -> str:
+        return self.column.name
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A sensitive or passed-through column carried in ``base`` under an internal name."""
+
+    column: Column
+    internal: str
+    numeric: bool
+    hier: str | None = None   # quoted (s, level, node) table, for sensitive columns with a hierarchy file
+
+
+@dataclass
+class Plan:
+    """Everything the algorithms and the publisher need to know about a run."""
+
+    spec: ReleaseSpec
+    source: str                 # quoted source relation
+    rows: int                   # rows in the source
+    base: str                   # quoted work table
+    base_rows: int              # rows in base (source minus rows with NULLs, under 'suppress')
+    qis: list[QI] = field(default_factory=list)
+    sensitive: list[Kept] = field(default_factory=list)
+    passthrough: list[Kept] = field(default_factory=list)
+    individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
+    key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
+
+    @property
+    def null_suppressed(self) -> int:
+        return self.rows - self.base_rows
+
+    @property
+    def hiers(self) -> dict[str, str]:
+        """Sensitive column name -> its (s, level, node) hierarchy table, where it has one."""
+        return {k.column.name: k.hier for k in self.sensitive if k.hier}
+
+    def hier_of(self, model) -> str | None:
+        """The (s, level, node) hierarchy of a model's sensitive column, if it has one."""
+        return self.kept(model.sensitive).hier if model.sensitive is not None else None
+
+    def kept(self, name: str) -> Kept:
+        for k in self.sensitive + self.passthrough:
+            if k.column.name == name:
+                return k
+        raise KeyError(name)
+
+
+def source_relation(spec: ReleaseSpec) -> str:
+    """The quoted name of the spec's source table."""
+    src = spec.source
+    return table(src.schema, src.table) if src.schema else ident(src.table)
+
+
+def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | None" = None) -> str:
+    """The quoted relation a release reads. A table source is read where it is. A file source
+    (CSV/Parquet ``source.path``) or a DataFrame ``data`` is staged in the run's work database
+    (``engine.work("source")``), never in the user's: no table of the database is created or
+    replaced, and the raw rows go when the work database is detached (or the process ends)."""
+    if data is not None:
+        target, name = engine.work("source"), f"__anonymizer_input_{engine.open_work()}"
+        engine.con.register(name, data)
+        try:
+            engine.execute(f"CREATE TABLE {target} AS SELECT * FROM {ident(name)}")
+        finally:
+            engine.con.unregister(name)
+        return target
+    if spec.source.path is not None:
+        target = engine.work("source")
+        load_file(engine, spec.source, target)
+        return target
+    return source_relation(spec)
+
+
+def load_file(engine: Engine, src: Source, target: str) -> None:
+    """Load the CSV or Parquet file ``src.path`` into the new table ``target`` (quoted)."""
+    reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
+    params: dict = {"path": str(src.path)}
+    if reader == "csv":
+        params["header"] = src.header
+        if src.delimiter:
+            params["delim"] = src.delimiter
+        if src.null_string is not None:
+            params["nullstr"] = src.null_string
+    engine.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
+               has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
+
+
+def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> ReleaseSpec:
+    """Match spec columns to the table's (case-insensitively), infer QI types, check types."""
+    by_lower = {n.lower(): n for n in types}
+    resolved, listed = [], set()
+    for col in spec.columns:
+        real = by_lower.get(col.name.lower())
+        if real is None:
+            raise SpecError(f"columns.{col.name}", f"is not a column of {relation} (columns: {', '.join(types)})")
+        listed.add(real)
+        quasi = col.role == "quasi"
+        if col.type == "numeric" and not (is_numeric_type(types[real]) or quasi and is_temporal_type(types[real])):
+            raise SpecError(f"columns.{col.name}.type", f"is numeric but the column is {types[real]}", col.type)
+        ctype = column_type(col.hierarchy, f"columns.{col.name}.hierarchy", types[real], col.type, quasi=quasi)
+        flag = _resolve_flag(col, by_lower, types, relation)
+        if flag:
+            listed.add(flag)
+        resolved.append(replace(col, name=real, type=ctype, flag=flag))
+    for real in types:
+        if real not in listed:
+            if spec.default_role is None:
+                raise SpecError(f"columns.{real}", "has no role: give every source column a role, or set default_role")
+            resolved.append(Column(real, spec.default_role, column_type(None, f"columns.{real}", types[real], None)))
+    return replace(spec, columns=tuple(resolved))
+
+
+def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], relation: str) -> str | None:
+    """The real name of a quasi column's flag column (paper 000), which must be BOOLEAN."""
+    if col.flag is None:
+        return None
+    real = by_lower.get(col.flag.lower())
+    if real is None:
+        raise SpecError(f"columns.{col.name}.flag", f"is not a column of {relation}", col.flag)
+    if types[real] != "BOOLEAN":
+        raise SpecError(f"columns.{col.name}.flag", f"must be a BOOLEAN column (TRUE where the value is "
+                                                    f"sensitive), but {real!r} is {types[real]}", col.flag)
+    return real
+
+
+def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
+    """Load and check the source, code the QIs and build ``base`` (see module docstring).
+
+    ``source``: the quoted source relation when the caller already loaded it.
+    """
+    engine.open_work()
+    source = source or load_source(engine, spec)
+    spec = resolve_columns(spec, engine.columns(source), source)
+    rows, nulls = _null_counts(engine, spec, source)
+    plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
+    for i, col in enumerate(spec.quasi):
+        plan.qis.append(_code_qi(engine, source, i, col))
+    plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
+                      for j, c in enumerate(spec.sensitive)]
+    plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
+    plan.individual = next((Kept(c, "i0", False) for c in spec.by_role("individual")), None)
+    kept = plan.sensitive + plan.passthrough + ([plan.individual] if plan.individual else [])
+    keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
+    flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
+    qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
+    person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
+    engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
+               has_rowid=_has_rowid(engine, source), person=person,
+               nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
+               not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
+               + ([ident(plan.individual.column.name)] if plan.individual else []))
+    plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
+    if plan.base_rows == 0:
+        raise DataError(source, "no rows left after removing rows with NULLs")
+    if plan.null_suppressed > spec.suppression_limit * rows:
+        raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
+                                f"{spec.suppression_limit:g} allows ({int(spec.suppression_limit * rows)} rows)")
+    return plan
+
+
+def check_suppression(plan: Plan, suppressed: int) -> None:
+    """The gate on suppressed rows (NULLs and the algorithm's together): PrivacyCheckFailed
+    when they exceed the spec's ``suppression_limit``."""
+    spec = plan.spec
+    allowed = int(spec.suppression_limit * plan.rows)
+    if suppressed > allowed:
+        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
+                                 f"{suppressed} rows suppressed", 0,
+                                 f"{spec.output.schema}.{spec.output.view}")
+
+
+def _has_rowid(engine: Engine, source: str) -> bool:
+    """Whether the source is a table with a ``rowid`` (views and table functions have none;
+    a user column called ``rowid`` would shadow it)."""
+    if "rowid" in (name.lower() for name in engine.columns(source)):
+        return False
+    try:
+        engine.con.execute(f"SELECT rowid FROM {source} LIMIT 0")
+    except Exception:  # noqa: BLE001 - a binder error means: no rowid
+        return False
+    return True
+
+
+def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:
+    cols = [c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")] + [c.flag for c in spec.columns
+                                                                                 if c.flag]
+    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols])
+    rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:]) if n}
+    if rows == 0:
+        raise DataError(source, "is empty: there is nothing to anonymize")
+    if spec.k > rows:
+        raise SpecError("models", f"k={spec.k} is larger than the table ({rows} rows)", spec.k)
+    if nulls and spec.nulls == "error":
+        listing = ", ".join(f"{n} ({c} NULLs)" for n, c in nulls.items())
+        raise DataError(source, f"NULLs in {listing}; clean them, or set 'nulls: suppress' to suppress those rows")
+    return rows, nulls
+
+
+def _code_qi(engine: Engine, source: str, i: int, col: Column) -> QI:
+    coded = build_hierarchy(engine, source, col, str(i))
+    low, high = coded.num_min, coded.num_max
+    if col.domain is not None:
+        if low < col.domain[0] or high > col.domain[1]:
+            raise SpecError(f"columns.{col.name}.domain", f"does not cover the values present ({low:g} to {high:g})",
+                            list(col.domain))
+        low, high = col.domain
+    return QI(i, col, col.type == "numeric", coded.dom, coded.hier, coded.m, coded.height, low, high, coded.nested)
+
+
+def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> str | None:
+    """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
+    if col.hierarchy is None:
+        return None
+    leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
+    check_covered(engine, source, col.name, leaves, f"columns.{col.name}.hierarchy")
+    target = engine.work(f"shier{j}")
+    engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)
+    return target

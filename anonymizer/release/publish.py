@@ -1,0 +1,301 @@
+"""Publish a verified candidate: versioned snapshot, atomic view promotion, audit row.
+
+A release ``r`` publishing view ``published.v`` writes snapshot ``_anon_releases."r__v<N>"``
+and points ``published.v`` at it, and appends an audit row to ``_anon_releases._audit``,
+all in one transaction (a release with more than one table, such as anatomy's sensitive
+table, adds ``"r__v<N>__<part>"`` and ``published."v_<part>"`` for each in the same one):
+if any step fails nothing changes, and what was published before stays as it was. Before
+promotion each snapshot is compared with its candidate by row count and two sums of row
+hashes (a multiset fingerprint), so the views show exactly the rows that passed
+verification. A view reads its snapshot as it is, except a generalized release's main
+view, which joins its per-row snapshot with its class table (:class:`Join`); the definition
+DuckDB stored for such a view is recorded in the audit row (``view_sql`` in its figures).
+
+A release promotes only a view it owns, or a new one (:func:`check_owner`): the owner of a
+view is the release whose latest audit row names it (as its view, or as a further view
+listed in the row's figures under ``views``), and a release owns it only while the view
+still reads the snapshot of that row, with the definition promotion wrote. A view of
+another release, a view or table the anonymizer did not create, or an own view changed by
+hand is refused before any work and again inside the publishing transaction, and nothing
+published changes.
+
+With ``output.database`` the release publishes into that attached database
+(``spec.output.catalog``, its alias): the snapshots, the audit table and the views all live
+there, every name here is qualified by the catalog (:func:`~anonymizer.engine.names.in_catalog`),
+and the transaction writes that database only (DuckDB lets one transaction write one
+attached database; reading the run's work database in it is allowed).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import AnonymizerError
+from anonymizer.engine.names import ident, in_catalog, table
+from anonymizer.spec.parse import ReleaseSpec
+
+AUDIT = "_audit"
+
+#: the further tables of an anatomy release (paper 002), each published as ``<view>_<part>``
+ANATOMY_PARTS = ("sensitive",)
+#: the further table of a generalized release: its class table, view ``<view>_classes``
+GENERALIZED_PARTS = ("classes",)
+
+
+@dataclass(frozen=True)
+class Join:
+    """A main view that joins the main snapshot (one row per released row) with the snapshot
+    of the part ``part`` (one row per class) on the column ``key``; ``columns`` are the
+    view's, in order, each ``(side, column name)``: side ``part`` for the part's columns, any
+    other for the main snapshot's."""
+
+    part: str
+    key: str
+    columns: tuple[tuple[str, str], ...]
+
+
+class ViewNotOwned(AnonymizerError):
+    """A release's view name is held by something the release does not own: another
+    release's view, a view or table the anonymizer did not create, or the release's own view
+    changed outside the anonymizer. Nothing is published.
+
+    Args:
+        view: ``schema.view`` as text.
+        owner: the release owning the view, or ``None`` if no release does.
+    """
+
+    def __init__(self, view: str, message: str, owner: str | None = None):
+        self.view, self.owner = view, owner
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Published:
+    """Where a release went."""
+
+    version: int
+    view: str           # schema.view as text (unquoted, for people)
+    snapshot: str       # schema.table as text
+    unchanged: bool = False
+
+
+def audit_table(spec: ReleaseSpec) -> str:
+    """Quoted name of the audit table (in the output database)."""
+    return in_catalog(spec.output.catalog, spec.output.snapshot_schema, AUDIT)
+
+
+def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
+    audit = audit_table(spec)
+    engine.run("publish/audit_table.sql.j2", schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema),
+               audit=audit)
+    return audit
+
+
+def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
+    """The latest audit row of this release, as a dict, or ``None``."""
+    row = engine.one("publish/latest.sql.j2", {"release": spec.release}, audit=ensure_audit(engine, spec))
+    if row is None:
+        return None
+    keys = ("version", "spec_hash", "source_fingerprint", "snapshot", "view_name", "figures",
+            "rows_in", "rows_out", "suppressed")
+    return dict(zip(keys, row))
+
+
+def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
+    """Rows and a content hash of the columns the spec reads (flag columns included)."""
+    cols = [ident(c.name) for c in spec.columns] + [ident(c.flag) for c in spec.columns if c.flag]
+    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
+    return f"{rows}:{digest}"
+
+
+def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: str) -> Published | None:
+    """The current release if the spec and source are unchanged and its view still stands."""
+    last = latest(engine, spec)
+    if not last or last["spec_hash"] != spec_hash or last["source_fingerprint"] != source_print:
+        return None
+    snap = f"{spec.release}__v{last['version']}"
+    views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
+    for view, snapshot in views:   # every view still reads the release's latest snapshot
+        found = _relation(engine, spec, spec.output.schema, view)
+        if found is None or found[0] != "view" or not reads(found[1], _definition(spec, snapshot, last["figures"],
+                                                                                  view == spec.output.view)):
+            return None
+        if _relation(engine, spec, spec.output.snapshot_schema, snapshot) is None:
+            return None
+    return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
+
+
+def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None = None) -> None:
+    """Refuse unless every view the release promotes is new or its own (module docstring).
+
+    Args:
+        parts: the release's further tables (default: anatomy's for an anatomy release).
+    Raises:
+        ViewNotOwned: naming the view and who holds it.
+    """
+    parts = _parts(spec) if parts is None else parts
+    has_audit = _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is not None
+    for name in [spec.output.view] + [f"{spec.output.view}_{p}" for p in parts]:
+        _check_view(engine, spec, name, has_audit)
+
+
+def _check_view(engine: Engine, spec: ReleaseSpec, name: str, has_audit: bool) -> None:
+    shown = f"{spec.output.schema}.{name}"
+    found = _relation(engine, spec, spec.output.schema, name)
+    if found is None:
+        return
+    kind, sql = found
+    owner = None
+    if kind == "view" and has_audit:
+        owner = engine.one("publish/view_owner.sql.j2", {"view": shown}, audit=audit_table(spec))
+    if owner is None:
+        raise ViewNotOwned(shown, f"{shown} exists and was not created by a release (a {kind} of the "
+                                  f"database); drop it or choose another output.view")
+    release, version, main, figures = owner
+    if release != spec.release:
+        raise ViewNotOwned(shown, f"view {shown} belongs to release {release}; choose another output.view", release)
+    part = "" if main.lower() == shown.lower() else f"__{shown[len(main) + 1:]}"
+    snapshot = f"{release}__v{version}{part}"
+    if not reads(sql, _definition(spec, snapshot, figures, main.lower() == shown.lower())):
+        raise ViewNotOwned(shown, f"view {shown} of release {release} was changed outside the anonymizer "
+                                  f"(it no longer reads {spec.output.snapshot_schema}.{snapshot}, the "
+                                  f"release's v{version}); drop the view to publish the release again, or "
+                                  f"choose another output.view", release)
+
+
+def _definition(spec: ReleaseSpec, snapshot: str, figures: str | dict | None, main: bool) -> str:
+    """The definition promotion wrote for a view of the release whose audit row has
+    ``figures``: the one recorded there for a main view that joins (``view_sql``), else
+    ``SELECT * FROM <snapshot schema>.<snapshot>``."""
+    recorded = (json.loads(figures) if isinstance(figures, str) else figures or {}).get("view_sql")
+    if main and recorded:
+        return recorded
+    return f"SELECT * FROM {table(spec.output.snapshot_schema, snapshot)}"
+
+
+def reads(view_sql: str | None, definition: str) -> bool:
+    """Whether a view's stored definition (``duckdb_views().sql``) is exactly the one
+    promotion wrote, ``definition`` (a query, or the ``CREATE VIEW`` statement DuckDB
+    stored for it). Both are parsed with sqlglot and their queries compared with every
+    identifier quoted, so DuckDB's choice of quoting does not matter; names compare
+    case-insensitively, as DuckDB resolves them. In an attached output database DuckDB
+    stores the definition without the view's own catalog (and binds it in that catalog,
+    under whatever alias the file is opened), so the same text is expected there; a view
+    reading another database's table keeps that catalog and is not read as the release's."""
+    stored, expected = _query(view_sql), _query(definition)
+    return stored is not None and expected is not None and stored == expected
+
+
+def _query(sql: str | None) -> str | None:
+    """The query of a view definition or of a query, normalized (see :func:`reads`), or
+    ``None`` for anything else (a view renaming its columns, text sqlglot cannot parse)."""
+    try:
+        parsed = sqlglot.parse_one(sql or "", read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if isinstance(parsed, exp.Create):
+        if not isinstance(parsed.this, exp.Table) or parsed.expression is None:
+            return None
+        parsed = parsed.expression
+    return parsed.sql(dialect="duckdb", identify=True).casefold() if isinstance(parsed, exp.Query) else None
+
+
+def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tuple[str, str | None] | None:
+    """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the output
+    database (the spec's attached ``output.database``, else the connection's own), or ``None``."""
+    return engine.one("publish/relation.sql.j2", {"database": spec.output.catalog, "schema": schema, "name": name})
+
+
+def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
+    """The further tables a release publishes: anatomy's sensitive table, a generalized
+    release's class table; none for the LGB and identity-reserved forms."""
+    algorithm = spec.algorithm
+    if algorithm.anatomy:
+        return ANATOMY_PARTS
+    return () if algorithm.lgb or algorithm.identity_reserved else GENERALIZED_PARTS
+
+
+def part_view(spec: ReleaseSpec, part: str) -> str:
+    """``schema.view_<part>``, the view of an extra table of a release (for people)."""
+    return f"{spec.output.schema}.{spec.output.view}_{part}"
+
+
+def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
+            parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = (),
+            join: Join | None = None) -> Published:
+    """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
+
+    Args:
+        candidate: quoted work table holding the verified candidate.
+        columns: the published column names.
+        record: audit values (spec_hash, fingerprint, algorithm, parameters, figures,
+            rows_in, rows_out, suppressed, timings).
+        parts: further tables of the same release, each ``(part, candidate, columns)``,
+            published as view ``<view>_<part>`` from snapshot ``<release>__v<N>__<part>``.
+        order: candidate columns the snapshot's rows are written in (default: the first
+            published column). A reader sees rows class by class and, inside a class, in an
+            order that reveals nothing: the families pass the class and a random draw.
+        join: the main view joins the main snapshot with a part's (a generalized release's
+            rows and class table); ``None``: it reads the main snapshot as it is.
+    """
+    audit = ensure_audit(engine, spec)
+    last = latest(engine, spec)
+    version = (last["version"] if last else 0) + 1
+    snap_name = f"{spec.release}__v{version}"
+    tables = [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],))
+              for part, cand, cols in parts]
+    tables.insert(0, (snap_name, spec.output.view, candidate, columns, order or (columns[0],)))
+    out = spec.output
+    engine.execute("BEGIN TRANSACTION")
+    try:
+        check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
+        for snap, _, cand, cols, by in tables:
+            _snapshot(engine, spec, snap, cand, cols, by)
+        for snap, view_name, *_ in tables:
+            joined = None
+            if join is not None and view_name == out.view:
+                joined = {"snapshot": in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{join.part}"),
+                          "key": ident(join.key),
+                          "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
+            engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
+                       view=in_catalog(out.catalog, out.schema, view_name),
+                       snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)
+        figures = json.loads(json.dumps(record["figures"], default=str))
+        if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
+            figures["views"] = [part_view(spec, part) for part, _, _ in parts]
+        if join is not None:   # what the view runs, as DuckDB stored it: the owner's check reads it
+            figures["view_sql"] = _relation(engine, spec, out.schema, out.view)[1]
+        params = {
+            "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
+            "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
+            **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
+            **{k: json.dumps(record[k], default=str) for k in ("parameters", "timings")},
+            "figures": json.dumps(figures),
+        }
+        engine.run("publish/audit_insert.sql.j2", params, audit=audit)
+        engine.execute("COMMIT")
+    except BaseException:
+        engine.execute("ROLLBACK")
+        raise
+    return Published(version, params["view_name"], params["snapshot"])
+
+
+def _snapshot(engine: Engine, spec: ReleaseSpec, snap_name: str, candidate: str, columns: list[str],
+              order: tuple[str, ...]) -> None:
+    """Snapshot one candidate table and compare the copy with it."""
+    out = spec.output
+    snapshot = in_catalog(out.catalog, out.snapshot_schema, snap_name)
+    cols = [ident(c) for c in columns]
+    engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
+               order=[ident(c) for c in order])
+    missing, differs = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
+                                  columns=cols)
+    if missing or differs:
+        raise AnonymizerError(f"snapshot {snap_name} differs from the verified candidate "
+                              f"({missing} rows missing; its row count or content fingerprint differs); "
+                              "nothing was published")
