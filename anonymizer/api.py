@@ -20,7 +20,8 @@ import duckdb
 import pandas as pd
 
 from anonymizer.release.run import ReleaseResult, run_release
-from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import ReleaseSpec
 
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,

@@ -8,7 +8,8 @@ from pathlib import Path
 import duckdb
 
 from anonymizer.engine.session import Engine
-from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import ReleaseSpec
 from anonymizer.engine.names import ident
 
 DATA = resources.files("anonymizer") / "data"

@@ -29,7 +29,7 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.randomness import ReleaseKey
-from anonymizer.spec.parse import Column, ReleaseSpec, Source
+from anonymizer.spec.types import Column, ReleaseSpec, Source
 from anonymizer.engine.names import ident, table
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.families.generalized import run_algorithm
+from anonymizer.families.generalized.steps import run_algorithm
 from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import build_candidate
 from anonymizer.plan import prepare, resolve_columns

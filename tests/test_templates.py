@@ -18,7 +18,7 @@ from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.models import build_model
-from anonymizer.families.identity_reserved.models import verify as ir_verify, vulnerable as ir_vulnerable
+from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.measure import measure_table
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy

@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Iterator
 
 import duckdb
 
-from anonymizer.families.generalized import full_domain, run_algorithm
+from anonymizer.families.generalized.full_domain import full_domain
+from anonymizer.families.generalized.steps import run_algorithm
 from anonymizer.engine.session import Engine
 from anonymizer.plan import prepare
 from anonymizer.spec.parse import load_spec

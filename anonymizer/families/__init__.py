@@ -1,1 +1,121 @@
-"""(reading guide: to be written)"""
+"""The release families: what each declares, and where each paper's algorithms are.
+
+A family is the set of algorithms that publish one form of table. Each declares, as data
+(:class:`Family`), the algorithms it answers to with their options, the privacy models it
+accepts, the column features it reads and the views it publishes besides the main one; the
+spec and the release ask these declarations and never test a family's or an algorithm's
+name. Each family's ``steps`` module implements the same five steps, which the one driver
+(:func:`anonymizer.release.run.verified`) runs in order::
+
+    run(engine, plan) -> rounds          the algorithm (the paper's rounds)
+      -> suppression gate (the driver)
+    build(engine, plan, rounds) -> built        the candidate table(s), published columns
+    verify(engine, plan, rounds, built) -> checked   every declared model re-checked in SQL
+    measure(engine, plan, rounds, built, checked) -> Verified   utility figures
+    summary_lines(result) -> lines       what the summary adds for this family
+
+and its ``options`` module holds its pairing rules (``pair(algorithm, models, columns)``).
+
+The index: paper -> package -> algorithms -> templates -> reproduction -> tests.
+
+=====  ==========================  =========================================  ===========================  ==================================  ======================
+paper  package                     algorithms (modules)                       templates                    reproduction                        tests
+=====  ==========================  =========================================  ===========================  ==================================  ======================
+000    :mod:`.lgb`                 LGB_MDP, LGB_NCP (algorithm, subsets,      lgb/                         reproduce/p000_lgb                  tests/lgb
+                                   bucketize, mdp, ncp), Fig. 2 table (form)
+001    :mod:`anonymizer.hierarchy` CGH, DBGH, CBGH (cgh, dbgh, cbgh); lattice  hierarchy/, lattice_eval/    reproduce/p001_hierarchies          tests/hierarchy,
+       + :mod:`.generalized.       evaluation, Def. 9 (evaluate)                                                                                tests/test_lattice_eval.py
+       lattice.evaluate`
+002    :mod:`.anatomy`             MBF, MSDCF, MMDCF (+ MSLF) (msb, buckets,  msb/                         reproduce/p002_msb                  tests/msb
+                                   greedy), anatomy tables (form)
+003    :mod:`.generalized.lattice` PrivacyFrost2 (privacyfrost2, scoring,     lattice/                     reproduce/p003_privacyfrost2        tests/algorithms
+                                   frequency_set, lattice)
+004    :mod:`.identity_reserved`   DAnonyIR (danonyir/), GeneIR (geneir),     ir/, danonyir/, geneir/      reproduce/p004_identity_reserved    tests/ir
+                                   IR/EIR models, hitting sets, Table 4 form
+--     :mod:`.generalized`         Mondrian (mondrian), full-domain            mondrian/, full_domain/,    --                                  tests/algorithms
+                                   (full_domain), optimal (lattice.optimal)    generalize/
+=====  ==========================  =========================================  ===========================  ==================================  ======================
+
+"Paper N, Algorithm M, line K": the row of paper N, its package's ``__init__`` (the reading
+guide), then the function whose comments carry ``# Alg. M, line K``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Mapping
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a family declares (data the spec and the release read; no code runs here).
+
+    Attributes:
+        name: the family's name (``generalized``, ``anatomy``, ``lgb``, ``identity_reserved``).
+        paper: the paper it implements (``"002"``), or ``None``.
+        algorithms: each algorithm name of the spec it answers to -> the ``algorithm:``
+            options that algorithm reads (``seed`` is every algorithm's).
+        models: the model types (``type:`` of the spec) it accepts.
+        reads: column features only this family reads: ``flag`` (per-cell sensitivity) or
+            the role ``individual``.
+        parts: the views it publishes besides the main one (``<view>_<part>``).
+        units: what its groups of rows are called in a summary (``classes``, ``groups``).
+    """
+
+    name: str
+    paper: str | None
+    algorithms: Mapping[str, frozenset[str]]
+    models: frozenset[str]
+    reads: frozenset[str] = frozenset()
+    parts: tuple[str, ...] = ()
+    units: str = "classes"
+    package: str = field(default="", compare=False)
+
+    def steps(self) -> ModuleType:
+        """The module with the family's five steps (imported on first use: the spec reads
+        only the declarations)."""
+        return importlib.import_module(f"{self.package}.steps")
+
+    def options(self) -> ModuleType:
+        """The module with the family's pairing rules (``pair``)."""
+        return importlib.import_module(f"{self.package}.options")
+
+
+def _declared() -> tuple[Family, ...]:
+    from anonymizer.families.anatomy import FAMILY as anatomy
+    from anonymizer.families.generalized import FAMILY as generalized
+    from anonymizer.families.identity_reserved import FAMILY as identity_reserved
+    from anonymizer.families.lgb import FAMILY as lgb
+    return generalized, anatomy, lgb, identity_reserved
+
+
+FAMILIES: tuple[Family, ...] = _declared()
+
+#: every algorithm name a spec may give, in the order the families declare them
+ALGORITHMS: tuple[str, ...] = tuple(a for f in FAMILIES for a in f.algorithms)
+
+
+def of(algorithm: str) -> Family:
+    """The family an algorithm name belongs to (``KeyError`` for an unknown name; the spec
+    refuses those first)."""
+    for family in FAMILIES:
+        if algorithm in family.algorithms:
+            return family
+    raise KeyError(algorithm)
+
+
+def accepting(model_type: str) -> list[Family]:
+    """The families that accept a model type."""
+    return [f for f in FAMILIES if model_type in f.models]
+
+
+def reading(feature: str) -> list[Family]:
+    """The families that read a column feature (``flag``, ``individual``)."""
+    return [f for f in FAMILIES if feature in f.reads]
+
+
+def names(families: list[Family]) -> str:
+    """Their algorithms, for an error message: ``lgb-mdp, lgb-ncp``."""
+    return ", ".join(a for f in families for a in f.algorithms)

@@ -28,7 +28,7 @@ from anonymizer.hierarchy.site import Domain, Site
 from anonymizer.hierarchy.spec import INTEGER_TYPES, is_temporal_type
 
 if TYPE_CHECKING:
-    from anonymizer.spec.parse import Column
+    from anonymizer.spec.types import Column
 
 BUILDERS = {"flat": flat, "csv": csv_file, "intervals": intervals, "masking": masking, "ordered": ordered,
             "dates": dates, "cgh": cgh, "dbgh": dbgh, "cbgh": cbgh}

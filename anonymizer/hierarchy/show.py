@@ -26,7 +26,8 @@ from anonymizer.engine.session import Engine
 from anonymizer.engine.database import open_database
 from anonymizer.errors import SpecError
 from anonymizer.plan import load_file, load_source, resolve_columns
-from anonymizer.spec.parse import Column, Source, load_spec
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import Column, Source
 from anonymizer.measure import table_parts
 from anonymizer.engine.names import ident, table
 from anonymizer.hierarchy.build import build_hierarchy

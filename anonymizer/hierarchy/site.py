@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from anonymizer.engine.session import Engine
 
 if TYPE_CHECKING:
-    from anonymizer.spec.parse import Column
+    from anonymizer.spec.types import Column
 
 
 @dataclass(frozen=True)

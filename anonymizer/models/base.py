@@ -34,14 +34,9 @@ class PrivacyModel:
     monotonic: ClassVar[bool] = True
     #: whether the check needs the table-wide distribution ``glob``.
     needs_global: ClassVar[bool] = False
-    #: whether the model protects all sensitive attributes together, group by group
-    #: (paper 002's anatomy models, checked by :mod:`anonymizer.families.anatomy.form`, not by a template).
-    multi_attribute: ClassVar[bool] = False
-    #: whether the model protects local buckets only (paper 000's l-uniqueness, read by LGB).
-    bucket: ClassVar[bool] = False
-    #: whether the model is one of paper 004's identity-reserved models (individuals with several
-    #: records; checked by :mod:`.identity_reserved`, not by a template over a histogram).
-    identity_reserved: ClassVar[bool] = False
+    #: the model's ``type`` in a spec (``k-anonymity``); a family declares the types it
+    #: accepts (:class:`anonymizer.families.Family`), so no model carries a family flag.
+    spec_type: ClassVar[str] = ""
 
     def __post_init__(self) -> None:
         """Every numeric parameter is finite, also for models built in Python rather than from

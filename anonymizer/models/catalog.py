@@ -29,6 +29,7 @@ from anonymizer.families.identity_reserved.models import (
 @dataclass(frozen=True)
 class KAnonymity(PrivacyModel):
     """Every equivalence class holds at least ``k`` rows. Figure: smallest class size."""
+    spec_type: ClassVar[str] = "k-anonymity"
 
     k: int
     template: ClassVar[str] = "models/k_anonymity.sql.j2"
@@ -43,6 +44,7 @@ class KAnonymity(PrivacyModel):
 @dataclass(frozen=True)
 class DistinctLDiversity(PrivacyModel):
     """Every class has at least ``l`` distinct sensitive values. Figure: fewest distinct."""
+    spec_type: ClassVar[str] = "distinct-l-diversity"
 
     l: int
     attribute: str
@@ -58,6 +60,7 @@ class DistinctLDiversity(PrivacyModel):
 @dataclass(frozen=True)
 class EntropyLDiversity(PrivacyModel):
     """Every class has entropy ``-sum p log p >= log l``. Figure: ``exp`` of the smallest entropy."""
+    spec_type: ClassVar[str] = "entropy-l-diversity"
 
     l: float
     attribute: str
@@ -76,6 +79,7 @@ class RecursiveCLDiversity(PrivacyModel):
 
     Figure: the largest ``l`` for which every class satisfies the inequality at this ``c``.
     """
+    spec_type: ClassVar[str] = "recursive-cl-diversity"
 
     c: float
     l: int
@@ -98,6 +102,7 @@ class TCloseness(PrivacyModel):
     Figure: the largest EMD of any class. Not monotonic in general (Li et al. 2007
     prove it for generalization, which is what we use it for), so it is marked monotonic.
     """
+    spec_type: ClassVar[str] = "t-closeness"
 
     t: float
     attribute: str
@@ -120,6 +125,7 @@ class TCloseness(PrivacyModel):
 class AlphaKAnonymity(PrivacyModel):
     """Every class has at least ``k`` rows and no sensitive value (or the given ``value``)
     above relative frequency ``alpha`` (Wong et al. 2006). Figure: largest frequency."""
+    spec_type: ClassVar[str] = "alpha-k-anonymity"
 
     alpha: float
     k: int
@@ -148,10 +154,10 @@ class LslDiversity(PrivacyModel):
     Levels come from each sensitive column's ``security``. Figure: the largest
     ``c(v) * l_s / |G|`` of any group (at most 1 when the model holds).
     """
+    spec_type: ClassVar[str] = "lsl-diversity"
 
     l: tuple[int, int, int] = (1, 2, 3)
     figure_agg: ClassVar[str] = "max"
-    multi_attribute: ClassVar[bool] = True
 
     def l_of(self, level: int) -> int:
         return self.l[level]
@@ -169,10 +175,10 @@ class MultiLDiversity(PrivacyModel):
     7 and 8): in every group, on every sensitive attribute, the most frequent value has
     ``c(v) / |G| <= 1 / l``. L_sl-diversity with every value at one level. Figure as
     :class:`LslDiversity`."""
+    spec_type: ClassVar[str] = "multi-l-diversity"
 
     l: int
     figure_agg: ClassVar[str] = "max"
-    multi_attribute: ClassVar[bool] = True
 
     def l_of(self, level: int) -> int:
         return self.l
@@ -192,11 +198,11 @@ class LUnique(PrivacyModel):
     attribute holding sensitive values that no other bucket model names. Read by the LGB
     algorithms only. Figure: the smallest bucket (0 if a value repeats in a bucket).
     """
+    spec_type: ClassVar[str] = "l-unique"
 
     l: int
     attribute: str | None = None
     template: ClassVar[str] = "models/l_unique.sql.j2"
-    bucket: ClassVar[bool] = True
 
     def values(self) -> dict[str, Any]:
         return {"l": self.l}

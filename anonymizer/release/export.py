@@ -29,7 +29,7 @@ from anonymizer.families.generalized.form import EQ_CLASS
 from anonymizer.errors import ExportError, TemplateError
 from anonymizer.release.publish import latest
 from anonymizer.engine.names import ident, in_catalog
-from anonymizer.spec.parse import EXPORT_FORMATS, Export, ReleaseSpec
+from anonymizer.spec.types import EXPORT_FORMATS, Export, ReleaseSpec
 
 
 def check_writable(export: Export) -> None:

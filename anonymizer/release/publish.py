@@ -37,14 +37,10 @@ from sqlglot import exp
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError
 from anonymizer.engine.names import ident, in_catalog, table
-from anonymizer.spec.parse import ReleaseSpec
+from anonymizer.spec.types import ReleaseSpec
 
 AUDIT = "_audit"
 
-#: the further tables of an anatomy release (paper 002), each published as ``<view>_<part>``
-ANATOMY_PARTS = ("sensitive",)
-#: the further table of a generalized release: its class table, view ``<view>_classes``
-GENERALIZED_PARTS = ("classes",)
 
 
 @dataclass(frozen=True)
@@ -212,12 +208,9 @@ def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tupl
 
 
 def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
-    """The further tables a release publishes: anatomy's sensitive table, a generalized
-    release's class table; none for the LGB and identity-reserved forms."""
-    algorithm = spec.algorithm
-    if algorithm.anatomy:
-        return ANATOMY_PARTS
-    return () if algorithm.lgb or algorithm.identity_reserved else GENERALIZED_PARTS
+    """The further tables a release publishes, each as view ``<view>_<part>``: what its
+    family declares (anatomy's sensitive table, a generalized release's class table)."""
+    return spec.algorithm.family.parts
 
 
 def part_view(spec: ReleaseSpec, part: str) -> str:

@@ -3,10 +3,11 @@
     spec --validate--> plan -> algorithm -> suppression gate -> candidate -> verify (SQL)
          -> metrics -> publish (or, in a dry run, nothing) -> report
 
-:func:`publish_release` loads and plans, then hands over to the family (generalized:
-Mondrian, full-domain, the lattice searches; anatomy: MSB; LGB; identity-reserved), which
-returns its candidate verified and measured (:class:`Verified`); one step, :func:`_finish`,
-publishes it for every family. Nothing is published unless every declared privacy model
+:func:`publish_release` loads and plans; :func:`verified` runs the family's steps
+(:mod:`anonymizer.families`: generalized, anatomy, LGB, identity-reserved) with the
+suppression gate between the algorithm and the candidate, and returns the candidate
+verified and measured (:class:`~anonymizer.release.candidate.Verified`); one step,
+:func:`_finish`, publishes it for every family. Nothing is published unless every declared privacy model
 holds on the candidate, checked again in SQL on the published columns (what a reader of the
 view sees), and the suppressed rows stay within the spec's limit. Re-running an unchanged
 release (same spec, same hierarchy files, same source content) publishes nothing new and
@@ -25,33 +26,14 @@ from typing import Any, Callable, Iterator
 
 import duckdb
 
-from anonymizer.families.anatomy import form as anatomy
-from anonymizer.families.identity_reserved import form as ir_table
-from anonymizer.families.lgb import form as lgb_table
-from anonymizer.families.generalized import run_algorithm
-from anonymizer.families.anatomy.msb import msb
 from anonymizer.engine.database import attach_database
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
-from anonymizer.errors import ExportError, PrivacyCheckFailed
-from anonymizer.release.export import check_writable, export_release
-from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
-from anonymizer.measure import Counted, count_rows, measure_table
-from anonymizer.metrics import qi as metric_qi, utility_report
-from anonymizer.models import KAnonymity
-from anonymizer.models.check import evaluate_all
+from anonymizer.errors import ExportError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
-from anonymizer.release.publish import (
-    Join,
-    Published,
-    audit_table,
-    check_owner,
-    fingerprint,
-    part_view,
-    publish,
-    unchanged,
-)
-from anonymizer.spec.parse import ReleaseSpec
-from anonymizer.engine.names import ident
+from anonymizer.release.candidate import Rounds, Verified
+from anonymizer.release.export import check_writable, export_release
+from anonymizer.release.publish import Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
+from anonymizer.spec.types import ReleaseSpec
 
 
 @dataclass
@@ -79,29 +61,6 @@ class ReleaseResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
-
-
-@dataclass
-class Verified:
-    """A family's candidate after the gate: verified and measured, ready for the one
-    publishing step (:func:`_finish`), which publishes it or, in a dry run, only reports it.
-
-    ``table``, ``columns``, ``order``, ``parts`` and ``join`` are :func:`~anonymizer.release.publish.publish`'s
-    arguments; ``figures`` are audit figures beyond the models and the utility."""
-
-    table: str
-    columns: list[str]
-    order: tuple[str, ...]
-    rows: int
-    suppressed: int
-    classes: int
-    checks: list[dict]
-    measures: dict
-    utility: dict
-    algorithm: dict
-    parts: tuple[tuple[str, str, list[str]], ...] = ()
-    join: Join | None = None
-    figures: dict = field(default_factory=dict)
 
 
 def spec_fingerprint(spec: ReleaseSpec) -> str:
@@ -192,9 +151,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         clock["load"] = time.perf_counter() - start
         with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work database"):
             plan = prepare(engine, spec, source)
-        family = (_anatomy if spec.algorithm.anatomy else _lgb if spec.algorithm.lgb else
-                  _identity_reserved if spec.algorithm.identity_reserved else _generalized)
-        ready = family(engine, plan, clock)
+        ready = verified(engine, plan, clock).ready
         return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
                        dry_run)
 
@@ -224,37 +181,34 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                          {"name": spec.algorithm.name, **ready.algorithm}, views, dry_run=dry_run)
 
 
-def _generalized(engine: Engine, plan: Plan, clock: dict) -> Verified:
-    """Mondrian, full-domain and the lattice searches: classes, the class table and the
-    per-row table (:mod:`anonymizer.families.generalized.form`), verified and measured."""
-    spec, con = plan.spec, engine.con
+@dataclass
+class Run:
+    """A family's run up to its verified, measured candidate (nothing published): the
+    algorithm's rounds, the candidate it built, and what the publishing step takes."""
+
+    rounds: Rounds
+    built: Any
+    ready: Verified
+
+
+def verified(engine: Engine, plan: Plan, clock: dict) -> Run:
+    """The pipeline's middle, the same for every family (:mod:`anonymizer.families`): the
+    family's algorithm, the suppression gate, its candidate, verification (which raises
+    PrivacyCheckFailed) and metrics, each a timed phase in ``clock``. A release then
+    publishes ``ready``; the paper experiments read the candidate of a run that publishes
+    nothing."""
+    spec = plan.spec
+    steps = spec.algorithm.family.steps()
     with phase(engine, clock, "algorithm", f"{spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
-        result = run_algorithm(engine, plan)
-    suppressed = plan.null_suppressed + result.suppressed
-    check_suppression(plan, suppressed)
-    with phase(engine, clock, "generalize", f"labelling {result.classes} classes and joining the rows"):
-        candidate = build_candidate(engine, plan, result.assign,
-                                    result.levels if result.labels == "hier" else None,
-                                    level_columns=result.labels == "hier-rows", cells=result.cells)
-    with phase(engine, clock, "verify", f"checking {len(spec.models)} models on {candidate.rows} rows "
-                                        f"in {candidate.classes} classes"):
-        sensitive = [k.column.name for k in plan.sensitive]
-        counted = count_rows(engine, candidate.table, candidate.grouping, sensitive)   # one pass: verify and measure
-        checks = verify(engine, plan, candidate, counted)
-    with phase(engine, clock, "metrics", "measuring k, l, t and the information loss"):
-        measures = measure_table(con, (engine.work_schema, "candidate"), candidate.grouping, sensitive,
-                                 reference=_input_reference(engine, plan), counted=counted)
-        measures["table"] = f"{spec.output.schema}.{spec.output.view}"   # not the work table, gone after the run
-        for figures in (measures.get("sensitive") or {}).values():
-            figures["reference"] = "input"   # not the work view's name, which is gone after the run
-        utility = utility_report(engine, candidate.class_table, _metric_qis(plan), plan.rows, spec.k,
-                                 weight=ident(CLASS_SIZE))   # a class's ranges are its rows': read per class
-    # no longer read: their memory goes to publishing
-    engine.release_tables(result.assign, plan.base, *filter(None, [result.cells]))
-    return Verified(candidate.table, candidate.row_columns, (EQ_CLASS, "__pos"), candidate.rows, suppressed,
-                    candidate.classes, checks, measures, utility, {"rounds": result.rounds, **result.notes},
-                    parts=((CLASSES, candidate.class_table, candidate.class_columns),),
-                    join=Join(CLASSES, EQ_CLASS, tuple(candidate.view_columns)), figures={"k": measures.get("k")})
+        rounds = steps.run(engine, plan)
+    check_suppression(plan, plan.null_suppressed + rounds.suppressed)
+    with phase(engine, clock, "generalize", f"building the candidate of {rounds.what}"):
+        built = steps.build(engine, plan, rounds)
+    with phase(engine, clock, "verify", f"checking {len(spec.models)} models on the candidate"):
+        checked = steps.verify(engine, plan, rounds, built)
+    with phase(engine, clock, "metrics", "measuring the privacy achieved and the information loss"):
+        ready = steps.measure(engine, plan, rounds, built, checked)
+    return Run(rounds, built, ready)
 
 
 @contextmanager
@@ -266,95 +220,6 @@ def phase(engine: Engine, clock: dict, name: str, what: str) -> Iterator[None]:
     yield
     clock[name] = time.perf_counter() - t0
     engine.say(f"{name}: done in {clock[name]:.2f}s")
-
-
-def _anatomy(engine: Engine, plan: Plan, clock: dict) -> Verified:
-    """Paper 002's MSB algorithms: groups, the two anatomy tables (the QI table and the
-    sensitive table, published together), verified and measured (see :mod:`anonymizer.families.anatomy.form`)."""
-    spec = plan.spec
-    anatomy.check_names(plan)
-    with phase(engine, clock, "algorithm", f"{spec.algorithm.name} on {plan.base_rows} rows, "
-                                           f"{len(plan.sensitive)} sensitive attributes"):
-        result = msb(engine, plan)
-    suppressed = plan.null_suppressed + result.suppressed
-    check_suppression(plan, suppressed)
-    with phase(engine, clock, "generalize", "writing the QI table and the sensitive table"):
-        candidate = anatomy.build(engine, plan, result)
-    with phase(engine, clock, "verify", f"checking {len(spec.models)} models on {candidate.groups} groups"):
-        figures = anatomy.judge(engine, plan, candidate, result.buckets)
-        checks = anatomy.verify(plan, candidate, figures)
-    with phase(engine, clock, "metrics", "measuring the information loss"):
-        utility = anatomy.metrics(plan, figures, suppressed)
-    return Verified(candidate.qi_table, candidate.qi_columns, (), candidate.rows, suppressed, candidate.groups,
-                    checks, {"groups": candidate.groups, "min_group_size": checks[0]["min_group_size"]}, utility,
-                    {"rounds": result.notes["greedy_steps"], **result.notes},
-                    parts=(("sensitive", candidate.sens_table, candidate.sens_columns),))
-
-
-def _lgb(engine: Engine, plan: Plan, clock: dict) -> Verified:
-    """Paper 000's LGB algorithms: bucketization, local generalization, the LGB table
-    (Fig. 2), verified and measured (see :mod:`anonymizer.families.lgb.form`)."""
-    engine.say(f"release {plan.spec.release}: {plan.spec.algorithm.name} on {plan.base_rows} rows")
-    run = lgb_table.verified_candidate(engine, plan)
-    clock.update(run.seconds)
-    result, candidate = run.result, run.candidate
-    return Verified(candidate.table, candidate.columns, (lgb_table.GID, lgb_table.ROW_ID), candidate.rows,
-                    plan.null_suppressed + result.suppressed, candidate.groups, run.checks,
-                    {"groups": candidate.groups, "smallest_group": run.figures["smallest"]}, run.utility,
-                    {"rounds": result.groups.rounds, **result.notes})
-
-
-def _identity_reserved(engine: Engine, plan: Plan, clock: dict) -> Verified:
-    """Paper 004's identity-reserved algorithms: individuals, DAnonyIR or GeneIR, the
-    Table 4 table, verified and measured (see :mod:`anonymizer.families.identity_reserved.form`)."""
-    run = ir_table.verified_candidate(engine, plan)
-    clock.update(run.seconds)
-    result, candidate = run.result, run.candidate
-    return Verified(candidate.table, candidate.columns, (ir_table.EC_ID, "__pos"), candidate.rows,
-                    plan.null_suppressed + result.suppressed_records, candidate.classes, run.checks,
-                    {"classes": candidate.classes, "individuals": candidate.individuals}, run.utility,
-                    {"rounds": result.rounds, **result.notes})
-
-
-def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | None = None) -> list[dict]:
-    """Re-check every declared model on the candidate's published QI columns (read once,
-    when ``counted`` holds its rows counted per those columns and the sensitive values).
-
-    t-closeness compares every published class with the input's distribution of the
-    sensitive attribute (``plan.base``: the source minus rows suppressed for NULLs, before
-    the algorithm suppressed anything), re-derived here from ``plan.base``: the reference
-    every search uses (:func:`anonymizer.models.check.reference_sql` says why), so a node a
-    search accepts passes here. Its entry says so: ``reference: input``.
-
-    Raises PrivacyCheckFailed for the first model that does not hold.
-    """
-    from anonymizer.models.check import REFERENCE, reference_sql
-    models = list(plan.spec.models)
-    if not any(isinstance(m, KAnonymity) for m in models):
-        models.insert(0, KAnonymity(1))
-    column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
-    internal = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    globs = {i: f"({reference_sql(plan.base, internal[m.sensitive])})"
-             for i, m in enumerate(models) if m.needs_global}
-    source, groups, weight = ((counted.table, [counted.cls], counted.weight) if counted else
-                              (candidate.table, [ident(c) for c in candidate.grouping], None))
-    results = evaluate_all(engine, models, source, groups, column_of, globs=globs, hiers=plan.hiers, weight=weight)
-    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
-    for r in results:
-        if not r.holds:
-            raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
-    return [{"model": r.model, "figure": r.figure, "holds": r.holds,
-             **({"reference": REFERENCE} if m.needs_global else {})} for m, r in zip(models, results)]
-
-
-def _input_reference(engine: Engine, plan: Plan) -> tuple[str, str] | None:
-    """A work view of the input's sensitive values under their published names, so that the
-    release's measured t compares with the input's distribution as the gate does."""
-    if not plan.sensitive:
-        return None
-    cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
-    engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
-    return (engine.work_schema, "input_reference")
 
 
 def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:
@@ -369,10 +234,6 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
             "timings": clock}
 
 
-def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
-    return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True) for q in plan.qis]
-
-
 def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:
     row = engine.execute(
         f"SELECT rows_in, rows_out, suppressed, figures, timings FROM {audit_table(spec)} "
@@ -382,4 +243,4 @@ def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> 
     return ReleaseResult(spec.release, current.version, current.view, current.snapshot, True,
                          row[0], row[1], row[2], 0, figures.get("models", []), {"k": figures.get("k")},
                          figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
-                         views=list(figures.get("views", [])))
+                         {"name": spec.algorithm.name}, views=list(figures.get("views", [])))

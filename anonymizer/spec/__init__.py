@@ -1,5 +1,13 @@
-"""The release spec: read and validated completely before the first query (see :mod:`.parse`)."""
+"""The release spec: read and validated completely before the first query.
 
-from anonymizer.spec.parse import ReleaseSpec, load_spec, parse_spec
+- :mod:`.parse`: the spec's fields (its docstring shows a whole spec), YAML, sources, outputs,
+  engine settings;
+- :mod:`.columns`: roles, types, hierarchies, flags, domains, security levels, models;
+- :mod:`.algorithm`: the algorithm, its options and its pairing with the models;
+- :mod:`.types`: the frozen dataclasses a release reads.
+"""
+
+from anonymizer.spec.parse import load_spec, parse_spec
+from anonymizer.spec.types import ReleaseSpec
 
 __all__ = ["ReleaseSpec", "load_spec", "parse_spec"]

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.families.generalized import check_levels, full_domain, run_algorithm
+from anonymizer.families.generalized.full_domain import check_levels, full_domain
+from anonymizer.families.generalized.steps import run_algorithm
 from anonymizer.errors import PrivacyCheckFailed, SpecError
 
 LEVELS = {"age": 2, "sex": 0, "race": 1, "education": 1, "marital-status": 1, "native-country": 1,

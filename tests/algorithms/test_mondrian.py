@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from anonymizer.families.generalized import mondrian, run_algorithm
+from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.steps import run_algorithm
 from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
 
 NUM = {"role": "quasi", "type": "numeric"}

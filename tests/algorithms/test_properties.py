@@ -6,7 +6,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.families.generalized import full_domain, mondrian
+from anonymizer.families.generalized.full_domain import full_domain
+from anonymizer.families.generalized.mondrian import mondrian
 
 NUM = {"role": "quasi", "type": "numeric"}
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from anonymizer.families.generalized import full_domain, mondrian
+from anonymizer.families.generalized.full_domain import full_domain
+from anonymizer.families.generalized.mondrian import mondrian
 
 MODELS = [{"type": "k-anonymity", "k": 2}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "my col"},
           {"type": "t-closeness", "t": 0.9, "sensitive": "my col"}]

@@ -11,7 +11,7 @@ import pytest
 from anonymizer.demo import load_adult
 from anonymizer.engine.session import Engine
 from anonymizer.hierarchy import Coded, build_hierarchy, column_type, parse_hierarchy
-from anonymizer.spec.parse import Column
+from anonymizer.spec.types import Column
 from tests.algorithms.conftest import engine  # noqa: F401 - the same fresh-engine fixture
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from anonymizer.errors import SpecError
 from anonymizer.hierarchy import Hierarchy, column_type
-from anonymizer.spec.parse import Hierarchy as SpecHierarchy
+from anonymizer.hierarchy.spec import Hierarchy as SpecHierarchy
 from anonymizer.spec.parse import load_spec
 
 BASE = {"release": "r", "source": {"table": "t"}, "columns": {"x": "quasi", "s": "sensitive"},

@@ -24,7 +24,7 @@ from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.families.identity_reserved.form import model_of
 from anonymizer.models import KAnonymity
-from anonymizer.families.identity_reserved.models import class_counts_sql, vulnerable
+from anonymizer.families.identity_reserved.verify import class_counts_sql, vulnerable
 from anonymizer.plan import prepare
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec

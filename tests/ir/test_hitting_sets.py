@@ -15,7 +15,6 @@ from anonymizer.families.identity_reserved.hitting_sets import (
     IncrementalEl,
     absorb,
     bhs,
-    brute_force_minimal_hitting_sets,
     is_hitting_set,
     min_hitting_set_size,
     minimum_hitting_sets,
@@ -23,6 +22,16 @@ from anonymizer.families.identity_reserved.hitting_sets import (
 )
 
 F = frozenset
+
+
+def brute_force_minimal_hitting_sets(psi) -> set[frozenset]:
+    """The oracle: all minimal hitting sets by enumerating every subset of the universe
+    (tiny inputs), absorbed (supersets dropped)."""
+    sets = [frozenset(f) for f in psi]
+    universe = sorted({s for f in sets for s in f}, key=repr)
+    hitting = [frozenset(c) for n in range(len(universe) + 1) for c in combinations(universe, n)
+               if all(set(c) & f for f in sets)]
+    return absorb(hitting)
 # section 4.3, the BHS example
 PSI = [{"x1", "x3"}, {"x1", "x3", "x5"}, {"x1", "x6"}, {"x3", "x5"}, {"x5", "x7"}, {"x4"}, {"x4", "x5"},
        {"x4", "x6"}]

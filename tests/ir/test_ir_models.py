@@ -24,7 +24,7 @@ from anonymizer.models import (
     IRKLAnonymity,
     build_model,
 )
-from anonymizer.families.identity_reserved.models import class_counts_sql, decide_classes, verify, vulnerable
+from anonymizer.families.identity_reserved.verify import class_counts_sql, decide_classes, verify, vulnerable
 from anonymizer.engine.names import ident
 from tests.test_templates import collect
 

@@ -7,7 +7,8 @@ import pytest
 
 from anonymizer.engine.session import Engine
 from anonymizer.metrics import utility_report
-from anonymizer.release.run import _metric_qis, publish_release
+from anonymizer.families.generalized.steps import _metric_qis
+from anonymizer.release.run import publish_release
 from anonymizer.plan import prepare, resolve_columns
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine.names import ident, table

@@ -19,7 +19,7 @@ from pycanon import anonymity
 from anonymizer import anonymize
 from anonymizer.demo import load_adult
 from anonymizer.errors import AnonymizerError, DataError, PrivacyCheckFailed, SpecError
-from anonymizer.spec.parse import MSB_ALGORITHMS
+from anonymizer.families.anatomy import MSB_ALGORITHMS
 from tests.msb.conftest import QIS, TABLE1, TABLE1_COLUMNS, TABLE1_GROUPS, table1_spec
 
 LSL = {"type": "lsl-diversity", "l": [1, 2, 3]}

@@ -34,7 +34,7 @@ def nothing_published(con) -> bool:
 
 def test_table1_spec_is_valid():
     spec = load_spec(table1_spec())
-    assert spec.algorithm.anatomy and spec.algorithm.seed is None and spec.algorithm.batch == 0.2
+    assert spec.algorithm.family.name == "anatomy" and spec.algorithm.seed is None and spec.algorithm.batch == 0.2
     physician, disease = spec.sensitive
     assert (physician.security.default, physician.security.values) == (1, {})
     assert (disease.security.default, disease.security.values) == (1, {"Flu": 0, "HIV": 2, "Cancer": 2})
@@ -85,7 +85,7 @@ def test_multi_attribute_models_need_an_msb_algorithm(model, algorithm):
         else:
             s["algorithm"] = algorithm
     err = spec_error(changed(edit))
-    assert err.field == "algorithm.name"
+    assert err.field == "models[0]"   # the model is valid; the family it needs is named
     assert "mbf" in str(err) and "mondrian" in str(err)
 
 

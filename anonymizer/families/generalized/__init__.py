@@ -1,62 +1,39 @@
-"""Anonymization algorithms. Each takes the engine and a prepared plan and writes the
-``assign`` work table; :func:`run_algorithm` picks one by the spec's algorithm name."""
+"""Generalization: every row keeps its place and its QI values are coarsened to a class's
+label (Mondrian, full-domain, and the lattice searches).
 
-from __future__ import annotations
+Reading guide:
 
-from dataclasses import dataclass, field
+==============================================  ==================================================  ======================
+algorithm                                       here                                                SQL (templates/)
+==============================================  ==================================================  ======================
+Mondrian, strict and relaxed (LeFevre et al.    :func:`.mondrian.mondrian` (one round: histogram,   mondrian/
+2006; paper 000 Alg. 3 ``local_generalization``) candidates, sides, decide, finish, split)
+full-domain at a given level vector             :func:`.full_domain.full_domain`                    full_domain/
+frequency set, lattice, node checks             :mod:`.lattice.frequency_set`, :mod:`.lattice.lattice`  lattice/
+optimal full-domain search (bisection on        :func:`.lattice.optimal.optimal`                    lattice/
+monotone models)
+PrivacyFrost2 (paper 003: Algs. 1-3, scoring    :mod:`.lattice.privacyfrost2`, :mod:`.lattice.scoring`  lattice/
+Eqs. 4-6, pre-sampling, partial-domain)
+lattice evaluation (paper 001 Def. 9: k, DCP,   :mod:`.lattice.evaluate`                            lattice_eval/
+distortion of every node)
+labels, bounds, class table, per-row table      :mod:`.form`                                        generalize/
+==============================================  ==================================================  ======================
 
+``steps`` plugs the algorithms into the release (:mod:`anonymizer.families`); what they
+return is :class:`.result.AlgorithmResult`.
+"""
 
-@dataclass
-class AlgorithmResult:
-    """The outcome of an algorithm run.
+from anonymizer.families import Family
 
-    Attributes:
-        assign: quoted work table ``(__rid, __cid, __lo0, __hi0, ..)``, one row per kept row.
-        classes: number of equivalence classes.
-        suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included).
-        rounds: rounds (Mondrian) or statements (full-domain) it took.
-        seconds: wall time of the algorithm.
-        notes: algorithm-specific figures (per-round timings, levels, ...).
-        labels: ``"hier"`` when labels come from each QI's ``hier`` table at ``levels``
-            (full-domain); ``"hier-rows"`` when at the level each row's class has
-            (``__lv<i>`` columns of ``assign``: lattice searches, partial-domain); ``"ranges"``
-            when they are built from the code ranges (Mondrian).
-        levels: the level per QI name, for ``labels == "hier"``.
-        cells: optional quoted work table ``(__cid, q0, __lo0, __hi0, .., n)``: each class's
-            rows collapsed by their QI codes (Mondrian's finished cells). Given, the classes'
-            sizes, ranges and value sets are read from it instead of from ``assign`` joined
-            with the rows.
-    """
+#: the generic models of the kind packages (:mod:`anonymizer.models`)
+GENERIC_MODELS = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
+                  "t-closeness", "alpha-k-anonymity")
 
-    assign: str
-    classes: int
-    suppressed: int
-    rounds: int
-    seconds: float
-    notes: dict = field(default_factory=dict)
-    labels: str = "ranges"
-    levels: dict[str, int] | None = None
-    cells: str | None = None
-
-
-from anonymizer.families.generalized.mondrian import mondrian
-from anonymizer.families.generalized.full_domain import full_domain, check_levels
-from anonymizer.families.generalized.lattice.optimal import optimal
-from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
-
-#: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
-ALGORITHMS = {
-    "mondrian": mondrian,
-    "full-domain": full_domain,
-    "privacyfrost2": privacyfrost2,
-    "optimal": optimal,
-}
-
-
-def run_algorithm(engine, plan) -> AlgorithmResult:
-    """Run the algorithm the plan's spec names (``plan.spec.algorithm.name``)."""
-    return ALGORITHMS[plan.spec.algorithm.name](engine, plan)
-
-
-__all__ = ["AlgorithmResult", "ALGORITHMS", "run_algorithm", "mondrian", "full_domain", "check_levels",
-           "privacyfrost2", "optimal"]
+FAMILY = Family(
+    "generalized", None,
+    algorithms={"mondrian": frozenset({"seed", "relaxed", "labels"}),
+                "full-domain": frozenset({"seed", "levels"}),
+                "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
+                                            "partial"}),
+                "optimal": frozenset({"seed", "min_level"})},
+    models=frozenset(GENERIC_MODELS), parts=("classes",), package=__name__)

@@ -41,13 +41,13 @@ from dataclasses import dataclass
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import QI, Plan
-from anonymizer.release.publish import GENERALIZED_PARTS
+from anonymizer.families.generalized import FAMILY
 from anonymizer.engine.names import ident
 
 EQ_CLASS = "eq_class"
 CLASS_SIZE = "class_size"
 #: the part name of the class table: view ``<view>_classes``, snapshot ``<release>__v<N>__classes``
-CLASSES = GENERALIZED_PARTS[0]
+CLASSES = FAMILY.parts[0]   # the class table, view <view>_classes
 
 
 @dataclass

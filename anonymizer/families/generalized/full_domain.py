@@ -31,7 +31,7 @@ from anonymizer.errors import PrivacyCheckFailed, SpecError
 from anonymizer.models import check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet
 
 

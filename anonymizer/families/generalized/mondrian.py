@@ -60,7 +60,7 @@ from anonymizer.errors import DataError, PrivacyCheckFailed
 from anonymizer.models import check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 
 
 @dataclass

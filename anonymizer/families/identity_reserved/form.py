@@ -9,7 +9,7 @@ values a categorical cell covers), the sensitive value, and the insensitive colu
 
 Verification before anything is published, re-read from the candidate table:
 
-- the declared IR/EIR model holds in every class (:func:`anonymizer.families.identity_reserved.models.verify`:
+- the declared IR/EIR model holds in every class (:func:`anonymizer.families.identity_reserved.verify.verify`:
   counts in SQL, minimum hitting sets per class in Python where SQL cannot decide);
 - every class has one generalized value per QI (Definition 2.1), every record's true value lies
   in it, and every individual sits in exactly one class (``templates/ir/judge.sql.j2``).
@@ -20,19 +20,19 @@ satisfying the IR model but not its EIR version).
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 
+from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 from anonymizer.families.identity_reserved.danonyir import danonyir
 from anonymizer.families.identity_reserved.geneir import geneir
 from anonymizer.families.identity_reserved.result import IRResult
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families.generalized.form import check_clashes
-from anonymizer.families.identity_reserved.individuals import Individuals, individuals
+from anonymizer.families.identity_reserved.individuals import Individuals
 from anonymizer.families.identity_reserved.metrics import nloss
-from anonymizer.families.identity_reserved import models as identity_reserved
-from anonymizer.plan import Plan, check_suppression
+from anonymizer.families.identity_reserved import verify as identity_reserved
+from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 
 EC_ID, ID_NUM = "ec_id", "id_num"
@@ -49,22 +49,9 @@ class IRCandidate:
     individuals: int
 
 
-@dataclass
-class VerifiedCandidate:
-    """An identity-reserved run up to its verified, measured candidate (not published), with
-    the seconds of each phase."""
-
-    result: IRResult
-    candidate: IRCandidate
-    people: Individuals
-    checks: list[dict]
-    utility: dict
-    seconds: dict
-
-
 def model_of(plan: Plan):
     """The release's one identity-reserved model (the spec allows exactly one)."""
-    return next(m for m in plan.spec.models if m.identity_reserved)
+    return next(m for m in plan.spec.models if m.spec_type in IR_MODEL_TYPES)
 
 
 def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
@@ -73,27 +60,6 @@ def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
     if plan.spec.algorithm.name == "geneir":
         return geneir(engine, plan, people.rec, people.ind, model)
     return danonyir(engine, plan, people, model)
-
-
-def verified_candidate(engine: Engine, plan: Plan) -> VerifiedCandidate:
-    """Algorithm 1 (or GeneIR), the suppression gate, the Table 4 table, its verification and
-    its metrics: what a release does before it publishes."""
-    clock, t0 = {}, time.perf_counter()
-    people = individuals(engine, plan)
-    t1 = time.perf_counter()
-    engine.say(f"{plan.spec.algorithm.name}: {people.count} individuals, {people.records} records, "
-               f"{len(plan.qis)} QIs")
-    result = run_algorithm(engine, plan, people)
-    check_suppression(plan, plan.null_suppressed + result.suppressed_records)
-    t2 = time.perf_counter()
-    candidate = build(engine, plan, people, result)
-    t3 = time.perf_counter()
-    checks = verify(engine, plan, candidate)
-    t4 = time.perf_counter()
-    utility = metrics(engine, plan, candidate, result)
-    clock.update(individuals=t1 - t0, algorithm=t2 - t1, generalize=t3 - t2, verify=t4 - t3,
-                 metrics=time.perf_counter() - t4)
-    return VerifiedCandidate(result, candidate, people, checks, utility, clock)
 
 
 def published_names(plan: Plan) -> list[str]:

@@ -23,7 +23,7 @@ How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the con
 1. ``geneir/nodes``: every node of every QI's taxonomy tree (``hier{i}``) with its loss.
 2. Rounds, driven from Python over a level vector ``v`` (all 0 at first): ``geneir/group``
    groups the individuals still in D (``rest``) by their nodes at ``v``;
-   :func:`anonymizer.families.identity_reserved.models.decide_classes` judges every group on its
+   :func:`anonymizer.families.identity_reserved.verify.decide_classes` judges every group on its
    records (``geneir/group_records``); ``geneir/move`` + ``geneir/keep`` move the satisfying
    groups to D* (``assign(pid, cid)`` and ``classes``, levels ``v``) and out of D. Then a QI
    below its top level is drawn at random (the release's key, :meth:`ReleaseKey.rng`) and raised one level.
@@ -83,6 +83,7 @@ from __future__ import annotations
 import time
 from typing import Sequence
 
+from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import Plan
@@ -113,7 +114,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
     unknown = [name for name in order if name not in by_name]
     if unknown:
         raise SpecError("algorithm.order", f"names no quasi-identifier (QIs: {', '.join(by_name)})", unknown[0])
-    from anonymizer.families.identity_reserved.models import class_counts_sql, decide_classes
+    from anonymizer.families.identity_reserved.verify import class_counts_sql, decide_classes
 
     start = time.perf_counter()
     qis, d = plan.qis, len(plan.qis)
@@ -216,7 +217,7 @@ def _nearest(engine: Engine, w: dict, model, check: str, ind: str, rec: str, pid
 
 def _check(plan: Plan, model) -> None:
     """GeneIR's preconditions: an identity-reserved model, nested taxonomy trees."""
-    if model is None or not getattr(model, "identity_reserved", False):
+    if model is None or model.spec_type not in IR_MODEL_TYPES:
         raise SpecError("models", "GeneIR needs one identity-reserved model (ir-k-anonymity, ir-kl-anonymity, "
                                   "ir-alpha-beta-anonymity, eir-l-diversity or eir-alpha-beta-anonymity)",
                         str(model))

@@ -412,12 +412,3 @@ class IncrementalEl:
 def _proper_subsets(h: frozenset) -> list[frozenset]:
     items = list(h)
     return [frozenset(c) for n in range(len(items)) for c in combinations(items, n)]
-
-
-def brute_force_minimal_hitting_sets(psi: Iterable[Iterable[Hashable]]) -> Family:
-    """All minimal hitting sets by enumerating subsets of the universe (tests; tiny inputs)."""
-    sets = _sets(psi)
-    universe = sorted({s for f in sets for s in f}, key=_key)
-    hitting = [frozenset(c) for n in range(len(universe) + 1) for c in combinations(universe, n)
-               if all(set(c) & f for f in sets)]
-    return absorb(hitting)

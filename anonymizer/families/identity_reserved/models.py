@@ -58,14 +58,13 @@ Choices where the paper is silent:
 from __future__ import annotations
 
 import re
-import uuid
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import render
 from anonymizer.models.base import PrivacyModel
-from anonymizer.families.identity_reserved.hitting_sets import IncrementalEl, min_hitting_set_size, sat_el
+from anonymizer.families.identity_reserved.hitting_sets import IncrementalEl, sat_el
 
 Individual = tuple[int, Mapping[str, int]]
 
@@ -90,7 +89,6 @@ def _prefix(prefix: str) -> str:
 class _IRModel(PrivacyModel):
     """What the five identity-reserved models share."""
 
-    identity_reserved: ClassVar[bool] = True
     #: the case of ``templates/models/ir_verdict.sql.j2`` rendering this model's verdict.
     kind: ClassVar[str] = ""
     #: whether the SQL verdict can be NULL (then Python decides the class).
@@ -186,6 +184,7 @@ def _ab(max_rec: int, max_sen: int, rows: int, sen_total: int, alpha: float, bet
 @dataclass(frozen=True)
 class IRKAnonymity(_IRModel):
     """IR k-anonymity (Definition 2.3(1)): every class holds at least ``k`` individuals."""
+    spec_type: ClassVar[str] = "ir-k-anonymity"
 
     k: int
     kind: ClassVar[str] = "ir_k"
@@ -207,6 +206,7 @@ class IRKAnonymity(_IRModel):
 @dataclass(frozen=True)
 class IRKLAnonymity(_IRModel):
     """IR (k, l)-anonymity (Definition 2.3(2); SatPriIR_kl): ``n_Q >= k`` and ``m_Q >= l``."""
+    spec_type: ClassVar[str] = "ir-kl-anonymity"
 
     k: int
     l: int
@@ -239,6 +239,7 @@ class IRKLAnonymity(_IRModel):
 class IRAlphaBetaAnonymity(_IRModel):
     """IR (alpha, beta)-anonymity (Definition 2.3(3); SatPriIR_ab): ``|R(p)|/|Q| <= alpha`` for
     every individual and ``|R(s)|/|Q| <= beta`` for every value (records per value)."""
+    spec_type: ClassVar[str] = "ir-alpha-beta-anonymity"
 
     alpha: float
     beta: float
@@ -274,6 +275,7 @@ class IRAlphaBetaAnonymity(_IRModel):
 class EIRLDiversity(_IRModel):
     """EIR l-diversity (Definition 3.3): every reasoning set of a class shows at least ``l``
     distinct values; decided by the minimum hitting set of ``{S(p)}`` (Theorem 3.1)."""
+    spec_type: ClassVar[str] = "eir-l-diversity"
 
     l: int
     attribute: str
@@ -303,6 +305,7 @@ class EIRLDiversity(_IRModel):
 class EIRAlphaBetaAnonymity(_IRModel):
     """EIR (alpha, beta)-anonymity (Definition 3.4; Theorem 3.2, Algorithm 4):
     ``MaxRecNum/|Q| <= alpha`` and ``MaxSenNum/n_Q <= beta``, ``MaxSenNum = max_s |P(s)|``."""
+    spec_type: ClassVar[str] = "eir-alpha-beta-anonymity"
 
     alpha: float
     beta: float
@@ -335,165 +338,3 @@ class EIRAlphaBetaAnonymity(_IRModel):
 
 
 IR_MODELS = (IRKAnonymity, IRKLAnonymity, IRAlphaBetaAnonymity, EIRLDiversity, EIRAlphaBetaAnonymity)
-
-
-# -- whole tables in SQL ----------------------------------------------------------------------
-
-def class_counts_sql(records: str, cid: str, pid: str, s: str) -> str:
-    """SQL text of the per-class counts (``templates/models/ir_class_counts.sql.j2``) of a records
-    relation, as a parenthesised subquery; ``cid``, ``pid``, ``s`` are quoted expressions."""
-    return "(" + render("models/ir_class_counts.sql.j2", records=records, cid=cid, pid=pid, s=s) + ")"
-
-
-def decide_classes(engine: Engine, model: _IRModel, records: str, cid: str, pid: str, s: str,
-                   target: str) -> dict[str, int]:
-    """Write ``target (cid, ok BOOLEAN)``: whether every class of ``records`` satisfies ``model``.
-
-    ``records`` is any relation (quoted table or view, or a parenthesised subquery) and ``cid``,
-    ``pid``, ``s`` are quoted expressions over it giving the class, the individual and the
-    sensitive value (text, never NULL). The SQL verdict (:meth:`verdict_sql` over
-    ``ir_class_counts``) decides every class; for the classes it leaves NULL (EIR l-diversity
-    only) the sets ``{S(p)}`` of just those classes are read, one row per class, and Algorithm 2
-    (:func:`.hitting_sets.sat_el`) decides each.
-
-    Returns ``classes``, ``failing``, ``decided_in_sql``, ``decided_in_python``.
-    """
-    return _decide(engine, model, class_counts_sql(records, cid, pid, s), records, cid, pid, s, target)
-
-
-def _decide(engine: Engine, model: _IRModel, counts: str, records: str, cid: str, pid: str, s: str,
-            target: str) -> dict[str, int]:
-    engine.run("models/ir_decide.sql.j2", model.params(_P), target=target, counts=counts,
-               verdict=model.verdict_sql(_P))
-    classes, failing, undecided = engine.one("models/ir_decided_summary.sql.j2", target=target)
-    if undecided:
-        passing = []
-        cur = engine.run("models/ir_class_sets.sql.j2", records=records, cid=cid, pid=pid, s=s,
-                         decided=target, which="undecided")
-        while batch := cur.fetchmany(256):           # one class's sets at a time
-            for c, _, sets in batch:
-                if sat_el(sets, model.l):            # type: ignore[attr-defined]
-                    passing.append(c)
-        engine.run("models/ir_set_verdicts.sql.j2", {"passing": passing}, target=target)
-        failing += undecided - len(passing)
-    return {"classes": classes, "failing": failing, "decided_in_sql": classes - undecided,
-            "decided_in_python": undecided}
-
-
-class _Scratch:
-    """Work tables of one verify/vulnerable call, dropped at the end."""
-
-    def __init__(self, engine: Engine):
-        self.engine, self.tag, self.names = engine, uuid.uuid4().hex[:8], []
-
-    def __call__(self, name: str) -> str:
-        table = self.engine.work(f"ir_{name}_{self.tag}")
-        self.names.append(table)
-        return table
-
-    def drop(self) -> None:
-        for table in self.names:
-            self.engine.execute(f"DROP TABLE IF EXISTS {table}")
-
-
-def _counts(engine: Engine, scratch: _Scratch, records: str, cid: str, pid: str, s: str) -> str:
-    counts = scratch("counts")
-    engine.run("models/ir_class_counts.sql.j2", into=counts, records=records, cid=cid, pid=pid, s=s)
-    return counts
-
-
-def verify(engine: Engine, models: Iterable[PrivacyModel], records: str, cid: str, pid: str,
-           s: str) -> list[dict[str, Any]]:
-    """Check every identity-reserved model of ``models`` (others are skipped) on ``records``.
-
-    Arguments as :func:`decide_classes`. One dict per model: ``model`` (text), ``holds``,
-    ``failing``, ``classes``, ``decided_in_sql``, ``decided_in_python``, ``figures`` (numbers)
-    and ``figure`` (the same as text):
-
-    * IR k: ``min_individuals`` (smallest ``n_Q``); IR (k, l): also ``min_values`` (smallest
-      ``m_Q``);
-    * IR / EIR (alpha, beta): ``max_record_share`` (largest ``|R(p)|/|Q|``) and
-      ``max_value_share`` (largest ``|R(s)|/|Q|`` for IR, ``|P(s)|/n_Q`` for EIR);
-    * EIR l-diversity: ``min_hitting_set``, the smallest minimum hitting set over the classes,
-      exact when some class fails (it is below ``l``: found by branch and bound over the failing
-      classes in order of their lower bound, stopping when no class can go lower); when every
-      class holds it is reported as ``l`` with ``at_least: True`` (each class's minimum is
-      ``>= l``; larger minima are not computed).
-
-    ``figures`` is empty when there is no class.
-    """
-    scratch = _Scratch(engine)
-    out = []
-    try:
-        counts = _counts(engine, scratch, records, cid, pid, s)
-        for i, model in enumerate(models):
-            if not getattr(model, "identity_reserved", False):
-                continue
-            decided = scratch(f"ok{i}")
-            stats = _decide(engine, model, counts, records, cid, pid, s, decided)
-            cur = engine.run("models/ir_verify.sql.j2", counts=counts, decided=decided)
-            row = dict(zip([d[0] for d in cur.description], cur.fetchone()))
-            figures = _figures(engine, model, row, counts, decided, records, cid, pid, s) if row["classes"] else {}
-            out.append({"model": str(model), "holds": stats["failing"] == 0, **stats,
-                        "figures": figures, "figure": _figure_text(figures)})
-    finally:
-        scratch.drop()
-    return out
-
-
-def _figures(engine: Engine, model: _IRModel, row: dict, counts: str, decided: str, records: str,
-             cid: str, pid: str, s: str) -> dict[str, Any]:
-    if isinstance(model, IRKAnonymity):
-        return {"min_individuals": row["min_individuals"]}
-    if isinstance(model, IRKLAnonymity):
-        return {"min_individuals": row["min_individuals"], "min_values": row["min_values"]}
-    if isinstance(model, IRAlphaBetaAnonymity):
-        return {"max_record_share": row["max_rec_share"], "max_value_share": row["max_sen_rec_share"]}
-    if isinstance(model, EIRAlphaBetaAnonymity):
-        return {"max_record_share": row["max_rec_share"], "max_value_share": row["max_sen_ind_share"]}
-    assert isinstance(model, EIRLDiversity)
-    if not row["failing"]:
-        return {"min_hitting_set": model.l, "at_least": True}
-    best = int(row["failing_tau_ub"])
-    cur = engine.run("models/ir_class_sets.sql.j2", {"below": best}, records=records, cid=cid, pid=pid,
-                     s=s, decided=decided, counts=counts, which="failing")
-    while best > 1 and (batch := cur.fetchmany(64)):
-        for _, lower, sets in batch:
-            if lower >= best:
-                break
-            best = min(best, min_hitting_set_size(sets, limit=best))
-        else:
-            continue
-        break
-    return {"min_hitting_set": best, "at_least": False}
-
-
-def _figure_text(figures: dict[str, Any]) -> str:
-    if not figures:
-        return "no class"
-    if "min_hitting_set" in figures:
-        return f"smallest minimum hitting set {'>= ' if figures['at_least'] else ''}{figures['min_hitting_set']}"
-    return ", ".join(f"{k.replace('_', ' ')} {v:.4g}" if isinstance(v, float) else f"{k.replace('_', ' ')} {v}"
-                     for k, v in figures.items())
-
-
-def vulnerable(engine: Engine, ir_model: _IRModel, records: str, cid: str, pid: str, s: str) -> dict[str, Any]:
-    """Vulnerable equivalence classes (section 5): classes satisfying ``ir_model`` but not its
-    :meth:`enhanced` version. Returns ``vulnerable`` (Num_vec), ``satisfying`` (classes satisfying
-    the IR model), ``classes`` (Num_ec: all classes, the denominator the paper writes) and
-    ``percent`` ``= 100 * Num_vec / Num_ec``. Raises ``ValueError`` for a model without an
-    enhanced version (IR k-anonymity)."""
-    eir = ir_model.enhanced() if hasattr(ir_model, "enhanced") else None
-    if eir is None:
-        raise ValueError(f"{ir_model} has no enhanced (EIR) version to count vulnerable classes against")
-    scratch = _Scratch(engine)
-    try:
-        counts = _counts(engine, scratch, records, cid, pid, s)
-        a, b = scratch("ok_ir"), scratch("ok_eir")
-        _decide(engine, ir_model, counts, records, cid, pid, s, a)
-        _decide(engine, eir, counts, records, cid, pid, s, b)
-        classes, satisfying, vuln = engine.one("models/ir_vulnerable.sql.j2", ir=a, eir=b)
-    finally:
-        scratch.drop()
-    return {"vulnerable": vuln, "satisfying": satisfying, "classes": classes,
-            "percent": 100.0 * vuln / classes if classes else 0.0}

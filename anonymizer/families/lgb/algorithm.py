@@ -1,25 +1,5 @@
-"""Local Generalization and Bucketization, LGB (paper 000: Li and He, "Local generalization
-and bucketization technique for personalized privacy preservation", JKSU-CIS 35, 2023).
-
-Reading guide:
-
-==========================================  ===========================================  ==========================
-paper                                       here                                         SQL (templates/lgb/)
-==========================================  ===========================================  ==========================
-Defs. 1-3 QI / semi-sensitive / sensitive   :func:`.subsets.attributes`                  attribute_counts
-Def. 8 QI partition                         :func:`.subsets.qi_partition`                subsets, base
-Alg. 1 line 4 ValuePair_sen                 :func:`.subsets.value_pairs`                 pairs
-Alg. 1 lines 3-6, Alg. 2 (bucketization)    :func:`.bucketize.local_bucketization`       bucket_*
-Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       mondrian/*
-Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
-Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.families.lgb.form`                  table, judge_*
-Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 metrics/query_*
-                                            :mod:`anonymizer.reproduce.p000_lgb.query_error`
-==========================================  ===========================================  ==========================
-
-Algorithm 1 runs bucketization first and generalization second; the two are independent
-(Corollary 3), so their order does not change the result.
-"""
+"""Algorithm 1 of paper 000 (LGB): the QI partition, local bucketization, then LGB_MDP or
+LGB_NCP; the reading guide is the package's (:mod:`anonymizer.families.lgb`)."""
 
 from __future__ import annotations
 
@@ -30,7 +10,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError
 from anonymizer.plan import Plan
 from anonymizer.randomness import ReleaseKey
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.lgb.bucketize import Buckets, local_bucketization
 from anonymizer.families.lgb.mdp import lgb_mdp
 from anonymizer.families.lgb.ncp import lgb_ncp

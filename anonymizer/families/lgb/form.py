@@ -22,10 +22,9 @@ over the QI cells, with its mean per QI cell.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-from anonymizer.families.lgb.algorithm import LgbResult, lgb
+from anonymizer.families.lgb.algorithm import LgbResult
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families.generalized.form import check_clashes
@@ -33,7 +32,7 @@ from anonymizer.metrics import class_stats, qi as metric_qi
 from anonymizer.metrics.ncp import ncp
 from anonymizer.models import KAnonymity
 from anonymizer.models.check import evaluate
-from anonymizer.plan import Plan, check_suppression
+from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 
 ROW_ID, GID = "row_id", "gid"
@@ -48,36 +47,6 @@ class LgbCandidate:
     attrs: list[dict]
     rows: int
     groups: int
-
-
-@dataclass
-class VerifiedCandidate:
-    """An LGB run up to its verified, measured candidate table (not published), with the
-    seconds of each phase (algorithm, generalize, verify, metrics)."""
-
-    result: LgbResult
-    candidate: LgbCandidate
-    figures: dict
-    checks: list[dict]
-    utility: dict
-    seconds: dict = field(default_factory=dict)
-
-
-def verified_candidate(engine: Engine, plan: Plan) -> VerifiedCandidate:
-    """Algorithm 1, the suppression gate, the Fig. 2 table, its verification (Corollary 3)
-    and its metrics: what a release does before it publishes."""
-    clock, t0 = {}, time.perf_counter()
-    result = lgb(engine, plan)
-    check_suppression(plan, plan.null_suppressed + result.suppressed)
-    t1 = time.perf_counter()
-    candidate = build(engine, plan, result)
-    t2 = time.perf_counter()
-    figures = judge(engine, candidate)
-    checks = verify(engine, plan, result, candidate, figures)
-    t3 = time.perf_counter()
-    utility = metrics(engine, plan, result, candidate, figures)
-    clock.update(algorithm=t1 - t0, generalize=t2 - t1, verify=t3 - t2, metrics=time.perf_counter() - t3)
-    return VerifiedCandidate(result, candidate, figures, checks, utility, clock)
 
 
 def published_names(plan: Plan, result: LgbResult) -> list[str]:

@@ -17,8 +17,8 @@ from dataclasses import replace
 from anonymizer.engine.session import Engine
 from anonymizer.models import KAnonymity
 from anonymizer.plan import Plan
-from anonymizer.spec.parse import Algorithm
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.spec.types import Algorithm
+from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.mondrian import mondrian
 
 

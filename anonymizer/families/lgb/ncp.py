@@ -76,7 +76,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
 from anonymizer.randomness import ReleaseKey
 from anonymizer.engine.names import ident
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 
 #: sweeps of find_seeds (>= 2): u, v are the last two cells of the farthest-from chain.
 SWEEPS = 2

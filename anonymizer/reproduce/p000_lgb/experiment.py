@@ -37,7 +37,10 @@ from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
 from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
 from anonymizer.reproduce.p002_msb.experiment import _finding, _r
 from anonymizer.plan import load_source, prepare, resolve_columns
-from anonymizer.spec.parse import LGB_ALGORITHMS, ReleaseSpec, load_spec
+from anonymizer.families.lgb import LGB_ALGORITHMS
+from anonymizer.release.run import verified
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import ReleaseSpec
 from anonymizer.engine.names import ident
 
 KS: tuple[int, ...] = (5, 8, 10)
@@ -74,19 +77,20 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
 
 def _candidate(engine: Engine, spec: ReleaseSpec) -> tuple[lgb_table.LgbCandidate, dict, dict]:
     """Algorithm 1 and the Fig. 2 table, verified and measured as a release does before it
-    publishes (:func:`anonymizer.families.lgb.form.verified_candidate`): the candidate, its section
+    publishes (the release's own :func:`anonymizer.release.run.verified`): the candidate, its section
     4.1 metrics and the phases' seconds."""
     t0 = time.perf_counter()
     source = load_source(engine, spec)
     spec = resolve_columns(spec, engine.columns(source), source)
     plan = prepare(engine, spec, source)
     prepared = time.perf_counter() - t0
-    run = lgb_table.verified_candidate(engine, plan)
-    notes, seconds = run.result.notes, run.seconds
+    seconds: dict[str, float] = {}
+    run = verified(engine, plan, seconds)
+    notes = run.rounds.result.notes
     clock = {"prepare": prepared, "algorithm": seconds["algorithm"],
              "bucketization": notes["bucketization_seconds"], "generalization": notes["generalization_seconds"],
              "table": seconds["generalize"] + seconds["verify"] + seconds["metrics"]}
-    return run.candidate, run.utility, clock
+    return run.built, run.ready.utility, clock
 
 
 def l_caps(con: duckdb.DuckDBPyConnection, table: str, attributes: Sequence[str] = CAPPED) -> dict[str, dict]:

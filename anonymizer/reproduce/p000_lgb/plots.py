@@ -18,7 +18,7 @@ from pathlib import Path
 
 from anonymizer.errors import UnsupportedError
 from anonymizer.reproduce.p000_lgb.experiment import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
-from anonymizer.spec.parse import LGB_ALGORITHMS
+from anonymizer.families.lgb import LGB_ALGORITHMS
 
 FIGURES = (("c_dm", "cdm", "C_DM (sum of |LEG|^2)", "Fig. 5"), ("ncp", "ncp", "NCP(T)", "Fig. 6"),
            ("query_error", "query_error", "mean relative error", "Fig. 7"))

@@ -32,7 +32,8 @@ import duckdb
 
 from anonymizer.demo import load_adult
 from anonymizer.families.generalized.lattice.evaluate import LatticeTable, evaluate_spec
-from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import ReleaseSpec
 
 BUILDERS = ("cgh", "dbgh", "cbgh")
 QIS = {"age": {"min_width": 5, "range": [17, 90]},

@@ -23,7 +23,7 @@ from typing import Iterator
 
 import duckdb
 
-from anonymizer.families.generalized import run_algorithm
+from anonymizer.families.generalized.steps import run_algorithm
 from anonymizer.bench.harness import memory
 from anonymizer.demo import data_path
 from anonymizer.engine.session import Engine

@@ -11,7 +11,7 @@ measuring the share v of vulnerable classes (satisfying the IR model but not its
 Figs. 2, 3), NLoss (Eq. 15, Figs. 4, 5), the relative error of COUNT queries (Eq. 19, with
 lambda = 1 against l, alpha, beta and lambda = |QI| against |QI|, Figs. 6, 7) and the runtime
 (Figs. 8, 9). Every run here is one release up to its verified candidate, not published
-(:func:`evaluate`, through :func:`anonymizer.families.identity_reserved.form.verified_candidate`); :func:`findings`
+(:func:`evaluate`, through the release's own :func:`anonymizer.release.run.verified`); :func:`findings`
 checks each claim of section 5 against the rows, nothing hard-coded.
 
 Choices (the paper's data is not available, its grid values are only in its figures):
@@ -50,7 +50,6 @@ from typing import Any, Callable, Iterable, Sequence
 
 import duckdb
 
-from anonymizer.families.identity_reserved import form as ir_table
 
 from anonymizer.reproduce.p002_msb import experiment as msb_experiment
 from anonymizer.engine.session import Engine
@@ -61,7 +60,9 @@ from anonymizer.families.identity_reserved.metrics import nloss
 from anonymizer.reproduce.p004_identity_reserved.query_error import ir_query_error
 from anonymizer.reproduce.p002_msb.experiment import _finding, _r
 from anonymizer.plan import load_source, prepare, resolve_columns
-from anonymizer.spec.parse import ReleaseSpec, load_spec
+from anonymizer.release.run import verified
+from anonymizer.spec.parse import load_spec
+from anonymizer.spec.types import ReleaseSpec
 from anonymizer.engine.names import ident
 
 #: variant -> (label, algorithm, model type, family): family "kl" varies l, "ab" alpha and beta.
@@ -123,38 +124,40 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
         spec = resolve_columns(spec, engine.columns(source), source)
         plan = prepare(engine, spec, source)
         prepared = time.perf_counter() - start
-        run = ir_table.verified_candidate(engine, plan)
+        seconds: dict[str, float] = {}
+        run = verified(engine, plan, seconds)
+        candidate, result = run.built, run.rounds.result[1]
         t0 = time.perf_counter()
         original = engine.work("ir_original")
         sens = plan.sensitive[0].column.name
         engine.run("metrics/ir_original.sql.j2", target=original, base=plan.base, s=plan.sensitive[0].internal,
                    sens=ident(sens), qis=[{"i": q.index, "dom": q.dom, "out": ident(q.name)} for q in plan.qis])
         qis = [{"name": q.name, "numeric": q.numeric} for q in plan.qis]
-        one = ir_query_error(engine, original, run.candidate.table, qis, sens, queries=queries, dims=1,
+        one = ir_query_error(engine, original, candidate.table, qis, sens, queries=queries, dims=1,
                              seed=query_seed)
-        every = ir_query_error(engine, original, run.candidate.table, qis, sens, queries=queries, dims=len(qis),
+        every = ir_query_error(engine, original, candidate.table, qis, sens, queries=queries, dims=len(qis),
                                seed=query_seed)
         measured = time.perf_counter() - t0
-        utility = dict(run.utility)
+        utility = dict(run.ready.utility)
         if "nloss" not in utility:
             domains = [{"name": q.name, "numeric": True, "low": q.num_min, "high": q.num_max} if q.numeric
                        else {"name": q.name, "numeric": False, "size": q.m} for q in plan.qis]
-            utility["nloss"] = nloss(engine, run.candidate.table, domains, plan.base_rows,
-                                     run.result.suppressed_records)["nloss"]
-    seconds = {"prepare": prepared, **run.seconds, "query_error": measured, "total": time.perf_counter() - start}
+            utility["nloss"] = nloss(engine, candidate.table, domains, plan.base_rows,
+                                     result.suppressed_records)["nloss"]
+    seconds = {"prepare": prepared, **seconds, "query_error": measured, "total": time.perf_counter() - start}
     vulnerable = utility.get("vulnerable")
-    return {"classes": run.candidate.classes, "records": plan.base_rows, "released_records": run.candidate.rows,
+    return {"classes": candidate.classes, "records": plan.base_rows, "released_records": candidate.rows,
             "individuals_per_class": utility.get("individuals_per_class"),
             "records_per_class": utility.get("records_per_class"),
-            "suppressed_individuals": run.result.suppressed_individuals,
-            "suppressed_records": run.result.suppressed_records,
+            "suppressed_individuals": result.suppressed_individuals,
+            "suppressed_records": result.suppressed_records,
             "vulnerable_percent": vulnerable["percent"] if vulnerable else None,
             "vulnerable": vulnerable["vulnerable"] if vulnerable else None,
             "nloss": utility["nloss"], "query_error_1": one["relative_error"], "query_error_1_median": one["median"],
             "query_error_qi": every["relative_error"], "query_error_qi_median": every["median"],
             "queries": one["queries"], "queries_discarded": one["discarded"] + every["discarded"],
             "query_set_1": one["query_set"], "query_set_qi": every["query_set"],
-            "runtime": run.seconds.get("algorithm"), "rounds": run.result.rounds,
+            "runtime": seconds.get("algorithm"), "rounds": result.rounds,
             "seconds": {k: round(v, 4) for k, v in seconds.items()}}
 
 

@@ -44,7 +44,7 @@ from anonymizer.families.generalized.lattice.frequency_set import build_frequenc
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import Plan, prepare
-from anonymizer.spec.parse import ReleaseSpec
+from anonymizer.spec.types import ReleaseSpec
 from anonymizer.engine.names import ident, table
 
 SCHEMA = "_anon_lattice"

@@ -38,7 +38,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
 from anonymizer.families.generalized.lattice.lattice import (
     Lattice,

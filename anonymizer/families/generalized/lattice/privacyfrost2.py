@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.plan import Plan
-from anonymizer.families.generalized import AlgorithmResult
+from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.lattice.frequency_set import (
     attribute_minimums,
     build_frequency_set,

@@ -3,7 +3,7 @@ class Q that never satisfied the model join the nearest formed class that still 
 with them, or are suppressed when that costs less.
 
 Line 4's check runs in SQL on the class counts of every formed class with p'''s records
-added (:func:`anonymizer.families.identity_reserved.models.class_counts_sql` and the model's
+added (:func:`anonymizer.families.identity_reserved.verify.class_counts_sql` and the model's
 ``verdict_sql``), and only for the non-monotone (alpha, beta) models: adding records to a class
 keeps IR (k, l)-anonymity and EIR l-diversity (the paper skips the check for them). Line 11
 compares the distance with the loss of suppressing R(p''): every QI of each record costs 1.
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from anonymizer.families.identity_reserved.models import class_counts_sql
+from anonymizer.families.identity_reserved.verify import class_counts_sql
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import Tables
 

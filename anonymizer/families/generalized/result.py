@@ -1,0 +1,39 @@
+"""What a generalizing algorithm (Mondrian, full-domain, the lattice searches) hands to the
+release: the ``assign`` work table and how to label its classes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class AlgorithmResult:
+    """The outcome of an algorithm run.
+
+    Attributes:
+        assign: quoted work table ``(__rid, __cid, __lo0, __hi0, ..)``, one row per kept row.
+        classes: number of equivalence classes.
+        suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included).
+        rounds: rounds (Mondrian) or statements (full-domain) it took.
+        seconds: wall time of the algorithm.
+        notes: algorithm-specific figures (per-round timings, levels, ...).
+        labels: ``"hier"`` when labels come from each QI's ``hier`` table at ``levels``
+            (full-domain); ``"hier-rows"`` when at the level each row's class has
+            (``__lv<i>`` columns of ``assign``: lattice searches, partial-domain); ``"ranges"``
+            when they are built from the code ranges (Mondrian).
+        levels: the level per QI name, for ``labels == "hier"``.
+        cells: optional quoted work table ``(__cid, q0, __lo0, __hi0, .., n)``: each class's
+            rows collapsed by their QI codes (Mondrian's finished cells). Given, the classes'
+            sizes, ranges and value sets are read from it instead of from ``assign`` joined
+            with the rows.
+    """
+
+    assign: str
+    classes: int
+    suppressed: int
+    rounds: int
+    seconds: float
+    notes: dict = field(default_factory=dict)
+    labels: str = "ranges"
+    levels: dict[str, int] | None = None
+    cells: str | None = None

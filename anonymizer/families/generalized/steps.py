@@ -1,0 +1,97 @@
+"""Mondrian, full-domain and the lattice searches in the one release pipeline
+(:mod:`anonymizer.families`): classes, the class table and the per-row table
+(:mod:`.form`), verified (:mod:`.verify`) and measured."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine
+from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
+from anonymizer.families.generalized.full_domain import full_domain
+from anonymizer.families.generalized.lattice.optimal import optimal
+from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
+from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.result import AlgorithmResult
+from anonymizer.families.generalized.verify import input_reference, verify as verify_models
+from anonymizer.measure import Counted, count_rows, measure_table
+from anonymizer.metrics import qi as metric_qi, utility_report
+from anonymizer.plan import Plan
+from anonymizer.release.candidate import Rounds, Verified
+from anonymizer.release.publish import Join
+from anonymizer.release.summary import fmt
+
+#: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
+ALGORITHMS = {
+    "mondrian": mondrian,
+    "full-domain": full_domain,
+    "privacyfrost2": privacyfrost2,
+    "optimal": optimal,
+}
+
+
+def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
+    """Run the algorithm the plan's spec names (``plan.spec.algorithm.name``)."""
+    return ALGORITHMS[plan.spec.algorithm.name](engine, plan)
+
+
+def run(engine: Engine, plan: Plan) -> Rounds:
+    result = run_algorithm(engine, plan)
+    return Rounds(result, result.suppressed, f"{result.classes} classes")
+
+
+def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
+    result = rounds.result
+    return build_candidate(engine, plan, result.assign, result.levels if result.labels == "hier" else None,
+                           level_columns=result.labels == "hier-rows", cells=result.cells)
+
+
+def verify(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate) -> tuple[Counted, list[dict]]:
+    """The models on the published columns; the rows are counted once, for verify and measure."""
+    sensitive = [k.column.name for k in plan.sensitive]
+    counted = count_rows(engine, built.table, built.grouping, sensitive)
+    return counted, verify_models(engine, plan, built, counted)
+
+
+def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
+            checked: tuple[Counted, list[dict]]) -> Verified:
+    counted, checks = checked
+    spec, result = plan.spec, rounds.result
+    sensitive = [k.column.name for k in plan.sensitive]
+    measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
+                             reference=input_reference(engine, plan), counted=counted)
+    measures["table"] = f"{spec.output.schema}.{spec.output.view}"   # not the work table, gone after the run
+    for figures in (measures.get("sensitive") or {}).values():
+        figures["reference"] = "input"   # not the work view's name, which is gone after the run
+    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows, spec.k,
+                             weight=ident(CLASS_SIZE))   # a class's ranges are its rows': read per class
+    # no longer read: their memory goes to publishing
+    engine.release_tables(result.assign, plan.base, *filter(None, [result.cells]))
+    return Verified(built.table, built.row_columns, (EQ_CLASS, "__pos"), built.rows,
+                    plan.null_suppressed + result.suppressed, built.classes, checks, measures, utility,
+                    {"rounds": result.rounds, **result.notes},
+                    parts=((CLASSES, built.class_table, built.class_columns),),
+                    join=Join(CLASSES, EQ_CLASS, tuple(built.view_columns)), figures={"k": measures.get("k")})
+
+
+def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
+    return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True) for q in plan.qis]
+
+
+def summary_lines(r) -> list[str]:
+    a, u = r.algorithm or {}, r.utility or {}
+    lines = []
+    if "checks" in a:     # a lattice search (PrivacyFrost2, optimal)
+        levels = ", ".join(f"{q} {lv}" for q, lv in a["levels"].items())
+        scored = f", score {fmt(a['score'])} ({a['scoring']})" if "score" in a else ""
+        lines.append(f"  lattice node  {levels}{scored}, loss {fmt(a['loss'])}; {a['checks']} node checks "
+                     f"on a {a['frequency_set_rows']}-row frequency set")
+        if a.get("partial_rounds"):
+            lowered = sum(p["classes"] for p in a["partial_rounds"])
+            lines.append(f"  partial       {lowered} class-level de-generalizations in {len(a['partial_rounds'])} steps")
+    if u:
+        shown = [("NCP per cell", "ncp"), ("NCP(T)", "ncp_sum"), ("loss (ARX)", "loss"),
+                 ("discernibility C_DM", "discernibility"), ("C_AVG", "cavg")]
+        lines.append("  utility       " + ", ".join(f"{label} {fmt(u[key])}" for label, key in shown if key in u))
+    return lines

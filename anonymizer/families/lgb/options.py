@@ -1,0 +1,47 @@
+"""Paper 000's pairing rules: one k-anonymity for the local equivalence groups and one bucket
+principle (l-unique, Corollary 2, or t-closeness) per attribute holding sensitive values."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from anonymizer.errors import SpecError
+from anonymizer.models import KAnonymity, LUnique, TCloseness
+
+if TYPE_CHECKING:
+    from anonymizer.models import PrivacyModel
+    from anonymizer.spec.types import Algorithm, Column
+
+
+def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
+    """The LGB algorithms take exactly one k-anonymity and bucket principles (l-unique,
+    t-closeness) for the attributes holding sensitive values (section 4)."""
+    ks = [i for i, m in enumerate(models) if m.sensitive is None and not isinstance(m, LUnique)]
+    if len(ks) != 1 or not isinstance(models[ks[0]], KAnonymity):
+        raise SpecError("models", f"{algorithm.name} needs exactly one k-anonymity (for the local equivalence "
+                                  "groups) besides its bucket principles")
+    protected = {c.name for c in columns if c.flag or c.role == "sensitive"}
+    named: set[str] = set()
+    for i, m in enumerate(models):
+        if i in ks:
+            continue
+        if not isinstance(m, (LUnique, TCloseness)):
+            raise SpecError(f"models[{i}]", f"{algorithm.name} protects local buckets with l-unique or "
+                                            f"t-closeness (paper 000, section 4), not {m}")
+        if m.sensitive is not None:
+            if m.sensitive not in protected:
+                raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive' or a flag",
+                                m.sensitive)
+            if m.sensitive in named:
+                raise SpecError(f"models[{i}].sensitive", "has two bucket principles; give one", m.sensitive)
+            named.add(m.sensitive)
+    defaults = [i for i, m in enumerate(models) if isinstance(m, LUnique) and m.sensitive is None]
+    if len(defaults) > 1:
+        raise SpecError(f"models[{defaults[1]}]", "only one l-unique may leave out 'sensitive' (the default)")
+    bare = sorted(protected - named)
+    if bare and not defaults:
+        raise SpecError("models", f"attribute {bare[0]!r} holds sensitive values but no bucket principle "
+                                  "protects it: add {type: l-unique, l: ...}")
+    if not protected:
+        raise SpecError("columns", f"{algorithm.name} needs sensitive values: give a quasi column a 'flag' "
+                                   "or a column the role 'sensitive'")

@@ -1,0 +1,49 @@
+"""What the families hand to the one pipeline (:mod:`anonymizer.families` names the steps):
+the algorithm's outcome (:class:`Rounds`) and the verified, measured candidate
+(:class:`Verified`) that the publishing step publishes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from anonymizer.release.publish import Join
+
+
+@dataclass
+class Rounds:
+    """A family's algorithm run: its own result, and what the driver reads of it.
+
+    Attributes:
+        result: the algorithm's result (the family's type; only its steps read it).
+        suppressed: source rows the algorithm left out (the gate adds the NULL-suppressed ones).
+        what: one line for the progress output (``1,770 classes``).
+    """
+
+    result: Any
+    suppressed: int
+    what: str
+
+
+@dataclass
+class Verified:
+    """A family's candidate after the gate: verified and measured, ready for the one
+    publishing step, which publishes it or, in a dry run, only reports it.
+
+    ``table``, ``columns``, ``order``, ``parts`` and ``join`` are
+    :func:`~anonymizer.release.publish.publish`'s arguments; ``figures`` are audit figures
+    beyond the models and the utility."""
+
+    table: str
+    columns: list[str]
+    order: tuple[str, ...]
+    rows: int
+    suppressed: int
+    classes: int
+    checks: list[dict]
+    measures: dict
+    utility: dict
+    algorithm: dict
+    parts: tuple[tuple[str, str, list[str]], ...] = ()
+    join: Join | None = None
+    figures: dict = field(default_factory=dict)
