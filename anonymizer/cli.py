@@ -868,7 +868,8 @@ def msb(experiment: str, plots: str | None, as_json: bool, batch: str | float, s
       anonymizer msb --experiment 002 --sizes 1000,2000 --dims 2,3 --json
       anonymizer msb --experiment 002 --batch 0.2     # batched greedy: faster, may differ
     """
-    from anonymizer.reproduce.p002_msb.experiment import findings, format_findings, format_table, run_experiment
+    from anonymizer.reproduce.p002_msb.experiment import format_table, run_experiment
+    from anonymizer.reproduce.p002_msb.findings import findings, format_findings
     try:
         size_list, dim_list = _numbers(sizes, "--sizes", int), _numbers(dims, "--dims", int)
         with _open_db(db) as con:

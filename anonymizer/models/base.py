@@ -32,6 +32,11 @@ class PrivacyModel:
     #: whether a model that holds for a partition holds for any union of its parts
     #: (lets a lattice search prune, and lets Mondrian stop at the first failing split).
     monotonic: ClassVar[bool] = True
+    #: whether it stays monotonic when failing rows may be suppressed (ARX's
+    #: ``isMonotonicWithSuppression``): every row failing in a class also fails in each part
+    #: of that class, so a node whose failing rows exceed the suppression budget prunes every
+    #: finer node. True for k-anonymity and distinct l-diversity.
+    monotonic_with_suppression: ClassVar[bool] = False
     #: whether the check needs the table-wide distribution ``glob``.
     needs_global: ClassVar[bool] = False
     #: the model's ``type`` in a spec (``k-anonymity``); a family declares the types it

@@ -30,6 +30,7 @@ from anonymizer.families.identity_reserved.models import (
 class KAnonymity(PrivacyModel):
     """Every equivalence class holds at least ``k`` rows. Figure: smallest class size."""
     spec_type: ClassVar[str] = "k-anonymity"
+    monotonic_with_suppression: ClassVar[bool] = True
 
     k: int
     template: ClassVar[str] = "models/k_anonymity.sql.j2"
@@ -45,6 +46,7 @@ class KAnonymity(PrivacyModel):
 class DistinctLDiversity(PrivacyModel):
     """Every class has at least ``l`` distinct sensitive values. Figure: fewest distinct."""
     spec_type: ClassVar[str] = "distinct-l-diversity"
+    monotonic_with_suppression: ClassVar[bool] = True
 
     l: int
     attribute: str

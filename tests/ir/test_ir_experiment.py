@@ -10,8 +10,10 @@ import pytest
 
 from anonymizer.reproduce.p004_identity_reserved import experiment as ex
 from anonymizer.errors import SpecError
-from anonymizer.reproduce.p004_identity_reserved.experiment import (FIXED, SWEEPS, VARIANTS, findings, format_experiment, format_findings,
-                                      format_tables, main_experiment, run_experiment, settings)
+from anonymizer.reproduce.p004_identity_reserved.experiment import (FIXED, SWEEPS, VARIANTS, format_experiment,
+                                                                   format_tables, main_experiment, run_experiment,
+                                                                   settings)
+from anonymizer.reproduce.p004_identity_reserved.findings import findings, format_findings
 
 HAVE_GENEIR = importlib.util.find_spec("anonymizer.families.identity_reserved.geneir") is not None
 

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 
 from anonymizer.cli import main
 from anonymizer.errors import SpecError
-from anonymizer.reproduce.p002_msb.experiment import (BASELINES, COMPLETE, MSLF, findings, format_findings, format_table,
-                                       run_experiment)
+from anonymizer.reproduce.p002_msb.experiment import BASELINES, COMPLETE, MSLF, format_table, run_experiment
+from anonymizer.reproduce.p002_msb.findings import findings, format_findings
 from anonymizer.reproduce.p002_msb.setting import ALGORITHMS
 
 SIZES, DIMS = (1000, 2000), (2, 3)

@@ -30,12 +30,12 @@ import duckdb
 
 from anonymizer.families.lgb import form as lgb_table
 
-from anonymizer.reproduce.p002_msb import experiment as msb_experiment
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
 from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
-from anonymizer.reproduce.p002_msb.experiment import _finding, _r
+from anonymizer.reproduce.findings import HOLDS, NA, NOT, PARTLY, finding, rounded, verdict
+from anonymizer.reproduce.findings import format_findings as shared_format
 from anonymizer.plan import load_source, prepare, resolve_columns
 from anonymizer.families.lgb import LGB_ALGORITHMS
 from anonymizer.release.run import verified
@@ -231,15 +231,10 @@ def format_tables(rows: list[dict]) -> str:
 
 
 # -- findings -------------------------------------------------------------------------------
-HOLDS, PARTLY, NOT, NA = "holds", "partly", "does not hold", "n/a"
 MUCH_LOWER = 0.75            # (a): "much lower" = at most 75 % of LGB_NCP's C_DM
 FLAT = 0.01                  # (b): "hardly affected" = spread over l within 1 %
 NCP_BAND = (0.12, 0.19)      # (c): "about 14 % to 17 %", +-2 points
 GROWS = 0.75                 # (d), (f): a trend = at least 75 % of the steps go that way
-
-
-def _verdict(flags: list[bool]) -> str:
-    return NA if not flags else HOLDS if all(flags) else NOT if not any(flags) else PARTLY
 
 
 def _table(rows: list[dict], algorithm: str, key: str) -> dict[tuple[int, int], float]:
@@ -256,11 +251,11 @@ def _a_cdm(rows: list[dict]) -> dict:
     pairs = _pairs(rows, "c_dm")
     ratios = [m / n for _, m, n in pairs]
     flags = [x <= MUCH_LOWER for x in ratios]
-    holds = PARTLY if _verdict(flags) == NOT and any(x < 1 for x in ratios) else _verdict(flags)
-    by_k = {k: {"lgb-mdp": m, "lgb-ncp": n, "ratio": _r(m / n)} for (k, _), m, n in pairs}
+    holds = PARTLY if verdict(flags) == NOT and any(x < 1 for x in ratios) else verdict(flags)
+    by_k = {k: {"lgb-mdp": m, "lgb-ncp": n, "ratio": rounded(m / n)} for (k, _), m, n in pairs}
     evidence = {"c_dm_by_k": by_k, "runs": len(pairs), "mdp_lower_in": sum(x < 1 for x in ratios),
-                "ratio_range": [_r(min(ratios)), _r(max(ratios))] if ratios else None}
-    return _finding("a", "C_DM of LGB_MDP is much lower than LGB_NCP's (Fig. 5)", holds, evidence,
+                "ratio_range": [rounded(min(ratios)), rounded(max(ratios))] if ratios else None}
+    return finding("a", "C_DM of LGB_MDP is much lower than LGB_NCP's (Fig. 5)", holds, evidence,
                     f"holds when LGB_MDP's C_DM is at most {MUCH_LOWER:.0%} of LGB_NCP's at every (k, l); "
                     "partly when lower somewhere; the C_DM by k is the last l's")
 
@@ -275,10 +270,10 @@ def _b_cdm_flat(rows: list[dict]) -> dict:
                 continue
             spread = (max(values) - min(values)) / min(values)
             flags.append(spread <= FLAT)
-            evidence[f"{NAMES[a]} k={k}"] = {"c_dm_range": [min(values), max(values)], "spread": _r(spread),
+            evidence[f"{NAMES[a]} k={k}"] = {"c_dm_range": [min(values), max(values)], "spread": rounded(spread),
                                              "identical": max(values) == min(values)}
-    return _finding("b", "C_DM is hardly affected by l: at a fixed k it is the same for every l (Fig. 5)",
-                    _verdict(flags), evidence, f"per algorithm and k: the C_DM over l spreads by at most "
+    return finding("b", "C_DM is hardly affected by l: at a fixed k it is the same for every l (Fig. 5)",
+                    verdict(flags), evidence, f"per algorithm and k: the C_DM over l spreads by at most "
                     f"{FLAT:.0%} of its least value")
 
 
@@ -286,15 +281,15 @@ def _c_ncp(rows: list[dict]) -> dict:
     pairs = _pairs(rows, "ncp")
     cuts = [1 - n / m for _, m, n in pairs]
     band = [NCP_BAND[0] <= c <= NCP_BAND[1] for c in cuts]
-    holds = HOLDS if band and all(band) else PARTLY if any(band) or any(c > 0 for c in cuts) else _verdict(band)
+    holds = HOLDS if band and all(band) else PARTLY if any(band) or any(c > 0 for c in cuts) else verdict(band)
     by_k = {}
     for (k, _), m, n in pairs:
         by_k.setdefault(k, []).append(1 - n / m)
     evidence = {"runs": len(pairs), "ncp_lower_in": sum(c > 0 for c in cuts), "in_band": sum(band),
-                "reduction_range": [_r(min(cuts)), _r(max(cuts))] if cuts else None,
-                "mean_reduction_by_k": {k: _r(sum(v) / len(v)) for k, v in by_k.items()},
-                "ncp_by_k": {k: {"lgb-mdp": _r(m), "lgb-ncp": _r(n)} for (k, _), m, n in pairs}}
-    return _finding("c", "NCP of LGB_NCP is lower than LGB_MDP's by about 14 % to 17 % (Fig. 6)", holds,
+                "reduction_range": [rounded(min(cuts)), rounded(max(cuts))] if cuts else None,
+                "mean_reduction_by_k": {k: rounded(sum(v) / len(v)) for k, v in by_k.items()},
+                "ncp_by_k": {k: {"lgb-mdp": rounded(m), "lgb-ncp": rounded(n)} for (k, _), m, n in pairs}}
+    return finding("c", "NCP of LGB_NCP is lower than LGB_MDP's by about 14 % to 17 % (Fig. 6)", holds,
                     evidence, f"reduction = 1 - NCP(LGB_NCP) / NCP(LGB_MDP); holds when every (k, l) is within "
                     f"{NCP_BAND[0]:.0%} to {NCP_BAND[1]:.0%}; partly when LGB_NCP is lower somewhere or some "
                     "are in the band; the NCP by k is the last l's")
@@ -321,10 +316,10 @@ def _d_query_k_l(rows: list[dict]) -> dict:
         checks = {"grows_with_k": k_share >= GROWS, "grows_with_l": l_share >= GROWS,
                   "k_more_than_l": k_ratio > l_ratio}
         flags += checks.values()
-        evidence[NAMES[a]] = {"k_steps_up": _r(k_share), f"k{ks[0]}_to_k{ks[-1]}_ratio": _r(k_ratio),
-                              "l_steps_up": _r(l_share), f"l{ls[0]}_to_l{ls[-1]}_ratio": _r(l_ratio), **checks}
-    return _finding("d", "the query error grows with k and with l, and more with k than with l (Fig. 7)",
-                    _verdict(flags), evidence or {"needs": "two k and two l"}, f"per algorithm: at least {GROWS:.0%} "
+        evidence[NAMES[a]] = {"k_steps_up": rounded(k_share), f"k{ks[0]}_to_k{ks[-1]}_ratio": rounded(k_ratio),
+                              "l_steps_up": rounded(l_share), f"l{ls[0]}_to_l{ls[-1]}_ratio": rounded(l_ratio), **checks}
+    return finding("d", "the query error grows with k and with l, and more with k than with l (Fig. 7)",
+                    verdict(flags), evidence or {"needs": "two k and two l"}, f"per algorithm: at least {GROWS:.0%} "
                     "of the steps in k (each l) and in l (each k) go up, and the mean ratio of the error at the "
                     "largest to the smallest k exceeds that of l; holds when all three hold for both algorithms")
 
@@ -339,12 +334,12 @@ def _e_query_mdp_ncp(rows: list[dict]) -> dict:
         gap = {l: (ncp[k, l] - mdp[k, l]) / ncp[k, l] for l in (ls[0], ls[-1])}
         lower, closer = gap[ls[0]] > 0, abs(gap[ls[-1]]) < abs(gap[ls[0]])
         flags += [lower, closer]
-        evidence[f"k={k}"] = {f"l={ls[0]}": {"lgb-mdp": _r(mdp[k, ls[0]]), "lgb-ncp": _r(ncp[k, ls[0]])},
-                              f"l={ls[-1]}": {"lgb-mdp": _r(mdp[k, ls[-1]]), "lgb-ncp": _r(ncp[k, ls[-1]])},
-                              "gap_small_l": _r(gap[ls[0]]), "gap_large_l": _r(gap[ls[-1]]),
+        evidence[f"k={k}"] = {f"l={ls[0]}": {"lgb-mdp": rounded(mdp[k, ls[0]]), "lgb-ncp": rounded(ncp[k, ls[0]])},
+                              f"l={ls[-1]}": {"lgb-mdp": rounded(mdp[k, ls[-1]]), "lgb-ncp": rounded(ncp[k, ls[-1]])},
+                              "gap_small_l": rounded(gap[ls[0]]), "gap_large_l": rounded(gap[ls[-1]]),
                               "mdp_lower_at_small_l": lower, "closer_at_large_l": closer}
-    return _finding("e", "LGB_MDP has a lower query error than LGB_NCP when l is small; they get close as l "
-                    "grows (Fig. 7)", _verdict(flags), evidence, "per k: gap = (LGB_NCP - LGB_MDP) / LGB_NCP is "
+    return finding("e", "LGB_MDP has a lower query error than LGB_NCP when l is small; they get close as l "
+                    "grows (Fig. 7)", verdict(flags), evidence, "per k: gap = (LGB_NCP - LGB_MDP) / LGB_NCP is "
                     "positive at the smallest l and smaller in size at the largest l")
 
 
@@ -358,19 +353,19 @@ def _f_density(rows: list[dict]) -> dict:
         series.setdefault((r["k"], r["l"]), []).append(r["query_error"])
     series = {kl: s for kl, s in series.items() if len(s) > 1}
     if not series:
-        return _finding("f", CLAIM_F, NA, {}, "needs two densities")
+        return finding("f", CLAIM_F, NA, {}, "needs two densities")
     cuts = {kl: 1 - s[-1] / s[0] for kl, s in series.items()}
     declines = {kl: _trend([s], up=False)[0] >= GROWS and s[-1] < s[0] for kl, s in series.items()}
     most, corner = max(cuts, key=cuts.get), max(series)
-    holds = _verdict(list(declines.values()))
+    holds = verdict(list(declines.values()))
     if holds == HOLDS and most != corner:
         holds = PARTLY
     densities = sorted({r["density"] for r in part})
     evidence = {"declining": f"{sum(declines.values())} of {len(series)} (k, l)",
-                "reduction_range": [_r(min(cuts.values())), _r(max(cuts.values()))],
-                "largest_reduction_at": f"k={most[0]} l={most[1]} ({_r(cuts[most])})",
-                f"k={corner[0]} l={corner[1]}": {f"{d:.0%}": _r(v) for d, v in zip(densities, series[corner])}}
-    return _finding("f", CLAIM_F, holds, evidence, f"per (k, l): at least {GROWS:.0%} of the density steps go "
+                "reduction_range": [rounded(min(cuts.values())), rounded(max(cuts.values()))],
+                "largest_reduction_at": f"k={most[0]} l={most[1]} ({rounded(cuts[most])})",
+                f"k={corner[0]} l={corner[1]}": {f"{d:.0%}": rounded(v) for d, v in zip(densities, series[corner])}}
+    return finding("f", CLAIM_F, holds, evidence, f"per (k, l): at least {GROWS:.0%} of the density steps go "
                     "down, the last below the first; reduction = 1 - last / first; holds when every (k, l) "
                     "declines and the largest reduction is at the largest k and l")
 
@@ -385,10 +380,8 @@ def findings(rows: list[dict]) -> list[dict]:
 
 
 def format_findings(found: list[dict]) -> str:
-    """The findings, one block each: verdict and claim, rule, the numbers behind it (paper
-    002's layout, :func:`anonymizer.reproduce.p002_msb.experiment.format_findings`, under this paper's title)."""
-    title = "paper 000's claims against these rows"
-    return "\n".join([title, "=" * len(title), *msb_experiment.format_findings(found).split("\n")[2:]])
+    """The findings, one block each: verdict and claim, rule, the numbers behind it."""
+    return shared_format(found, "000")
 
 
 def to_json(rows: list[dict], found: list[dict] | None = None, plots: Sequence = ()) -> dict:

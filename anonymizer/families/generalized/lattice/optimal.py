@@ -117,7 +117,7 @@ def _can_prune(plan: Plan, budget: int) -> bool:
     """Whether "fails" is inherited by every finer node (see module docstring)."""
     if not all(m.monotonic for m in plan.spec.models) or not all(getattr(q, "nested", True) for q in plan.qis):
         return False
-    return budget <= 0 or all(type(m).__name__ in ("KAnonymity", "DistinctLDiversity") for m in plan.spec.models)
+    return budget <= 0 or all(m.monotonic_with_suppression for m in plan.spec.models)
 
 
 def _climb(lattice: Lattice, node: Node, top: Node, level_loss: list[list[float]]) -> Node:
