@@ -40,7 +40,8 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
     column (identifier, quasi, sensitive, insensitive), the privacy models, the algorithm
-    and where to publish. Re-running an unchanged release publishes nothing new.
+    and where to publish. Re-running an unchanged release publishes nothing new;
+    `anonymizer report --db DB` lists what was published.
 
     \b
     Where the release goes (the spec's output):
@@ -153,7 +154,7 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
 
     \b
     Example:
-      anonymizer demo --db demo.duckdb
+      anonymizer demo --db demo.duckdb && anonymizer report --db demo.duckdb
     """
     from ..demo import demo_spec, load_adult
     from ..release import run_release
