@@ -17,7 +17,6 @@ name a table whose name itself contains a dot, pass a tuple.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -253,33 +252,3 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
             }
     return result
 
-
-def _fmt(x: float) -> str:
-    return f"{x:.4g}" if isinstance(x, float) and math.isfinite(x) else str(x)
-
-
-def format_measure(result: Mapping[str, Any]) -> str:
-    """A readable multi-line summary of :func:`measure_table`'s result."""
-    risk = result["risk"]
-    qis = ", ".join(result.get("qis", [])) or "(none: one class)"
-    lines = [
-        f"table {result.get('table', '?')}: {result['rows']} rows in {result['classes']} "
-        f"equivalence classes over {qis}",
-        f"  k-anonymity: k = {result['k']} (smallest class)",
-        f"  prosecutor risk: highest {_fmt(risk['highest'])}, average {_fmt(risk['average'])}; "
-        f"{risk['records_at_risk']} records ({risk['share_at_risk']:.1%}) in classes with risk "
-        f"above {_fmt(risk['threshold'])}",
-        "  class sizes:",
-    ]
-    for entry in result["class_sizes"]:
-        lo, hi = entry["min_size"], entry["max_size"]
-        size = f"{lo}" if lo == hi else f"{lo}-{hi}"
-        lines.append(f"    size {size:>11}: {entry['classes']} classes, {entry['rows']} rows")
-    for name, m in result.get("sensitive", {}).items():
-        lines.append(f"  sensitive {name!r}: distinct l = {m['distinct_l']}, "
-                     f"entropy l = {_fmt(m['entropy_l'])}, recursive ({_fmt(m['c'])},l) l = "
-                     f"{m['recursive_l']}, t = {_fmt(m['t'])} ({m['distance']} distance"
-                     + (f", against {m['reference']}" if m.get("reference", result.get("table")) != result.get("table")
-                        else "") + "), "
-                     f"alpha = {_fmt(m['alpha'])}")
-    return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""``anonymizer bench --bench release`` on a tiny size: every figure is there and sensible
+"""``anonymizer bench release`` on a tiny size: every figure is there and sensible
 (the big sizes are commands, not tests: see the README's "Scale" section)."""
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ def test_the_bench_spec_is_the_issues_release():
 
 
 def test_the_command_streams_json_lines_then_a_table(tmp_path):
-    res = CliRunner().invoke(main, ["bench", "--bench", "release", "--rows", "1500", "--repeat", "1", "-q",
+    res = CliRunner().invoke(main, ["bench", "release", "--rows", "1500", "--repeat", "1", "-q",
                                     "--data-dir", str(tmp_path)], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     line = json.loads(res.stdout.splitlines()[0])
     assert line["rows"] == 1500 and line["memory_limit"] is None
-    bad = CliRunner().invoke(main, ["bench", "--bench", "release", "--rows", "1500", "--memory-limit", "8"])
+    bad = CliRunner().invoke(main, ["bench", "release", "--rows", "1500", "--memory-limit", "8"])
     assert bad.exit_code == 2 and "--memory-limit" in bad.output
 
 

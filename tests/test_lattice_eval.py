@@ -112,14 +112,14 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
     with duckdb.connect(str(db)) as con:
         make_people(con)
     spec.write_text(json.dumps(SPEC))   # JSON is YAML
-    res = invoke("lattice", spec, "--db", db, "--plot", png, "--json")
+    res = invoke("hierarchy", "lattice", spec, "--db", db, "--plot", png, "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out["table"] == "_anon_lattice.small" and out["k"] == 2
     assert len(out["nodes"]) == (out["heights"][0] + 1) * (out["heights"][1] + 1) * (out["heights"][2] + 1)
     assert out["best"]["dcp"]["k"] >= 2 and out["best"]["distortion_ratio"]["k"] >= 2
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    text = invoke("lattice", spec, "--db", db, "--table-name", "again", "--quiet")
+    text = invoke("hierarchy", "lattice", spec, "--db", db, "--table-name", "again", "--quiet")
     assert text.exit_code == 0 and "lattice table _anon_lattice.again" in text.output
     assert "least ratio" in text.output and "least DCP" in text.output
     with duckdb.connect(str(db)) as con:
@@ -128,11 +128,11 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
         assert tables == [("again",), ("small",)]
         work = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()
         assert work == (0,)
-    assert invoke("lattice", "--db", db).exit_code == 2
+    assert invoke("hierarchy", "lattice", "--db", db).exit_code == 2
 
 
 def test_cli_reproduces_paper_001_experiment(tmp_path):
-    res = invoke("lattice", "--experiment", "001", "--db", tmp_path / "e.duckdb", "--json")
+    res = invoke("reproduce", "p001", "--db", tmp_path / "e.duckdb", "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert {b: (c["nodes"], c["max_height"]) for b, c in out.items()} == {

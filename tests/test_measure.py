@@ -1,4 +1,4 @@
-"""anonymizer check: measure_table and format_measure."""
+"""anonymizer check: measure_table and format_measure (the text ``anonymizer check`` prints)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 import pytest
 
 from anonymizer.errors import DataError, SpecError
-from anonymizer.measure import format_measure, measure_table, table_parts
+from anonymizer.cli.check import format_measure
+from anonymizer.measure import measure_table, table_parts
 
 WEIRD = ["select", "my col", 'a"b']
 

@@ -1,6 +1,7 @@
 """One column's hierarchy outside a release: build it, describe it level by level, export it.
 
-This is what ``anonymizer hierarchy`` prints. The column comes from a release spec (its
+This is what ``anonymizer hierarchy show`` prints (as text by
+:func:`anonymizer.cli.hierarchy.format_shown`). The column comes from a release spec (its
 source and its ``hierarchy``), or ad hoc from a CSV/Parquet file or a table with a builder
 and its options. Nothing is written to the database but a work schema, dropped at the end.
 
@@ -161,15 +162,3 @@ def _show(engine: Engine, relation: str, col: Column, examples: int, export: str
     kind = col.hierarchy.kind if col.hierarchy else "none"
     return Shown(col.name, kind, coded.m, coded.height, coded.nested, tuple(levels))
 
-
-def format_shown(shown: Shown) -> str:
-    """The text ``anonymizer hierarchy`` prints: one line per level."""
-    lines = [f"{shown.column}: {shown.kind} hierarchy, {shown.values} values, height {shown.height}, "
-             f"{'nested' if shown.nested else 'NOT nested (a node may straddle two nodes of the next level)'}",
-             f"{'level':>5}  {'nodes':>6}  {'distortion':<12}  examples"]
-    for lv in shown.levels:
-        spread = f"{lv.min_distortion:.3g}" + ("" if lv.min_distortion == lv.max_distortion
-                                               else f"..{lv.max_distortion:.3g}")
-        more = ", ..." if lv.nodes > len(lv.examples) else ""
-        lines.append(f"{lv.level:>5}  {lv.nodes:>6}  {spread:<12}  {', '.join(lv.examples)}{more}")
-    return "\n".join(lines)

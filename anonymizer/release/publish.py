@@ -93,8 +93,11 @@ def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
 
 
 def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
-    """The latest audit row of this release, as a dict, or ``None``."""
-    row = engine.one("publish/latest.sql.j2", {"release": spec.release}, audit=ensure_audit(engine, spec))
+    """The latest audit row of this release, as a dict, or ``None`` (also when there is no
+    audit table yet: reading creates nothing, so a release that fails leaves no trace)."""
+    if _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is None:
+        return None
+    row = engine.one("publish/latest.sql.j2", {"release": spec.release}, audit=audit_table(spec))
     if row is None:
         return None
     keys = ("version", "spec_hash", "source_fingerprint", "snapshot", "view_name", "figures",

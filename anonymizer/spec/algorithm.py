@@ -8,7 +8,7 @@ from typing import Any
 
 from anonymizer import families
 from anonymizer.errors import SpecError
-from anonymizer.families import Family
+from anonymizer.families.base import Family
 from anonymizer.models import PrivacyModel
 from anonymizer.numbers import number
 from anonymizer.randomness import SEED_LIMIT

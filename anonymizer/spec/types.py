@@ -14,7 +14,7 @@ from anonymizer.engine.session import Settings
 from anonymizer.hierarchy.spec import Hierarchy
 
 if TYPE_CHECKING:
-    from anonymizer.families import Family
+    from anonymizer.families.base import Family
     from anonymizer.models import PrivacyModel
 
 ROLES = ("identifier", "quasi", "sensitive", "insensitive", "individual")

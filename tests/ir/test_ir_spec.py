@@ -99,11 +99,11 @@ def test_a_missing_individual_is_refused(con):
 def test_cli_creates_table2_and_runs_the_example(tmp_path):
     db = str(tmp_path / "w.duckdb")
     runner = CliRunner()
-    made = runner.invoke(main, ["ir", "--table2", "--db", db])
+    made = runner.invoke(main, ["reproduce", "data", "table2", "--db", db])
     assert made.exit_code == 0, made.output
     ran = runner.invoke(main, ["run", "examples/table2_eir.yml", "--db", db, "--json"])
     assert ran.exit_code == 0, ran.output
     assert '"classes": 2' in ran.output and "EIR 3-diversity" in ran.output
     assert runner.invoke(main, ["ir", "--db", db]).exit_code == 2
-    patients = runner.invoke(main, ["ir", "--patients", "50", "--db", db])
+    patients = runner.invoke(main, ["reproduce", "data", "patients", "--individuals", "50", "--db", db])
     assert patients.exit_code == 0 and "50 patients" in patients.output

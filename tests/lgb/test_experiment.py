@@ -171,7 +171,7 @@ def test_verdicts_flip():
 def test_cli_lgb_experiment():
     from click.testing import CliRunner
     from anonymizer.cli import main
-    res = CliRunner().invoke(main, ["lgb", "--experiment", "000", "--ks", "5", "--ls", "5", "--densities", "0.2",
+    res = CliRunner().invoke(main, ["reproduce", "p000", "--ks", "5", "--ls", "5", "--densities", "0.2",
                                     "--queries", "10", "--json", "--quiet"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)

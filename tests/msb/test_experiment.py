@@ -221,16 +221,16 @@ def invoke(*args):
 
 
 def test_cli_msb():
-    res = invoke("msb", "--help")
+    res = invoke("reproduce", "p002", "--help")
     assert res.exit_code == 0 and "section 5" in res.output and "--plots" in res.output
-    res = invoke("msb", "--experiment", "002", "--sizes", "1000", "--dims", "2", "--json", "--quiet")
+    res = invoke("reproduce", "p002", "--sizes", "1000", "--dims", "2", "--json", "--quiet")
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["batch"] == "exact" and len(out["rows"]) == 2 * len(ALGORITHMS)
     assert {f["id"] for f in out["findings"]} == set("abcdefgh")
-    res = invoke("msb", "--experiment", "002", "--sizes", "1000", "--dims", "", "--batch", "0.5")
+    res = invoke("reproduce", "p002", "--sizes", "1000", "--dims", "", "--batch", "0.5")
     assert res.exit_code == 0, res.output
     assert "sweep (1)" in res.output and "paper 002's claims" in res.output
     assert "n=1000 d=3 mmdcf-mslf" in res.output                    # progress on stderr
-    bad = invoke("msb", "--experiment", "002", "--batch", "2")
+    bad = invoke("reproduce", "p002", "--batch", "2")
     assert bad.exit_code == 2 and "--batch" in bad.output

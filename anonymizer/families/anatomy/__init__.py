@@ -26,7 +26,7 @@ or, under ``lsl-diversity``, the ``l`` of the highest level present, as the pape
 "because the maximal security level ... is Level 2". Such groups are L_sl-diverse too.
 """
 
-from anonymizer.families import Family
+from anonymizer.families.base import Family
 
 #: paper 002's six greedy algorithms: the baselines and their MSLF variants
 MSB_ALGORITHMS = ("mbf", "msdcf", "mmdcf", "mbf-mslf", "msdcf-mslf", "mmdcf-mslf")

@@ -23,7 +23,7 @@ labels, bounds, class table, per-row table      :mod:`.form`                    
 return is :class:`.result.AlgorithmResult`.
 """
 
-from anonymizer.families import Family
+from anonymizer.families.base import Family
 
 #: the generic models of the kind packages (:mod:`anonymizer.models`)
 GENERIC_MODELS = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",

@@ -24,7 +24,7 @@ Eq. 19 query error, section 6 experiments       :mod:`anonymizer.reproduce.p004_
 ``steps`` plugs the algorithms into the release (:mod:`anonymizer.families`).
 """
 
-from anonymizer.families import Family
+from anonymizer.families.base import Family
 
 #: the identity-reserved models (Definitions 2.3, 3.3, 3.4)
 IR_MODEL_TYPES = ("ir-k-anonymity", "ir-kl-anonymity", "ir-alpha-beta-anonymity", "eir-l-diversity",

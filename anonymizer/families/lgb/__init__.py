@@ -21,7 +21,7 @@ Algorithm 1 runs bucketization first and generalization second; the two are inde
 (Corollary 3), so their order does not change the result.
 """
 
-from anonymizer.families import Family
+from anonymizer.families.base import Family
 
 #: paper 000's two algorithms (Algorithm 1 with Algorithm 3 or 4)
 LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")

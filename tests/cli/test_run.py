@@ -1,37 +1,12 @@
-"""The command line: each command once, its exit codes, and its JSON."""
+"""``anonymizer run``, ``validate`` and ``demo``: a release from the shell, its exit codes and
+its JSON."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-
-from click.testing import CliRunner
-
-from anonymizer.cli import main
 
 
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
-
-
-def test_help_teaches():
-    out = invoke("--help").output
-    for command in ("demo", "run", "check", "bench", "validate"):
-        assert command in out
-    assert "anonymizer demo" in out
-
-
-def test_help_loads_no_pandas_and_no_engine():
-    """``anonymizer --help`` (the CLI module and the package) imports neither pandas nor the
-    engine: the package resolves its public names on first use."""
-    probe = ("import sys, anonymizer.cli; print(sorted(m for m in ('pandas', 'anonymizer.engine.session', 'anonymizer.api') "
-             "if m in sys.modules)); from anonymizer import anonymize, SpecError; print(anonymize.__module__)")
-    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True).stdout.split("\n")
-    assert out[:2] == ["[]", "anonymizer.api"]
-
-
-def test_demo_publishes_and_check_measures(tmp_path):
+def test_demo_publishes_and_check_measures(invoke, tmp_path):
     db = tmp_path / "demo.duckdb"
     res = invoke("demo", "--db", db, "--quiet")
     assert res.exit_code == 0, res.output
@@ -48,7 +23,7 @@ def test_demo_publishes_and_check_measures(tmp_path):
     assert again.exit_code == 0 and json.loads(again.output)["unchanged"] is True
 
 
-def test_run_json_and_exit_codes(tmp_path):
+def test_run_json_and_exit_codes(invoke, tmp_path):
     db = tmp_path / "w.duckdb"
     spec = tmp_path / "r.yml"
     csv = tmp_path / "p.csv"
@@ -70,10 +45,11 @@ def test_run_json_and_exit_codes(tmp_path):
     assert bad.exit_code == 2 and "columns.age.role" in bad.output
 
 
-def test_bench_prints_json_lines():
-    for kind in ("mondrian", "k-check"):
-        res = invoke("bench", "--rows", 3000, "--bench", kind, "--repeat", 1, "--k", 5)
-        assert res.exit_code == 0, res.output
-        line = json.loads(res.output.strip().splitlines()[-1])
-        assert line["rows"] == 3000 and line["bench"] == kind
-        assert {"seconds", "scan_seconds", "ratio", "peak_mb"} <= set(line)
+def test_validate_names_the_release_and_refuses_a_bad_spec(invoke, tmp_path):
+    spec = tmp_path / "r.yml"
+    spec.write_text("release: r\nsource: {table: people}\ncolumns: {age: quasi}\nmodels: [{type: k-anonymity, k: 5}]\n")
+    res = invoke("validate", spec)
+    assert res.exit_code == 0 and "valid release 'r': 1 quasi-identifiers, 5-anonymity; mondrian" in res.output
+    spec.write_text("release: r\nsource: {table: people}\ncolumns: {age: quasi}\nmodels: [{type: k-anonymity}]\n")
+    bad = invoke("validate", spec)
+    assert bad.exit_code == 2 and "models[0]" in bad.output

@@ -1,4 +1,5 @@
-"""``anonymizer hierarchy``: from a spec, ad hoc from a file or a table, JSON, export, errors."""
+"""``anonymizer hierarchy show | export``: from a spec, ad hoc from a file or a table, JSON, export,
+errors; the old spelling ``anonymizer hierarchy --column ...``."""
 
 from __future__ import annotations
 
@@ -6,14 +7,8 @@ import json
 
 import duckdb
 import pytest
-from click.testing import CliRunner
 
-from anonymizer.cli import main
 from anonymizer.demo import load_adult
-
-
-def invoke(*args):
-    return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
 @pytest.fixture(scope="module")
@@ -24,16 +19,16 @@ def adult_db(tmp_path_factory):
     return db
 
 
-def test_help_teaches_with_an_example():
-    out = invoke("hierarchy", "--help").output
-    assert "anonymizer hierarchy --table adult --column hours-per-week --builder cbgh" in out
+def test_help_teaches_with_an_example(invoke):
+    out = invoke("hierarchy", "show", "--help").output
+    assert "anonymizer hierarchy show --table adult --column hours-per-week --builder cbgh" in out
     for builder in ("cgh", "dbgh", "cbgh", "masking", "intervals", "dates", "ordered"):
         assert builder in out
     assert "hierarchy" in invoke("--help").output
 
 
-def test_table4_from_a_table_as_json(adult_db):
-    res = invoke("hierarchy", "--db", adult_db, "--table", "adult", "--column", "hours-per-week",
+def test_table4_from_a_table_as_json(invoke, adult_db):
+    res = invoke("hierarchy", "show", "--db", adult_db, "--table", "adult", "--column", "hours-per-week",
                  "--builder", "cbgh", "--min-width", 10, "--range", "1,100", "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
@@ -43,10 +38,10 @@ def test_table4_from_a_table_as_json(adult_db):
     assert round(out["levels"][4]["max_distortion"], 2) == 2.98
 
 
-def test_text_output_and_export_round_trip(adult_db, tmp_path):
+def test_text_output_and_export_round_trip(invoke, adult_db, tmp_path):
     out_csv = tmp_path / "hours.csv"
-    res = invoke("hierarchy", "--db", adult_db, "--table", "adult", "--column", "HOURS-per-week",
-                 "--builder", "dbgh", "--min-width", 10, "--range", "1,100", "--export", out_csv)
+    res = invoke("hierarchy", "export", "--db", adult_db, "--table", "adult", "--column", "HOURS-per-week",
+                 "--builder", "dbgh", "--min-width", 10, "--range", "1,100", "--output", out_csv)
     assert res.exit_code == 0, res.output
     assert "dbgh hierarchy, 94 values, height 5, NOT nested" in res.output
     assert "    3       4  1.21          [1, 25], [26, 50], [51, 75], ..." in res.output
@@ -56,30 +51,30 @@ def test_text_output_and_export_round_trip(adult_db, tmp_path):
     spec.write_text(f"release: r\nsource: {{table: adult}}\ndefault_role: identifier\ncolumns:\n"
                     f"  hours-per-week: {{role: quasi, hierarchy: {out_csv}}}\n"
                     "models: [{type: k-anonymity, k: 5}]\n")
-    again = invoke("hierarchy", spec, "--column", "hours-per-week", "--db", adult_db, "--json")
+    again = invoke("hierarchy", "show", spec, "--column", "hours-per-week", "--db", adult_db, "--json")
     assert again.exit_code == 0, again.output
     levels = json.loads(again.output)["levels"]
     assert [lv["nodes"] for lv in levels] == [94, 10, 5, 4, 2, 1]
     assert levels[3]["examples"] == ["[1, 25]", "[26, 50]", "[51, 75]"]
 
 
-def test_spec_with_a_file_source_needs_no_database(tmp_path):
+def test_spec_with_a_file_source_needs_no_database(invoke, tmp_path):
     data = tmp_path / "people.csv"
     data.write_text("zip,d\n" + "".join(f"{21000 + i * 7},{'ab'[i % 2]}\n" for i in range(50)))
     spec = tmp_path / "r.yml"
     spec.write_text(f"release: r\nsource: {{path: {data}}}\ncolumns:\n"
                     "  zip: {role: quasi, hierarchy: {masking: 2}}\n  d: sensitive\n"
                     "models: [{type: k-anonymity, k: 2}]\n")
-    res = invoke("hierarchy", spec, "--column", "zip")
+    res = invoke("hierarchy", "show", spec, "--column", "zip")
     assert res.exit_code == 0, res.output
     assert "zip: masking hierarchy, 50 values, height 3, nested" in res.output
     assert "[21000" not in res.output and "210**" in res.output
 
 
-def test_ad_hoc_from_a_file(tmp_path):
+def test_ad_hoc_from_a_file(invoke, tmp_path):
     data = tmp_path / "events.csv"
     data.write_text("day\n" + "".join(f"2021-{1 + i % 12:02d}-{1 + i % 28:02d}\n" for i in range(60)))
-    res = invoke("hierarchy", "--data", data, "--column", "day", "--builder", "dates", "--units", "quarter,year",
+    res = invoke("hierarchy", "show", "--data", data, "--column", "day", "--builder", "dates", "--units", "quarter,year",
                  "--json")
     assert res.exit_code == 0, res.output
     levels = json.loads(res.output)["levels"]
@@ -95,14 +90,25 @@ def test_ad_hoc_from_a_file(tmp_path):
     (["--table", "adult", "--builder", "cgh", "--min-width", "5", "--range", "30,60"], "does not hold the values"),
     (["--table", "adult", "--builder", "dates", "--units", "year"], "dates need a DATE or TIMESTAMP column"),
 ])
-def test_errors_exit_2_naming_the_option(adult_db, args, message):
-    res = invoke("hierarchy", "--db", adult_db, "--column", "hours-per-week", *args)
+def test_errors_exit_2_naming_the_option(invoke, adult_db, args, message):
+    res = invoke("hierarchy", "show", "--db", adult_db, "--column", "hours-per-week", *args)
     assert res.exit_code == 2 and message in res.output, res.output
 
 
-def test_missing_database_and_column(tmp_path, adult_db):
-    res = invoke("hierarchy", "--db", tmp_path / "none.duckdb", "--table", "t", "--column", "x", "--builder",
+def test_missing_database_and_column(invoke, tmp_path, adult_db):
+    res = invoke("hierarchy", "show", "--db", tmp_path / "none.duckdb", "--table", "t", "--column", "x", "--builder",
                  "masking")
     assert res.exit_code == 2 and "--db " in res.output and ": no such database file" in res.output
-    res = invoke("hierarchy", "--db", adult_db, "--table", "adult", "--column", "nope", "--builder", "masking")
+    res = invoke("hierarchy", "show", "--db", adult_db, "--table", "adult", "--column", "nope", "--builder", "masking")
     assert res.exit_code == 2 and "--column: is not a column" in res.output
+
+
+def test_the_old_spelling_shows_and_exports(invoke, adult_db, tmp_path):
+    """``anonymizer hierarchy --column ...`` is ``hierarchy show``; with ``--export FILE``,
+    ``hierarchy export --output FILE``."""
+    args = ("--db", adult_db, "--table", "adult", "--column", "hours-per-week", "--builder", "dbgh", "--min-width", 10)
+    new, old = invoke("hierarchy", "show", *args), invoke("hierarchy", *args)
+    assert old.exit_code == 0 and old.stdout == new.stdout and "is now `anonymizer hierarchy show --db" in old.output
+    old = invoke("hierarchy", *args, "--export", tmp_path / "h.csv")
+    assert old.exit_code == 0 and f"written to {tmp_path / 'h.csv'}" in old.stdout
+    assert (tmp_path / "h.csv").read_text().startswith("1;[1, 11];[1, 33];*")

@@ -1,0 +1,197 @@
+"""Timing: ``anonymizer bench <target>``, one subcommand per target with its own options.
+
+Every target prints one JSON line per run as it ends (rows, seconds, scan_seconds: one plain
+GROUP BY over the same columns of the same table, ratio, peak memory); most then print a
+readable table on stderr. Compare ratios across machines, not seconds.
+"""
+
+from __future__ import annotations
+
+import click
+
+from anonymizer.cli import Group
+from anonymizer.cli.params import (
+    batch_option,
+    k_option,
+    memory_limit_option,
+    qis_option,
+    quiet_option,
+    repeat_option,
+    rows_option,
+    stream,
+)
+from anonymizer.cli.reproduce import p003
+
+MSB_ALGORITHMS = ("mbf", "mbf-mslf", "msdcf", "msdcf-mslf", "mmdcf", "mmdcf-mslf")
+LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
+IR_ALGORITHMS = ("danonyir", "geneir")
+
+
+@click.group(cls=Group)
+def bench() -> None:
+    """Time the algorithms on synthetic Adult-like tables generated in DuckDB.
+
+    Each target prints one JSON line per run: rows, seconds, scan_seconds (one plain GROUP
+    BY over the same columns), ratio, peak memory. Compare ratios across machines, not
+    seconds. `anonymizer bench TARGET --help` tells what each target times.
+
+    \b
+    Examples:
+      anonymizer bench mondrian --rows 1000000 --rows 10000000
+      anonymizer bench release --rows 10000000 --repeat 3 --memory-limit 3GB
+    """
+
+
+def _algorithm_option(choices: tuple[str, ...]):
+    return click.option("--algorithm", "algorithms", multiple=True, type=click.Choice(choices),
+                        help="An algorithm to time (repeat the option; default: all of the paper's).")
+
+
+def _harness(name: str, algorithm: str, check_only: bool, doc: str) -> click.Command:
+    """``bench mondrian``, ``bench full-domain`` and ``bench k-check``: the same harness,
+    timing an algorithm (coding the QIs and the algorithm) or one k-anonymity check."""
+
+    @rows_option()
+    @k_option()
+    @qis_option()
+    @repeat_option()
+    def command(rows: tuple[int, ...], k: int, qis: int, repeat: int) -> None:
+        from anonymizer.bench.harness import run_bench
+        stream(run_bench(list(rows), algorithm=algorithm, k=k, qis=qis, repeat=repeat, check_only=check_only))
+
+    command.__doc__ = doc
+    return bench.command(name=name)(command)
+
+
+_harness("mondrian", "mondrian", False, """Time Mondrian: coding the QIs and copying the rows, then the
+    algorithm's rounds up to the classes (k = --k over the first --qis QIs).
+
+    \b
+    Example:
+      anonymizer bench mondrian --rows 1000000 --rows 10000000
+    """)
+_harness("full-domain", "full-domain", False, """Time the full-domain algorithm (at the top level but
+    one): coding the QIs and copying the rows, then the algorithm.
+
+    \b
+    Example:
+      anonymizer bench full-domain --rows 1000000 --repeat 1
+    """)
+_harness("k-check", "mondrian", True, """Time one k-anonymity check over the first --qis QIs (the
+    check a release's gate runs), against one GROUP BY scan.
+
+    \b
+    Example:
+      anonymizer bench k-check --rows 10000000
+    """)
+bench.add_command(p003, "lattice")   # paper 003's Table 2 grid: the same command as `reproduce p003`
+
+
+@bench.command()
+@rows_option()
+@k_option(help="k of k-anonymity (with distinct l = 2 on salary).")
+@repeat_option()
+@memory_limit_option("The release's DuckDB memory limit (e.g. 8GB); beyond it DuckDB spills.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Keep the generated source databases here and reuse them (default: a temporary directory, "
+                   "removed at the end).")
+@quiet_option("No progress lines.")
+def release(rows: tuple[int, ...], k: int, repeat: int, memory_limit: str | None, data_dir: str | None,
+            quiet: bool) -> None:
+    """Time whole releases at scale: Mondrian, k = --k, distinct l = 2 on salary, the six QIs
+    age, workclass, education, marital_status, occupation, sex (other columns dropped), from
+    a source generated once per size into a DuckDB file, each run in a fresh process:
+    seconds, the scan, the ratio, each phase's seconds, the run's peak resident memory,
+    DuckDB's peak memory and what it spilled to disk.
+
+    \b
+    Examples:
+      anonymizer bench release --rows 1000000 --rows 10000000 --repeat 3
+      anonymizer bench release --rows 100000000 --repeat 1 --memory-limit 8GB --data-dir /big/disk
+    """
+    from anonymizer.bench.release import format_release_bench, run_release_bench
+    from anonymizer.spec.parse import memory_limit as checked_limit
+    limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
+    stream(run_release_bench(list(rows), repeat=repeat, memory_limit=limit, directory=data_dir, k=k,
+                             progress=not quiet), format_release_bench)
+
+
+@bench.command()
+@rows_option()
+@_algorithm_option(MSB_ALGORITHMS)
+@click.option("--dims", type=click.IntRange(2, 5), default=3, show_default=True,
+              help="d, the number of sensitive attributes (paper 002, Table 4).")
+@batch_option("0.2")
+@repeat_option()
+def msb(rows: tuple[int, ...], algorithms: tuple[str, ...], dims: int, batch: str | float, repeat: int) -> None:
+    """Time whole anatomy releases of paper 002's MSB algorithms (Table 3's security levels,
+    Table 4's sensitive attributes for --dims) against one GROUP BY over the sensitive
+    columns.
+
+    \b
+    Example:
+      anonymizer bench msb --rows 10000000 --algorithm mbf-mslf --repeat 3
+    """
+    from anonymizer.bench.msb import format_msb_bench, run_msb_bench
+    stream(run_msb_bench(list(rows), list(algorithms) or list(MSB_ALGORITHMS), d=dims, repeat=repeat, batch=batch),
+           format_msb_bench)
+
+
+@bench.command()
+@rows_option()
+@_algorithm_option(LGB_ALGORITHMS)
+@k_option()
+@repeat_option()
+def lgb(rows: tuple[int, ...], algorithms: tuple[str, ...], k: int, repeat: int) -> None:
+    """Time whole LGB releases (paper 000) of section 4's shape: sex, age and occupation
+    flagged in 20 % of the rows, t = 0.2 on sex, l = 5 elsewhere, k from --k. The scan is
+    one GROUP BY over the nine attributes.
+
+    \b
+    Example:
+      anonymizer bench lgb --rows 1000000 --k 5 --algorithm lgb-mdp --repeat 3
+    """
+    from anonymizer.bench.lgb import format_lgb_bench, run_lgb_bench
+    stream(run_lgb_bench(list(rows), list(algorithms) or list(LGB_ALGORITHMS), repeat=repeat, k=k),
+           format_lgb_bench)
+
+
+@bench.command()
+@rows_option("Generated patients (repeat the option for several sizes).")
+@_algorithm_option(IR_ALGORITHMS)
+@click.option("--l", "l_value", type=click.IntRange(1), default=6, show_default=True,
+              help="l of EIR l-diversity (or k = l of IR (k,l)-anonymity).")
+@click.option("--model", type=click.Choice(["eir-l-diversity", "ir-kl-anonymity"]), default="eir-l-diversity",
+              show_default=True, help="The model (DAnonyIR_El or DAnonyIR_kl).")
+@qis_option()
+@repeat_option()
+def ir(rows: tuple[int, ...], algorithms: tuple[str, ...], l_value: int, model: str, qis: int, repeat: int) -> None:
+    """Time whole identity-reserved releases (paper 004) on generated patient tables of
+    --rows patients (about 9.25 diagnosis records each, Table 5's attributes, the first
+    --qis as QIs), EIR l-diversity by default. The scan is one GROUP BY over the QIs and the
+    diagnosis.
+
+    \b
+    Example:
+      anonymizer bench ir --rows 50000 --algorithm danonyir --l 6 --repeat 1
+    """
+    from anonymizer.bench.ir import format_ir_bench, run_ir_bench
+    stream(run_ir_bench(list(rows), list(algorithms) or list(IR_ALGORITHMS), repeat=repeat, l=l_value, qis=qis,
+                        model=model), format_ir_bench)
+
+
+@bench.command(name="macros")
+@rows_option()
+@qis_option()
+@repeat_option()
+def macros_bench(rows: tuple[int, ...], qis: int, repeat: int) -> None:
+    """Time each measuring macro of the SQL library (anon_k, anon_l_diversity,
+    anon_t_closeness, ...) and the engine's `check` on the same table, with occupation and
+    salary as sensitive attributes and the first --qis of the other columns as QIs.
+
+    \b
+    Example:
+      anonymizer bench macros --rows 1000000 --rows 10000000 --repeat 3
+    """
+    from anonymizer.bench.macros import format_macros_bench, run_macros_bench
+    stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)

@@ -1,0 +1,157 @@
+"""What was published: ``anonymizer report [RELEASE]``, read from the audit table.
+
+Every release appends one row per version to ``_anon_releases._audit`` (see
+:mod:`anonymizer.release.publish`): release, version, view_name, snapshot, spec_hash,
+source_fingerprint, algorithm, parameters, figures, rows_in, rows_out, suppressed, timings,
+created_at. This command only reads it: the database is opened read-only, the schema name
+is quoted by the one quoting point, and the release name is a bound parameter.
+"""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from anonymizer.errors import DataError, SpecError
+from anonymizer.cli.params import db_option, echo_json, json_option, open_db
+
+#: the audit columns holding JSON text
+JSON_COLUMNS = ("parameters", "figures", "timings")
+
+
+@click.command()
+@click.argument("release", required=False)
+@db_option(help="DuckDB database file holding the audit table (for a release with output.database, that file); "
+                "opened read-only.")
+@click.option("--version", "version", type=click.IntRange(1), default=None, metavar="N",
+              help="With RELEASE: this version in full (parameters and every figure).")
+@click.option("--schema", default="_anon_releases", show_default=True,
+              help="The releases' snapshot schema, which holds the audit table (a spec's output.snapshot_schema).")
+@json_option
+def report(release: str | None, db: str, version: int | None, schema: str, as_json: bool) -> None:
+    """Report what was published into DB, from its audit table: without RELEASE one line per
+    release (latest version, view, rows in and out, when); with RELEASE every version of it
+    with its spec hash, algorithm, achieved figures (k, l, t, NCP, ...) and timings; with
+    --version N that version in full. Nothing is written.
+
+    \b
+    Examples:
+      anonymizer report --db warehouse.duckdb
+      anonymizer report adult_demo --db warehouse.duckdb
+      anonymizer report adult_demo --version 2 --db warehouse.duckdb --json
+    """
+    if version is not None and release is None:
+        raise SpecError("--version", "needs a RELEASE")
+    with open_db(db, read_only=True) as con:
+        audit = _audit_table(con, db, schema)
+        if release is None:
+            found = _rows(con, _LATEST.format(audit=audit))
+        else:
+            found = _versions(con, audit, db, release, version)
+    shown = f"{schema}._audit"
+    if as_json:
+        echo_json({"database": db, "audit": shown, "releases": found} if release is None
+                  else found[0] if version is not None else {"release": release, "versions": found})
+    elif release is None:
+        click.echo(format_releases(found, db, shown))
+    else:
+        click.echo(format_versions(release, found, full=version is not None))
+
+
+_LATEST = """
+SELECT release, count(*) OVER (PARTITION BY release) AS versions, version, view_name, rows_in, rows_out,
+       suppressed, created_at
+FROM {audit}
+QUALIFY row_number() OVER (PARTITION BY release ORDER BY version DESC) = 1
+ORDER BY release
+"""
+
+
+def _audit_table(con, db: str, schema: str) -> str:
+    """The quoted audit table of ``schema``, after checking that it exists."""
+    from anonymizer.release.publish import AUDIT
+    from anonymizer.engine.names import table
+    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+                         "AND schema_name = $schema AND table_name = $audit", {"schema": schema, "audit": AUDIT})
+    if not exists.fetchone()[0]:
+        raise DataError(f"{schema}.{AUDIT}", f"is not in {db}: nothing was published into it (`anonymizer run SPEC "
+                                             f"--db {db}` publishes a release; one with output.database keeps its "
+                                             "audit table in that file)")
+    return table(schema, AUDIT)
+
+
+def _versions(con, audit: str, db: str, release: str, version: int | None) -> list[dict]:
+    """Every audit row of ``release`` (or only ``version``), oldest first."""
+    rows = _rows(con, f"SELECT * FROM {audit} WHERE release = $release ORDER BY version", {"release": release})
+    if not rows:
+        known = [r["release"] for r in _rows(con, f"SELECT DISTINCT release FROM {audit} ORDER BY 1")]
+        raise SpecError("RELEASE", f"is not a release in {db} (its releases: {', '.join(known) or 'none'})", release)
+    if version is None:
+        return rows
+    chosen = [r for r in rows if r["version"] == version]
+    if not chosen:
+        raise SpecError("--version", f"release {release!r} has no such version (versions: "
+                                     f"{', '.join(str(r['version']) for r in rows)})", version)
+    return chosen
+
+
+def _rows(con, sql: str, params: dict | None = None) -> list[dict]:
+    """The rows of ``sql`` as dicts, the audit's JSON columns parsed."""
+    cursor = con.execute(sql, params or {})
+    names = [d[0] for d in cursor.description]
+    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+    for row in rows:
+        for name in JSON_COLUMNS:
+            if isinstance(row.get(name), str):
+                row[name] = json.loads(row[name])
+    return rows
+
+
+# -- text ---------------------------------------------------------------------------------------
+def _n(value) -> str:
+    """A figure for people: floats to 4 significant digits."""
+    return f"{value:.4g}" if isinstance(value, float) else str(value)
+
+
+def _when(value) -> str:
+    return str(value)[:19]
+
+
+def format_releases(rows: list[dict], db: str, audit: str) -> str:
+    """One line per release: its latest version."""
+    header = ("release", "versions", "latest", "view", "rows in", "rows out", "suppressed", "created")
+    table = [header] + [(r["release"], r["versions"], r["version"], r["view_name"], r["rows_in"], r["rows_out"],
+                         r["suppressed"], _when(r["created_at"])) for r in rows]
+    widths = [max(len(str(line[i])) for line in table) for i in range(len(header))]
+    lines = [f"{len(rows)} release(s) in {db} (audit table {audit}):"]
+    lines += ["  ".join(str(cell).ljust(w) for cell, w in zip(line, widths)).rstrip() for line in table]
+    return "\n".join(lines)
+
+
+def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
+    """Each version of a release: where it went, its spec hash, algorithm, rows, achieved
+    figures and timings; ``full`` adds the source fingerprint, parameters and every figure."""
+    lines = [] if full else [f"release {release}: {len(rows)} version(s)"]
+    for r in rows:
+        figures, timings = r.get("figures") or {}, r.get("timings") or {}
+        lines.append(f"{f'release {release} ' if full else ''}version {r['version']}, {_when(r['created_at'])}: "
+                     f"{r['view_name']} (snapshot {r['snapshot']})")
+        lines.append(f"  spec {r['spec_hash']}, algorithm {r['algorithm']}; rows {r['rows_in']} in, "
+                     f"{r['rows_out']} out, {r['suppressed']} suppressed")
+        for model in figures.get("models", []):
+            verdict = "" if model.get("holds", True) else "  (does not hold)"
+            lines.append(f"  achieved  {model.get('model')}: {_n(model.get('figure'))}{verdict}")
+        utility = {k: v for k, v in (figures.get("utility") or {}).items() if isinstance(v, (int, float))}
+        if utility:
+            lines.append("  utility   " + ", ".join(f"{k} {_n(v)}" for k, v in utility.items()))
+        if timings:
+            total = sum(v for v in timings.values() if isinstance(v, (int, float)))
+            lines.append("  seconds   " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()
+                                                   if isinstance(v, (int, float))) + f" (total {total:.2f})")
+        if full:
+            lines.append(f"  source    {r['source_fingerprint']} (rows:content hash of the columns read)")
+            lines.append("  parameters " + json.dumps(r.get("parameters"), indent=2, default=str)
+                         .replace("\n", "\n  "))
+            lines.append("  figures " + json.dumps(figures, indent=2, default=str).replace("\n", "\n  "))
+    return "\n".join(lines)

@@ -1,0 +1,168 @@
+"""Releasing: ``anonymizer run SPEC`` (with ``--dry-run`` and ``--log-sql``), ``validate SPEC``
+and ``demo``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from anonymizer.errors import SpecError
+from anonymizer.cli.params import db_option, emit, json_option, memory_limit_option, open_db, progress, quiet_option
+
+
+@click.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+@db_option(help="DuckDB database file holding the source table (and the release, unless the spec's "
+                "output.database names another file: then DB is opened read-only).")
+@click.option("--export", "export", metavar="PATH", default=None,
+              help="Also copy the published snapshot to PATH after it is verified and published: "
+                   ".parquet or .csv (.csv.gz, .tsv); further tables go next to it as <name>_<part>.<ext>. "
+                   "Replaces the spec's output.export.")
+@json_option
+@click.option("--force", is_flag=True, help="Publish a new version even if nothing changed.")
+@click.option("--keep-work", is_flag=True, help="Keep the run's work schema in DB (debugging; raw data).")
+@memory_limit_option("DuckDB's memory limit for the run, e.g. 8GB or 50% (beyond it DuckDB spills to its temporary "
+                     "directory). Replaces the spec's engine.memory_limit.")
+@click.option("--temp-directory", metavar="DIR", default=None,
+              help="Where DuckDB spills under the memory limit (default: DB.tmp next to DB). Replaces the "
+                   "spec's engine.temp_directory.")
+@click.option("--dry-run", is_flag=True,
+              help="Verify and measure the release, publish nothing (no snapshot, view, audit row or export).")
+@click.option("--log-sql", "log_sql", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="Write every SQL statement the run executed, with its time, to FILE (also when it fails).")
+@quiet_option()
+def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool,
+        memory_limit: str | None, temp_directory: str | None, dry_run: bool, log_sql: str | None,
+        quiet: bool) -> None:
+    """Run the release SPEC (a YAML file) against the database DB.
+
+    The spec names the source table (or a CSV/Parquet file to load), the role of every
+    column (identifier, quasi, sensitive, insensitive), the privacy models, the algorithm
+    and where to publish. Re-running an unchanged release publishes nothing new;
+    `anonymizer report --db DB` lists what was published.
+
+    \b
+    Where the release goes (the spec's output):
+      output: {view: adult}                      view published.adult in DB
+      output: {view: adult, database: pub.duckdb}
+                      into pub.duckdb (relative to the spec; created if missing),
+                      DB is only read: raw and published data live apart
+      output: {view: adult, export: {path: out/adult.parquet}}
+                      also a Parquet (or .csv) copy of the published rows
+
+    \b
+    Examples:
+      anonymizer run adult.yml --db raw.duckdb
+      anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
+      anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
+      anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
+    """
+    from anonymizer.release.run import run_release
+    from anonymizer.spec.parse import load_spec, parse_export
+    parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
+    if export is not None:
+        parsed = replace(parsed, output=replace(parsed.output, export=parse_export(export, Path("."), "--export")))
+    separate = parsed.output.database is not None
+    if separate and keep_work:
+        raise SpecError("--keep-work", "keeps the run's work tables in --db, which a release with "
+                                       "output.database opens read-only; leave out one of them")
+    if separate and _same_file(db, parsed.output.database):
+        raise SpecError("output.database", f"is the source database --db {db}; leave output.database out "
+                                           "to publish into it, or name another file", str(parsed.output.database))
+    reads_only = separate or (dry_run and not keep_work)   # a dry run writes nothing to --db
+    source_db = db if not (reads_only and parsed.source.path is not None and not Path(db).exists()) else None
+    statements: list = []
+    if log_sql is not None:
+        _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
+    try:
+        with open_db(source_db, read_only=reads_only) as con:
+            result = run_release(parsed, con, progress=progress(quiet or as_json), keep_work=keep_work,
+                                 force=force, dry_run=dry_run, log=statements)
+    finally:
+        if log_sql is not None:
+            try:
+                _write_log(Path(log_sql), statements)
+            except SpecError as exc:   # the run's own outcome (and exit status) stands
+                click.echo(f"warning: {exc}", err=True)
+    emit(result, as_json)
+
+
+def _write_log(path: Path, statements: list) -> None:
+    """``--log-sql``: every statement a run executed, in order, each headed by a comment
+    line ``-- statement N: <template>, <seconds> s``, as a script DuckDB can read."""
+    try:
+        path.write_text("".join(f"-- statement {n}: {s.template}, {s.seconds:.4f} s\n"
+                                f"{s.sql.strip().rstrip(';')};\n\n" for n, s in enumerate(statements, 1)),
+                        encoding="utf-8")
+    except OSError as exc:
+        raise SpecError("--log-sql", f"cannot be written ({exc.strerror or exc})", str(path)) from None
+
+
+def _with_resources(spec, memory_limit: str | None, temp_directory: str | None):
+    """The spec with ``--memory-limit`` and ``--temp-directory`` in place of its ``engine``
+    settings (the command line wins)."""
+    from anonymizer.spec.parse import memory_limit as checked_limit
+    settings = spec.engine
+    if memory_limit is not None:
+        settings = replace(settings, memory_limit=checked_limit(memory_limit, "--memory-limit"))
+    if temp_directory is not None:
+        if not temp_directory.strip():
+            raise SpecError("--temp-directory", "must be a directory path", temp_directory)
+        settings = replace(settings, temp_directory=temp_directory)
+    return replace(spec, engine=settings)
+
+
+def _same_file(a: str, b) -> bool:
+    """Whether two paths name the same file (as far as they can be resolved)."""
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except OSError:
+        return False
+
+
+@click.command()
+@click.argument("spec", type=click.Path(dir_okay=False))
+def validate(spec: str) -> None:
+    """Validate the release SPEC without touching any database.
+
+    Reads the YAML file, checks every field (roles, models, algorithm, output) and prints
+    what the release would do; an invalid spec exits with status 2 and names the field.
+
+    \b
+    Example:
+      anonymizer validate examples/adult_mondrian.yml
+    """
+    from anonymizer.spec.parse import load_spec
+    parsed = load_spec(spec)
+    click.echo(f"{spec}: valid release {parsed.release!r}: {len(parsed.quasi)} quasi-identifiers, "
+               f"{', '.join(str(m) for m in parsed.models)}; {parsed.algorithm.name}")
+
+
+@click.command()
+@db_option(help="DuckDB database file to create or reuse.")
+@click.option("--k", type=click.IntRange(2, 1000), default=None, help="Override k (default 10).")
+@json_option
+@quiet_option()
+def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
+    """Anonymize the bundled UCI Adult table (32,561 rows) and publish published.adult.
+
+    Loads the data into table `adult` of DB, runs Mondrian with 10-anonymity, distinct
+    3-diversity on occupation and 0.2-closeness on income (rows with a missing value are
+    suppressed), verifies and publishes the view, and prints what was achieved.
+
+    \b
+    Example:
+      anonymizer demo --db demo.duckdb && anonymizer report --db demo.duckdb
+    """
+    from anonymizer.demo import demo_spec, load_adult
+    from anonymizer.release.run import run_release
+    with open_db(db) as con:
+        load_adult(con)
+        result = run_release(demo_spec(k), con, progress=progress(quiet or as_json))
+    emit(result, as_json)
+    if not as_json:
+        click.echo(f"\nMeasure it again:  anonymizer check --db {db} --table {result.view} "
+                   "--qi eq_class,age,sex,race,marital-status,education,native-country,workclass "
+                   "--sensitive occupation,income")

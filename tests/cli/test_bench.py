@@ -1,0 +1,47 @@
+"""``anonymizer bench <target>``: JSON lines per run, and each target with only its own
+options (``bench release`` runs in tests/test_bench_release.py)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from anonymizer.cli.bench import bench
+from anonymizer.cli.reproduce import p003
+
+
+def test_bench_prints_json_lines(invoke):
+    for kind in ("mondrian", "k-check"):
+        res = invoke("bench", kind, "--rows", 3000, "--repeat", 1, "--k", 5)
+        assert res.exit_code == 0, res.output
+        line = json.loads(res.output.strip().splitlines()[-1])
+        assert line["rows"] == 3000 and line["bench"] == kind
+        assert {"seconds", "scan_seconds", "ratio", "peak_mb"} <= set(line)
+
+
+@pytest.mark.parametrize("target, own, foreign", [
+    ("mondrian", ["--rows", "--k", "--qis", "--repeat"], ["--algorithm", "--dims", "--memory-limit", "--data"]),
+    ("k-check", ["--rows", "--k", "--qis", "--repeat"], ["--algorithm", "--quiet"]),
+    ("release", ["--rows", "--k", "--memory-limit", "--data-dir", "--quiet"], ["--qis", "--algorithm"]),
+    ("msb", ["--algorithm", "--dims", "--batch"], ["--k", "--model", "--l"]),
+    ("lgb", ["--algorithm", "--k"], ["--dims", "--qis", "--model"]),
+    ("ir", ["--algorithm", "--l", "--model", "--qis"], ["--k", "--dims", "--batch"]),
+    ("macros", ["--rows", "--qis", "--repeat"], ["--k", "--algorithm"]),
+    ("lattice", ["--data", "--rows", "--repeat"], ["--k", "--qis", "--algorithm"]),
+])
+def test_each_target_takes_only_its_own_options(invoke, target, own, foreign):
+    options = invoke("bench", target, "--help").output.split("Options:")[1]
+    assert all(f"  {o} " in options or f"  {o}," in options or f", {o} " in options for o in own), options
+    assert not any(f" {o} " in options for o in foreign), options
+    res = invoke("bench", target, foreign[0], "1")
+    assert res.exit_code == 2 and f"No such option {foreign[0]}" in res.output.replace("'", "").replace(":", "")
+
+
+def test_bench_lattice_is_paper_003s_grid():
+    assert bench.commands["lattice"] is p003
+
+
+def test_an_algorithm_outside_the_targets_choices_is_refused(invoke):
+    res = invoke("bench", "msb", "--algorithm", "lgb-mdp")
+    assert res.exit_code == 2 and "--algorithm" in res.output

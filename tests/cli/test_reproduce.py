@@ -1,0 +1,38 @@
+"""``anonymizer reproduce data ...`` creates the papers' data sets; the experiments' options
+are checked before any work (the experiments themselves run in tests/lgb, tests/msb,
+tests/ir and tests/test_lattice_eval.py)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+
+def test_data_sets_go_into_the_database(invoke, tmp_path):
+    db = tmp_path / "w.duckdb"
+    res = invoke("reproduce", "data", "table2", "--db", db)
+    assert res.exit_code == 0 and "paper 004's Table 2 (10 records, 7 individuals)" in res.output, res.output
+    res = invoke("reproduce", "data", "patients", "--individuals", 40, "--seed", 3, "--db", db)
+    assert res.exit_code == 0 and "table patients: 40 patients" in res.output, res.output
+    res = invoke("reproduce", "data", "flagged-adult", "--density", 0.1, "--db", db)
+    assert res.exit_code == 0 and "table adult_flagged: 30162 rows, flags at density 0.1" in res.output, res.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM patients_table2").fetchone() == (10,)
+        assert con.execute("SELECT count(DISTINCT patient_id) FROM patients").fetchone() == (40,)
+        share = con.execute("SELECT avg(sex_flag::INT) FROM adult_flagged").fetchone()[0]
+        assert 0.07 < share < 0.13
+
+
+@pytest.mark.parametrize("args, option", [
+    (["p000", "--densities", "0.2,inf"], "--densities"),
+    (["p000", "--ks", "5,x"], "--ks"),
+    (["p002", "--batch", "2"], "--batch"),
+    (["p002", "--sizes", "1000,nan"], "--sizes"),
+    (["p004", "--alphas", "nan"], "--alphas"),
+    (["p004", "--individuals", "3"], "--individuals"),
+    (["data", "flagged-adult", "--density", "1.5"], "--density"),
+])
+def test_bad_options_are_refused_before_any_work(invoke, tmp_path, args, option):
+    res = invoke("reproduce", *args, "--db", tmp_path / "w.duckdb")
+    assert res.exit_code == 2 and option in res.output, res.output
+    assert not (tmp_path / "w.duckdb").exists()
