@@ -25,10 +25,61 @@ def imported(path: Path) -> set[str]:
     return found
 
 
-def test_the_engine_imports_no_reproduction_benchmark_or_generator():
-    engine = [p for p in PKG.rglob("*.py") if p.relative_to(PKG).parts[0] not in (*APART, "cli")]
+def engine_modules() -> list[Path]:
+    """Every module of the product: all but the reproductions, benchmarks, generators and CLI."""
+    return [p for p in PKG.rglob("*.py") if p.relative_to(PKG).parts[0] not in (*APART, "cli")]
+
+
+def test_the_engine_imports_no_reproduction_benchmark_generator_or_cli():
+    engine = engine_modules()
     assert len(engine) > 40
     offending = {str(p.relative_to(PKG)): sorted(m for m in imported(p)
-                                               if any(m.startswith(f"anonymizer.{a}") for a in APART))
+                                               if any(m.startswith(f"anonymizer.{a}") for a in (*APART, "cli")))
                  for p in engine}
     assert not {k: v for k, v in offending.items() if v}
+
+
+def test_the_engine_renders_no_reproduction_template():
+    """``templates/reproduce/`` serves the paper reproductions only (ARCHITECTURE rule 3)."""
+    named = {str(p.relative_to(PKG)) for p in engine_modules() if '"reproduce/' in p.read_text()}
+    assert not named
+    assert any('"reproduce/' in p.read_text() for p in (PKG / "reproduce").rglob("*.py"))
+
+
+def test_no_module_is_over_420_lines():
+    long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py") if (n := len(p.read_text().splitlines())) > 420}
+    assert not long
+
+
+def test_module_level_imports_have_no_cycle():
+    """Imports at module level (not inside functions, not under TYPE_CHECKING) form no cycle."""
+    graph: dict[str, set[str]] = {}
+    for path in PKG.rglob("*.py"):
+        parts = list(path.relative_to(PKG.parent).with_suffix("").parts)
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        edges = set()
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("anonymizer"):
+                names = [f"{node.module}.{a.name}" for a in node.names]
+                submodules = [n for n in names if (PKG.parent / f"{n.replace('.', '/')}.py").exists()
+                              or (PKG.parent / n.replace(".", "/") / "__init__.py").exists()]
+                edges |= set(submodules) | ({node.module} if len(submodules) < len(names) else set())
+            elif isinstance(node, ast.Import):
+                edges |= {a.name for a in node.names if a.name.startswith("anonymizer")}
+        graph[name] = edges
+    graph = {m: {e for e in edges if e in graph and e != m} for m, edges in graph.items()}
+    state: dict[str, int] = {}
+
+    def cycle_from(m: str, trail: list[str]) -> list[str] | None:
+        state[m] = 1
+        for e in sorted(graph[m]):
+            if state.get(e) == 1:
+                return trail + [m, e]
+            if e not in state and (found := cycle_from(e, trail + [m])):
+                return found
+        state[m] = 2
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            assert cycle_from(module, []) is None

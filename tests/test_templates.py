@@ -122,7 +122,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
 
 
 def _identity_reserved(con) -> None:
-    """Paper 004 (ir/, danonyir/, geneir/, ir_data/, models/ir_*, metrics/ir_*) on names that
+    """Paper 004 (ir/, danonyir/, geneir/, datasets/, models/ir_*, reproduce/p004/) on names that
     need quoting: DAnonyIR and GeneIR with residuals (EIR alpha-beta), the models' checks on a class SQL cannot decide, and the experiment's metrics on generated patients."""
     con.execute('CREATE TABLE "ir table" ("my id" VARCHAR, "select" INTEGER, "my col" VARCHAR, "a""b" VARCHAR)')
     con.executemany('INSERT INTO "ir table" VALUES (?, ?, ?, ?)', [list(r) for r in HANDLE_ROWS])

@@ -37,7 +37,7 @@ def flagged_adult(con: duckdb.DuckDBPyConnection, name: str = "adult_flagged", d
     engine = Engine(con)
     raw = load_adult(con, f"{name}__raw")
     target = ident(name)
-    engine.run("lgb/flagged_adult.sql.j2", {"density": float(density), "seed": int(seed)}, target=target,
+    engine.run("datasets/flagged_adult.sql.j2", {"density": float(density), "seed": int(seed)}, target=target,
                adult=raw, flags=flag_columns())
     con.execute(f"DROP TABLE {raw}")
     return target
@@ -48,9 +48,9 @@ def flagged_synthetic(con: duckdb.DuckDBPyConnection, name: str, rows: int, dens
     """An Adult-like table of ``rows`` rows (:mod:`anonymizer.datasets.synthetic`, plus a numeric
     ``fnlwgt``) and the same flags, for benchmarks."""
     raw = make_adult_like(con, f"{name}__raw", rows, seed)
-    Engine(con).run("lgb/synthetic_fnlwgt.sql.j2", {"seed": int(seed)}, target=raw)
+    Engine(con).run("datasets/synthetic_fnlwgt.sql.j2", {"seed": int(seed)}, target=raw)
     target = ident(name)
-    Engine(con).run("lgb/flagged_adult.sql.j2", {"density": float(density), "seed": int(seed)}, target=target,
+    Engine(con).run("datasets/flagged_adult.sql.j2", {"density": float(density), "seed": int(seed)}, target=target,
                     adult=raw, flags=flag_columns())
     con.execute(f"DROP TABLE {raw}")
     return target

@@ -6,7 +6,7 @@ The paper uses the INFORMS data mining contest 2008 data: 456,767 diagnosis reco
 *EducYear* (9), *Marry* (6), *Poverty* (5), *HISPANX* (2) as quasi-identifiers in that
 order, and *Diagnosis* (619) sensitive; "|QI| = d means that QI contains the front d
 attributes". That data is not available here, so :func:`patients` generates a table with
-the same columns and cardinalities entirely in DuckDB (``templates/ir_data/patients.sql.j2``;
+the same columns and cardinalities entirely in DuckDB (``templates/datasets/patients.sql.j2``;
 no row passes through Python): an explicit identifier ``patient_id`` (``'P0000123'``), one
 row per (patient, diagnosis), every record of a patient carrying the patient's QI values,
 and a patient's diagnoses distinct (the paper: "s_j appears in any individual at most once").
@@ -118,7 +118,7 @@ def patients(con: duckdb.DuckDBPyConnection, table: str = "patients", individual
     opts = _options(individuals, options)
     target = ident(table)
     start = time.perf_counter()
-    Engine(con).run("ir_data/patients.sql.j2", _params(individuals, seed, opts), target=target)
+    Engine(con).run("datasets/patients.sql.j2", _params(individuals, seed, opts), target=target)
     seconds = time.perf_counter() - start
     figures = profile(con, target)
     return dict(figures, table=target, seed=seed, options=opts, seconds=seconds)
@@ -135,7 +135,7 @@ def profile(con: duckdb.DuckDBPyConnection, source: str, person: str = PERSON, s
     sensitive value twice); the generator's tables have ``mixed == repeated == 0``.
     """
     columns = list(qis) + [sensitive]
-    row = Engine(con).one("ir_data/profile.sql.j2", source=source, person=ident(person), sensitive=ident(sensitive),
+    row = Engine(con).one("datasets/profile.sql.j2", source=source, person=ident(person), sensitive=ident(sensitive),
                           columns=[ident(c) for c in columns], same=[ident(c) for c in qis])
     (records, count, rmin, q1, median, q3, mean, p90, p99, rmax, single, top, sets, mixed, repeated) = row[:15]
     return {"records": int(records), "individuals": int(count),

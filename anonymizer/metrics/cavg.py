@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.metrics import ClassStats, class_stats
+from anonymizer.metrics.base import ClassStats, class_stats
 
 
 def cavg(engine: Engine, candidate: str, total_rows: int, k: int,

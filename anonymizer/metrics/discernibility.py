@@ -7,7 +7,7 @@ the size of its class, each suppressed row the size of the whole table.
 from __future__ import annotations
 
 from anonymizer.engine.session import Engine
-from anonymizer.metrics import ClassStats, class_stats
+from anonymizer.metrics.base import ClassStats, class_stats
 
 
 def discernibility(engine: Engine, candidate: str, total_rows: int,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from anonymizer.engine.session import Engine
-from anonymizer.metrics import ClassStats, class_stats, domain_params
+from anonymizer.metrics.base import ClassStats, class_stats, domain_params
 
 
 def ncp(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], total_rows: int,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from anonymizer.engine.session import Engine
-from anonymizer.metrics import ClassStats, class_stats
+from anonymizer.metrics.base import ClassStats, class_stats
 
 
 def suppression(engine: Engine, candidate: str, total_rows: int,

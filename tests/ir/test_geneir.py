@@ -407,7 +407,7 @@ def test_templates_render_for_quoted_names():
 
 
 def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypatch):
-    """Real runs render every template of geneir/ and ir_data/ (the residual paths included),
+    """Real runs render every template of geneir/ and datasets/ (the residual paths included),
     and every statement they execute parses with sqlglot (DuckDB dialect)."""
     import sqlglot
 
@@ -418,9 +418,9 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     patients(duckdb.connect(), "p", individuals=100)
     for model in (KL33, AB46):
         run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])
-    mine = [t for t in list_templates() if t.startswith(("geneir/", "ir_data/"))]
+    mine = [t for t in list_templates() if t.startswith(("geneir/", "datasets/patients", "datasets/profile"))]
     assert mine and not [t for t in mine if t not in rendered]
     for template, texts in executed.items():
-        if template.startswith(("geneir/", "ir_data/")):
+        if template.startswith(("geneir/", "datasets/patients", "datasets/profile")):
             for text in texts:
                 assert sqlglot.parse(text, read="duckdb"), template

@@ -129,7 +129,7 @@ def test_generated_in_sql_only(monkeypatch):
     seen.clear()
     patients(con, "large", individuals=20_000)
     assert seen == small
-    assert [t for t, _ in small] == ["ir_data/patients.sql.j2", "ir_data/profile.sql.j2"]
+    assert [t for t, _ in small] == ["datasets/patients.sql.j2", "datasets/profile.sql.j2"]
 
 
 def test_skew_option_orders_the_top_share():

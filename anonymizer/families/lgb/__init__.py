@@ -13,7 +13,7 @@ Alg. 1 lines 3-6, Alg. 2 (bucketization)    :func:`.bucketize.local_bucketizatio
 Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       mondrian/*
 Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
 Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.families.lgb.form`                  table, judge_*
-Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 metrics/query_*
+Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 reproduce/p000/query_*
                                             :mod:`anonymizer.reproduce.p000_lgb.query_error`
 ==========================================  ===========================================  ==========================
 

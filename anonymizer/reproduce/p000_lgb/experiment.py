@@ -12,7 +12,7 @@ Choices (Adult is not the paper's census extract; see :mod:`anonymizer.datasets.
 - l caps: Adult's occupation has 14 values (the paper's 257), so its flagged cells are not
   l-eligible at every l (most frequent count * l > cells) and no l-unique bucketization would
   exist. Per density table, L = floor(cells / most frequent count) of occupation, age and
-  fnlwgt is computed in SQL (``lgb/experiment_caps``); an attribute with L < l gets
+  fnlwgt is computed in SQL (``reproduce/p000/experiment_caps``); an attribute with L < l gets
   l = min(l, L). Rows report it (``l_caps``, ``l_occupation``, ``capped``), and so does the text.
 - Queries: one set for every table (``query_seed``; the tables share attributes and domains,
   so the seed draws the same queries, fingerprinted by ``query_set``). The error is the mean
@@ -97,7 +97,7 @@ def l_caps(con: duckdb.DuckDBPyConnection, table: str, attributes: Sequence[str]
     """Per attribute of ``table`` (flagged cells, or every cell of the sensitive salary): cells,
     distinct values, the most frequent value and its count, and the cap L (one statement)."""
     attrs = [{"col": ident(a), "flag": None if a == SALARY else ident(f"{a}_flag")} for a in attributes]
-    found = Engine(con).rows("lgb/experiment_caps.sql.j2", source=ident(table), attrs=attrs)
+    found = Engine(con).rows("reproduce/p000/experiment_caps.sql.j2", source=ident(table), attrs=attrs)
     return {attributes[i]: {"cells": int(cells), "values": int(values), "top": int(top), "top_value": value,
                             "cap": int(cap)} for i, cells, values, top, value, cap in found}
 

@@ -17,7 +17,7 @@ generalization of a categorical QI cell: the exact codes covered, else NULL),
 ``__t{a}`` (the true code, used only for ``Sum_act``). ``attrs`` describe the attributes
 (``{"a", "dom", "numeric", "m", "name"}``); ``salary`` is the index of the summed attribute.
 
-Everything row-level is SQL (``templates/metrics/query_*.sql.j2``): the distinct cells of
+Everything row-level is SQL (``templates/reproduce/p000/query_*.sql.j2``): the distinct cells of
 every attribute get keys; per query, the probability of every distinct cell and bucket is
 computed once (lists indexed by key); one cross join of queries x rows (in chunks of
 :data:`CHUNK` queries) drops the pairs with a zero factor, multiplies the four looked-up
@@ -130,7 +130,7 @@ def query_error(engine: Engine, candidate: str, attrs: list[dict], salary: int, 
     with WorkTables(engine, "qe", TABLES) as names:
         summary = _answer(engine, candidate, attrs, salary, drawn, names)
         drawn_n, used, discarded, mean, median, low, high = engine.one(
-            "metrics/query_summary.sql.j2", answers=summary)
+            "reproduce/p000/query_summary.sql.j2", answers=summary)
     return {"queries": int(used), "drawn": int(drawn_n), "discarded": int(discarded),
             "dims": len(drawn[0]), "relative_error": _num(mean), "median": _num(median),
             "min": _num(low), "max": _num(high), "seconds": names.seconds}
@@ -157,19 +157,19 @@ def _answer(engine: Engine, candidate: str, attrs: Sequence[Mapping[str, Any]], 
     """Run the query_* templates in order; return the answers table (one row per query)."""
     cols, sal = _context(attrs, salary)
     _check_cells(engine, candidate, cols, sal)
-    engine.run("metrics/query_cell_keys.sql.j2", candidate=candidate, target=t["cells"], attrs=cols)
-    engine.run("metrics/query_rows.sql.j2", candidate=candidate, cells=t["cells"], target=t["rows"],
+    engine.run("reproduce/p000/query_cell_keys.sql.j2", candidate=candidate, target=t["cells"], attrs=cols)
+    engine.run("reproduce/p000/query_rows.sql.j2", candidate=candidate, cells=t["cells"], target=t["rows"],
                salary=sal)
     _insert_queries(engine, t["preds"], queries, {c["a"]: p for p, c in enumerate(cols, 1)})
-    engine.run("metrics/query_satisfy.sql.j2", preds=t["preds"], target=t["sat"], attrs=cols)
+    engine.run("reproduce/p000/query_satisfy.sql.j2", preds=t["preds"], target=t["sat"], attrs=cols)
     dims = len(queries[0])
-    engine.run("metrics/query_vectors.sql.j2", sat=t["sat"], cells=t["cells"],
+    engine.run("reproduce/p000/query_vectors.sql.j2", sat=t["sat"], cells=t["cells"],
                target=t["vectors"], dims=dims)
-    engine.run("metrics/query_bucket_prefix.sql.j2", candidate=candidate, target=t["prefix"], salary=sal)
+    engine.run("reproduce/p000/query_bucket_prefix.sql.j2", candidate=candidate, target=t["prefix"], salary=sal)
     for start in range(0, len(queries), CHUNK):
-        engine.run("metrics/query_bucket_mass.sql.j2", {"q_from": start, "q_to": start + CHUNK - 1},
+        engine.run("reproduce/p000/query_bucket_mass.sql.j2", {"q_from": start, "q_to": start + CHUNK - 1},
                    vectors=t["vectors"], rows=t["rows"], target=t["mass"], dims=dims, insert=start > 0)
-    engine.run("metrics/query_answers.sql.j2", {"eps": EPS}, preds=t["preds"], mass=t["mass"],
+    engine.run("reproduce/p000/query_answers.sql.j2", {"eps": EPS}, preds=t["preds"], mass=t["mass"],
                prefix=t["prefix"], target=t["answers"])
     return t["answers"]
 
@@ -194,7 +194,7 @@ def _columns(a: int) -> dict[str, str]:
 def _check_cells(engine: Engine, candidate: str, cols: list[dict], sal: dict) -> None:
     """At least one row; every cell generalized (covering its true value) or bucketized,
     salary wholly bucketized; every bucket a permutation of its rows' true values."""
-    rows, *bad = engine.one("metrics/query_check.sql.j2", candidate=candidate, attrs=cols, salary=sal)
+    rows, *bad = engine.one("reproduce/p000/query_check.sql.j2", candidate=candidate, attrs=cols, salary=sal)
     if not rows:
         raise DataError(candidate, "has no rows to answer queries on")
     for c, cells, buckets in zip([*cols, sal], bad[::2], bad[1::2]):
@@ -213,7 +213,7 @@ def _insert_queries(engine: Engine, target: str, queries: Sequence[Query], pos: 
     flat = [(q, j, pos[pr.a], pr.op, list(pr.codes))
             for q, query in enumerate(queries) for j, pr in enumerate(query, 1)]
     params = {k: [row[i] for row in flat] for i, k in enumerate(("q", "j", "p", "op", "codes"))}
-    engine.run("metrics/query_predicates.sql.j2", params, target=target)
+    engine.run("reproduce/p000/query_predicates.sql.j2", params, target=target)
 
 
 def _num(value: Any) -> float | None:

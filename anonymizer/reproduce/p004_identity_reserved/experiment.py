@@ -128,7 +128,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
         t0 = time.perf_counter()
         original = engine.work("ir_original")
         sens = plan.sensitive[0].column.name
-        engine.run("metrics/ir_original.sql.j2", target=original, base=plan.base, s=plan.sensitive[0].internal,
+        engine.run("reproduce/p004/ir_original.sql.j2", target=original, base=plan.base, s=plan.sensitive[0].internal,
                    sens=ident(sens), qis=[{"i": q.index, "dom": q.dom, "out": ident(q.name)} for q in plan.qis])
         qis = [{"name": q.name, "numeric": q.numeric} for q in plan.qis]
         one = ir_query_error(engine, original, candidate.table, qis, sens, queries=queries, dims=1,

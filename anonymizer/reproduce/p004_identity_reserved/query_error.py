@@ -19,7 +19,7 @@ columns, the sensitive column, under their names), and ``candidate``, the Table 
 per categorical QI ``<name>_values``, the sensitive column as text). Suppressed records are
 in ``original`` (``prec`` counts them) and not in ``candidate`` (they add nothing to ``est``).
 
-Everything row-level is SQL (``templates/metrics/ir_qe_*.sql.j2``): the QIs' domains are
+Everything row-level is SQL (``templates/reproduce/p004/ir_qe_*.sql.j2``): the QIs' domains are
 ranked; every source record gets a compact row (position, sensitive value, QI ranks); every
 class's generalized value becomes domain ranks (a numeric interval the contiguous ranks of
 the source values inside it, a categorical set the ranks of its listed values); one
@@ -105,7 +105,7 @@ def ir_query_error(engine: Engine, original: str, candidate: str, qis: Sequence[
         cols = _prepare(engine, original, candidate, qis, sensitive, t)
         drawn = _draw(engine, t, cols, queries, dims, seed)
         _answer(engine, candidate, cols, sensitive, drawn, t)
-        n, used, discarded, mean, median, low, high = engine.one("metrics/ir_qe_summary.sql.j2",
+        n, used, discarded, mean, median, low, high = engine.one("reproduce/p004/ir_qe_summary.sql.j2",
                                                                  answers=t["answers"])
     return {"relative_error": _num(mean), "median": _num(median), "min": _num(low), "max": _num(high),
             "queries": int(used), "drawn": int(n), "discarded": int(discarded), "dims": len(drawn[0].preds),
@@ -131,7 +131,7 @@ def ir_query_answers(engine: Engine, original: str, candidate: str, qis: Sequenc
         raise SpecError("queries", "must be a non-empty list of queries with at least one QI predicate")
     with WorkTables(engine, "irqe", TABLES) as t:
         cols = _prepare(engine, original, candidate, qis, sensitive, t)
-        _n, m, _holes = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
+        _n, m, _holes = engine.one("reproduce/p004/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
         for pred in (p for q in queries for p in q.preds):
             if not 0 <= pred.qi < len(cols) or not pred.ranks or not all(1 <= r <= m[pred.qi] for r in pred.ranks):
                 raise SpecError("queries", "predicate on an unknown QI or a rank outside its domain", pred)
@@ -157,8 +157,8 @@ def _prepare(engine: Engine, original: str, candidate: str | None, qis: Sequence
         raise DataError(original, f"lacks the columns {', '.join(missing)} (needs __rid, the QIs, the sensitive)")
     if candidate is not None:
         _check_candidate(engine, candidate, cols, sens)
-    engine.run("metrics/ir_qe_domain.sql.j2", original=original, qis=cols, target=t["dom"])
-    engine.run("metrics/ir_qe_records.sql.j2", original=original, dom=t["dom"], qis=cols, sensitive=sens,
+    engine.run("reproduce/p004/ir_qe_domain.sql.j2", original=original, qis=cols, target=t["dom"])
+    engine.run("reproduce/p004/ir_qe_records.sql.j2", original=original, dom=t["dom"], qis=cols, sensitive=sens,
                target=t["records"])
     return cols
 
@@ -174,7 +174,7 @@ def _columns(qis: Sequence[Mapping[str, Any]]) -> list[dict]:
 
 
 def _check_candidate(engine: Engine, candidate: str, cols: list[dict], sens: str) -> None:
-    rows, _classes, holes, *forms = engine.one("metrics/ir_qe_check.sql.j2", candidate=candidate, qis=cols,
+    rows, _classes, holes, *forms = engine.one("reproduce/p004/ir_qe_check.sql.j2", candidate=candidate, qis=cols,
                                                sensitive=sens)
     if not rows:
         raise DataError(candidate, "has no records to answer queries on")
@@ -189,7 +189,7 @@ def _check_candidate(engine: Engine, candidate: str, cols: list[dict], sens: str
 def _draw(engine: Engine, t: "WorkTables", cols: list[dict], queries: int, dims: int, seed: int) -> list[IRQuery]:
     """Anchor records first (positions), then per query its QIs and their value sets."""
     d = len(cols)
-    n, m, holes = engine.one("metrics/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
+    n, m, holes = engine.one("reproduce/p004/ir_qe_sizes.sql.j2", records=t["records"], dom=t["dom"])
     if not n:
         raise DataError("original", "has no records to draw queries from")
     if holes or len(m or []) != d:
@@ -197,7 +197,7 @@ def _draw(engine: Engine, t: "WorkTables", cols: list[dict], queries: int, dims:
                                     "complete records")
     rng = random.Random(seed)
     positions = [rng.randrange(n) for _ in range(queries)]
-    anchors = engine.rows("metrics/ir_qe_anchors.sql.j2", {"pos": positions}, records=t["records"])
+    anchors = engine.rows("reproduce/p004/ir_qe_anchors.sql.j2", {"pos": positions}, records=t["records"])
     out = []
     for _k, s, ranks in anchors:
         chosen = rng.sample(range(d), min(dims, d))
@@ -222,9 +222,9 @@ def _answer(engine: Engine, candidate: str, cols: list[dict], sensitive: str, qu
     flat = [(q, j, pr.qi + 1, list(pr.ranks), query.s)
             for q, query in enumerate(queries) for j, pr in enumerate(query.preds, 1)]
     params = {k: [row[i] for row in flat] for i, k in enumerate(("q", "j", "p", "ranks", "s"))}
-    engine.run("metrics/ir_qe_predicates.sql.j2", params, target=t["preds"])
-    engine.run("metrics/ir_qe_classes.sql.j2", candidate=candidate, dom=t["dom"], qis=cols, target=t["classes"])
-    engine.run("metrics/ir_qe_answers.sql.j2", preds=t["preds"], classes=t["classes"], records=t["records"],
+    engine.run("reproduce/p004/ir_qe_predicates.sql.j2", params, target=t["preds"])
+    engine.run("reproduce/p004/ir_qe_classes.sql.j2", candidate=candidate, dom=t["dom"], qis=cols, target=t["classes"])
+    engine.run("reproduce/p004/ir_qe_answers.sql.j2", preds=t["preds"], classes=t["classes"], records=t["records"],
                candidate=candidate, sensitive=ident(sensitive), target=t["answers"])
 
 
