@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping
 import duckdb
 import pandas as pd
 
+from anonymizer.errors import SpecError
 from anonymizer.release.run import ReleaseResult, run_release
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import ReleaseSpec
@@ -42,6 +43,9 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
         for the run and detached afterwards (unless ``con`` had it attached already), so
         read the view from a connection to ``result.database``.
     """
+    for name, flag in (("publish", publish), ("force", force)):
+        if not isinstance(flag, bool):   # publish="no" would publish: a truthy string is not False
+            raise SpecError(name, "must be True or False", flag)
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     con = con if con is not None else duckdb.connect()
     result = run_release(parsed, con, progress=progress, force=force, data=data, dry_run=not publish)

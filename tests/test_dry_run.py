@@ -12,6 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from anonymizer import anonymize
+from anonymizer.errors import SpecError
 from anonymizer.cli import main
 from tests.privacy.test_attacks import SPECS, patients_table, people_table
 from tests.test_outputs import catalog_state
@@ -115,3 +116,17 @@ def test_the_sql_log_holds_no_secret(tmp_path, monkeypatch):
     assert res.exit_code == 0, res.output
     text = log.read_text()
     assert keys and "md5_number($key" in text and not any(k in text for k in keys)
+
+
+@pytest.mark.parametrize("flag", ["publish", "force"])
+def test_publish_and_force_must_be_booleans(flag):
+    """``publish="no"`` is truthy: taken as given it would publish. It is refused by name,
+    before any work."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT range AS a, range % 3 AS s FROM range(20)")
+    spec = {"release": "r", "source": {"table": "t"}, "columns": {"a": "quasi", "s": "sensitive"},
+            "models": [{"type": "k-anonymity", "k": 2}]}
+    with pytest.raises(SpecError) as err:
+        anonymize(spec, con, **{flag: "no"})
+    assert err.value.field == flag
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0] == 0
