@@ -18,11 +18,24 @@ the rows:
 1. per QI and level, the distortion of generalizing that QI to that level, summed over the
    records (``lattice/level_sums.sql.j2``, one statement): a node's distortion
    is then a sum of constants;
-2. per node, k, classes and DCP (``lattice_eval/node_classes.sql.j2``, one GROUP BY). One
-   statement per node was measured against one statement for the whole lattice (the
-   frequency set cross-joined with the nodes, grouped by node and class): on Adult's 3 QIs
-   (7,846 combinations, 300 nodes) 0.33 s against 0.18 s, but on 223k combinations 0.43 s
-   against 1.8 s and on 940k 1.5 s against 7.6 s, so the per-node statements stay;
+2. per node, k, classes and DCP, by one of two loops (``loop``):
+
+   - ``"recursive"`` (the default): one statement for the whole lattice
+     (``lattice_eval/node_rollup.sql.j2``), a recursive CTE over the lattice that makes a
+     node's classes from those of a parent node one level lower on one QI, so each node
+     regroups its parent's classes, not the frequency set;
+   - ``"python"``: one GROUP BY over the frequency set per node
+     (``lattice_eval/node_classes.sql.j2``), driven from Python.
+
+   Both give the same figures (tests/test_lattice_eval.py). Measured on this 2-core
+   machine (``python -m anonymizer.bench.recursive``, medians of 3): paper 001's Adult
+   lattices (3 QIs, 180 nodes, 7,846 combinations) RECURSIVE_ADULT; a 1M-row synthetic
+   table RECURSIVE_BIG. The recursive form keeps every node's classes in the CTE's result
+   until the last GROUP BY, so it loses on lattices with many nodes over a large frequency
+   set (4,500 nodes over 362k combinations: about twice the time of the per-node loop).
+   One statement for the whole lattice as a cross join of the frequency set with the nodes,
+   or as GROUPING SETS, was slower than both (on 146k combinations and 900 nodes, GROUPING
+   SETS 17 s against 10 s per node);
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
    (``lattice_eval/write_table.sql.j2``, the per-node figures bound as lists).
 
@@ -40,7 +53,7 @@ from typing import Callable
 
 import duckdb
 
-from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set
+from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import Plan, prepare
@@ -50,6 +63,7 @@ from anonymizer.engine.names import ident, table
 SCHEMA = "_anon_lattice"
 METRICS = ("height", "k", "classes", "dcp", "distortion", "distortion_ratio")
 MOST_NODES = 100_000  # one GROUP BY each, about a millisecond on a small frequency set
+LOOPS = ("recursive", "python")
 
 
 @dataclass(frozen=True)
@@ -102,10 +116,13 @@ class LatticeTable:
                 "seconds": self.seconds, "k": k, "best": self.best(k), "nodes": self.nodes}
 
 
-def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str]) -> LatticeTable:
+def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: str = "recursive") -> LatticeTable:
     """Evaluate every node of the lattice of ``plan``'s QIs and write the table ``target``
-    (``(schema, name)``, replaced if it exists; see the module docstring)."""
+    (``(schema, name)``, replaced if it exists; see the module docstring). ``loop``: how step 2
+    runs, ``"recursive"`` (one statement) or ``"python"`` (one statement per node)."""
     start = time.perf_counter()
+    if loop not in LOOPS:
+        raise ValueError(f"loop must be one of {LOOPS}, got {loop!r}")
     _check_plan(plan)
     freq = build_frequency_set(engine, plan)
     levels = engine.work("level_distortion")
@@ -114,9 +131,10 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str]) -> Lat
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
     engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "
                f"of {freq.rows} rows")
-    figures = [engine.one("lattice_eval/node_classes.sql.j2", freq=freq.table,
-                          nodes=[ident(freq.node(i, lv)) for i, lv in enumerate(node)])
-               for node in nodes]                                                        # step 2
+    figures = (_node_figures(engine, plan, freq, nodes) if loop == "recursive" else
+               [engine.one("lattice_eval/node_classes.sql.j2", freq=freq.table,
+                           nodes=[ident(freq.node(i, lv)) for i, lv in enumerate(node)])
+                for node in nodes])                                                      # step 2
     schema, name = target
     engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
     params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
@@ -131,10 +149,31 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str]) -> Lat
                         time.perf_counter() - start)
 
 
+def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tuple[int, ...]]) -> list[tuple]:
+    """Step 2 as one recursive statement (``lattice_eval/node_rollup.sql.j2``): ``(k, classes,
+    dcp)`` per node, in the order of ``nodes``. Each node but the lowest gets a parent: its last
+    raised QI one level lower if that QI's levels nest (a code then has one node at the
+    level above), else at level 0 (DBGH's levels need not nest, but every level is a function
+    of the values)."""
+    index = {node: i for i, node in enumerate(nodes)}
+    kids: dict[str, list[int]] = {"node": [], "parent": [], "qi": [], "level": []}
+    for node in nodes[1:]:
+        qi = max(i for i, lv in enumerate(node) if lv)
+        parent = list(node)
+        parent[qi] = node[qi] - 1 if plan.qis[qi].nested else 0
+        for key, value in zip(kids, (index[node], index[tuple(parent)], qi, node[qi])):
+            kids[key].append(value)
+    qis = [{"nodes": [ident(freq.node(i, lv)) for lv in range(h + 1)], "nested": plan.qis[i].nested}
+           for i, h in enumerate(freq.heights)]
+    rows = engine.rows("lattice_eval/node_rollup.sql.j2", kids, freq=freq.table, qis=qis)
+    return [row[1:] for row in rows]    # one per node, in node order
+
+
 def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str | None = None,
-                  progress: Callable[[str], None] | None = None) -> LatticeTable:
+                  progress: Callable[[str], None] | None = None, loop: str = "recursive") -> LatticeTable:
     """Load ``spec``'s source, code its QIs with their hierarchies and evaluate their lattice
-    into ``_anon_lattice.<name>`` (default: the release name). The run's work schema is dropped.
+    into ``_anon_lattice.<name>`` (default: the release name), by ``loop`` (see
+    :func:`evaluate_lattice`). The run's work schema is dropped.
 
     Example:
         >>> from anonymizer.spec.parse import load_spec
@@ -148,7 +187,7 @@ def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str |
     engine = Engine(con, progress=progress)
     with engine.workspace():
         plan = prepare(engine, spec)
-        return evaluate_lattice(engine, plan, (SCHEMA, name or spec.release))
+        return evaluate_lattice(engine, plan, (SCHEMA, name or spec.release), loop)
 
 
 def _check_plan(plan: Plan) -> None:
