@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from anonymizer import anonymize
-from anonymizer.release.run import publish as publish_module
+from anonymizer.release import publish as publish_module
 from anonymizer.cli import main
 from anonymizer.errors import AnonymizerError, ExportError, PrivacyCheckFailed, SpecError
 from anonymizer.release.export import part_path
@@ -446,7 +446,7 @@ def test_a_read_only_export_directory_is_refused(raw, tmp_path):
 def test_a_failing_write_leaves_no_file_and_the_release_published(raw, tmp_path, monkeypatch):
     """A COPY failing after publication (here: the second table of two) leaves neither file,
     keeps the release published, and says so."""
-    from anonymizer.release.run import export as export_module
+    from anonymizer.release import export as export_module
     path = tmp_path / "out" / "people.parquet"
     (tmp_path / "out").mkdir()
     path.write_text("the previous export")

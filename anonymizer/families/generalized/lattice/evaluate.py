@@ -27,11 +27,8 @@ the rows:
    - ``"python"``: one GROUP BY over the frequency set per node
      (``lattice_eval/node_classes.sql.j2``), driven from Python.
 
-   Both give the same figures (tests/test_lattice_eval.py). Measured on this 2-core
-   machine (``python -m anonymizer.bench.recursive``, medians of 3): paper 001's Adult
-   lattices (3 QIs, 180 nodes, 7,846 combinations) RECURSIVE_ADULT; a 1M-row synthetic
-   table RECURSIVE_BIG. The recursive form keeps every node's classes in the CTE's result
-   until the last GROUP BY, so it loses on lattices with many nodes over a large frequency
+   Both give the same figures (tests/test_lattice_eval.py). The recursive form keeps
+   every node's classes in the CTE's result until the last GROUP BY, so it loses on lattices with many nodes over a large frequency
    set (4,500 nodes over 362k combinations: about twice the time of the per-node loop).
    One statement for the whole lattice as a cross join of the frequency set with the nodes,
    or as GROUPING SETS, was slower than both (on 146k combinations and 900 nodes, GROUPING
