@@ -110,7 +110,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
     _identity_reserved(con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
-    evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
+    for loop in ("recursive", "python"):   # lattice_eval/ both ways, on column names that need quoting
+        evaluate_spec(con, load_spec(WEIRD), loop=loop)
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
     for template, texts in executed.items():
