@@ -9,8 +9,8 @@ values as the principle allows; a range that cannot be split is divided into buc
 - ``"python"``: driven round by round from Python, each round one statement for the halves
   of all active ranges of all attributes, one for the checks of every attribute, and one
   replacing the ranges that split;
-- ``"recursive"``: every round in one statement, a ``WITH RECURSIVE ... USING KEY (a, code)``
-  over the ranges whose iteration is those three statements (lgb/bucket_ranges.sql.j2).
+- ``"recursive"``: every round in one statement, a ``WITH RECURSIVE`` over the ranges whose
+  iteration is those three statements (lgb/bucket_ranges.sql.j2).
 
 The recursive loop is the default, being the faster (``python -m anonymizer.bench.recursive``).
 
@@ -75,7 +75,8 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     Algorithm 2's recursion (lines 2-10) runs, ``"python"`` (a statement per step of each
     round) or ``"recursive"`` (every round in one recursive CTE); both give the same ranges.
     An attribute under t-closeness with the ordered distance makes ``"recursive"`` run the
-    Python loop (see :func:`_asof_check`); :attr:`Buckets.loop` says which loop ran."""
+    Python loop (see :func:`~anonymizer.models.check.uses_asof_join`); :attr:`Buckets.loop`
+    says which loop ran."""
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}, got {loop!r}")
     attrs = [x for x in attrs if x.bucketized]
@@ -83,7 +84,7 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     engine.run("lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
     globs = _globals(engine, attrs, vals)
     _check_roots(engine, attrs, vals, globs)
-    if loop == "recursive" and any(_asof_check(x) for x in attrs):
+    if loop == "recursive" and any(check.uses_asof_join(x.principle) for x in attrs):
         loop = "python"
     split = _split_in_one_statement if loop == "recursive" else _split_round_by_round
     start = time.perf_counter()
@@ -138,14 +139,6 @@ def _split_in_one_statement(engine: Engine, attrs: list[Attribute], vals: str,
     top = engine.execute(f"SELECT max(part) FROM {out}").fetchone()[0]
     engine.say("local bucketization: every round in one statement")
     return out, int(top or 0).bit_length()
-
-
-def _asof_check(x: Attribute) -> bool:
-    """Whether ``x``'s check is the EMD under the ordered distance, whose SQL is an ASOF join
-    (models/t_closeness_ordered.sql.j2): DuckDB 2.0 refuses an ASOF join inside a recursive
-    CTE ("not supported in recursive CTEs yet") and, on small inputs, which it plans as a
-    loop join instead, drops rows there. Such attributes keep the Python loop."""
-    return isinstance(x.principle, TCloseness) and x.principle.distance == "ordered"
 
 
 def _globals(engine: Engine, attrs: list[Attribute], vals: str) -> dict[int, str]:
