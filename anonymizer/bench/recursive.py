@@ -11,16 +11,19 @@ of the given sizes.
   hours-per-week with CBGH (nested levels) and DBGH (levels that do not nest) hierarchies;
 - ``mondrian``: Mondrian's rounds (:func:`~anonymizer.algorithms.mondrian.mondrian`, k=10,
   six QIs without hierarchies, as the Mondrian benchmark of :mod:`.harness`), the recursive
-  form with every round in one statement.
+  form with every round in one statement; also on a ``distinct`` table of the given sizes,
+  three numeric columns whose rows nearly all differ, so that the cells the rounds work on
+  are as many as the rows.
 
 Each figure is the median of ``repeat`` runs, the forms taking turns; ``runs`` lists them.
 As in the other benchmarks, ``scan_seconds`` is one plain ``GROUP BY`` over the same columns
-of the same table and ``ratio`` the loop's time over it.
+of the same table and ``ratio`` the loop's time over it; ``peak_mb`` is the process's peak
+memory so far (it only grows: compare runs in separate processes, ``--loops``).
 
 Example:
     >>> rows = run([2000], repeat=1, loops=["mondrian"])
-    >>> sorted({(r["data"], r["form"]) for r in rows})
-    [('adult', 'python'), ('adult', 'recursive'), ('synthetic', 'python'), ('synthetic', 'recursive')]
+    >>> sorted({r["data"] for r in rows}), sorted({r["form"] for r in rows})
+    (['adult', 'distinct', 'synthetic'], ['python', 'recursive'])
 """
 
 from __future__ import annotations
@@ -32,8 +35,7 @@ from typing import Callable, Iterator
 
 import duckdb
 
-from anonymizer.algorithms.lgb.bucketize import local_bucketization
-from anonymizer.algorithms.lgb.subsets import attributes, qi_partition, value_pairs
+from anonymizer.algorithms.lgb.bucketize import release_bucketization
 from anonymizer.algorithms.mondrian import mondrian
 from anonymizer.bench.harness import BENCH_QIS, memory, scan_time
 from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, QI, experiment_spec, flagged_adult, \
@@ -45,6 +47,7 @@ from anonymizer.lattice_eval import evaluate_lattice
 from anonymizer.prepare import prepare
 from anonymizer.reproduce.p000_lgb.experiment import l_caps
 from anonymizer.spec import load_spec
+from anonymizer.sqlnames import ident
 
 FORMS = ("python", "recursive")
 #: Adult's columns for Mondrian (no NULLs; age numeric), like the synthetic table's six QIs
@@ -57,16 +60,16 @@ Timed = Callable[[Engine, str], tuple[float, dict]]
 
 def run(rows: list[int], repeat: int = 3, loops: list[str] | None = None) -> list[dict]:
     """Time every loop (``loops``: names of :data:`LOOPS`, default all) by both forms on Adult
-    and on a synthetic table of each size in ``rows``; one dict per loop, table and form
-    (loop, form, data, rows, seconds: the median, runs, scan_seconds, ratio, peak_mb and the
-    loop's own figures)."""
+    and on the tables of each size in ``rows`` the loop reads (:data:`DATA`); one dict per
+    loop, table and form (loop, form, data, rows, seconds: the median, runs, scan_seconds,
+    ratio, peak_mb and the loop's own figures)."""
     con = duckdb.connect(":memory:")
     con.execute("SET enable_progress_bar = false")
     engine = Engine(con)
     out: list[dict] = []
     try:
         for name in loops or list(LOOPS):
-            for data, size in [("adult", None)] + [("synthetic", r) for r in rows]:
+            for data, size in [("adult", None)] + [(d, r) for d in DATA[name] for r in rows]:
                 out += _measure(engine, name, data, size, repeat)
     finally:
         con.close()
@@ -96,7 +99,8 @@ def _lgb(engine: Engine, data: str, size: int | None) -> tuple[str, list[str], T
     con = engine.con
     if data == "adult":
         table = flagged_adult(con, "bench_lgb")
-        spec = load_spec(experiment_spec("bench_lgb", l_caps={a: c["cap"] for a, c in l_caps(con, "bench_lgb").items()}))
+        caps = {a: c["cap"] for a, c in l_caps(con, "bench_lgb").items()}
+        spec = load_spec(experiment_spec("bench_lgb", l_caps=caps))
         qis = QI
     else:
         table = flagged_synthetic(con, "bench_lgb", size, seed=size)
@@ -106,10 +110,7 @@ def _lgb(engine: Engine, data: str, size: int | None) -> tuple[str, list[str], T
     def timed(engine: Engine, form: str) -> tuple[float, dict]:
         with engine.workspace():
             plan = prepare(engine, spec)
-            subsets = qi_partition(engine, plan, plan.spec.k)
-            attrs = attributes(engine, plan, subsets)
-            pairs = value_pairs(engine, plan, attrs, subsets)
-            buckets = local_bucketization(engine, attrs, pairs, plan.key, loop=form)
+            buckets = release_bucketization(engine, plan, form)
             return buckets.split_seconds, {"rows": plan.base_rows, "rounds": buckets.rounds,
                                            "leaves": sum(buckets.leaves.values())}
     return table, list(SEMI_SENSITIVE) + list(qis) + ["fnlwgt"], timed
@@ -141,9 +142,12 @@ def _lattice(engine: Engine, data: str, size: int | None) -> tuple[str, list[str
 def _mondrian(engine: Engine, data: str, size: int | None) -> tuple[str, list[str], Timed]:
     if data == "adult":
         table, names = load_adult(engine.con, "bench_mondrian"), list(ADULT_QIS)
+    elif data == "distinct":
+        table, names = ident("bench_mondrian"), ["a", "b", "c"]
+        engine.run("bench/distinct_cells.sql.j2", {"rows": size, "seed": size}, target=table)
     else:
         table, names = make_adult_like(engine, "bench_mondrian", size, seed=size), list(BENCH_QIS[:6])
-    numeric = {"age", "hours_per_week"}
+    numeric = {"age", "hours_per_week", "a", "b", "c"}
     spec = load_spec({"release": "bench", "source": {"table": "bench_mondrian"}, "default_role": "insensitive",
                       "columns": {n: {"role": "quasi", "type": "numeric" if n in numeric else "categorical"}
                                   for n in names},
@@ -162,6 +166,8 @@ def _mondrian(engine: Engine, data: str, size: int | None) -> tuple[str, list[st
 #: the loops measured: name -> (engine, data, size) -> (table, its columns, timed run)
 LOOPS: dict[str, Callable[[Engine, str, int | None], tuple[str, list[str], Timed]]] = {
     "lgb-bucketization": _lgb, "lattice": _lattice, "mondrian": _mondrian}
+#: the tables of the given sizes each loop is timed on, besides Adult
+DATA = {"lgb-bucketization": ["synthetic"], "lattice": ["synthetic"], "mondrian": ["synthetic", "distinct"]}
 
 
 def format_runs(runs: list[dict]) -> str:

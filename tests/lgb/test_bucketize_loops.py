@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.algorithms.lgb.bucketize import LOOPS, local_bucketization
-from anonymizer.algorithms.lgb.subsets import Attribute, attributes, qi_partition, value_pairs
+from anonymizer.algorithms.lgb.bucketize import LOOPS, local_bucketization, release_bucketization
+from anonymizer.algorithms.lgb.subsets import Attribute
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult
 from anonymizer.engine import Engine
 from anonymizer.errors import PrivacyCheckFailed
@@ -39,12 +39,7 @@ def test_both_loops_agree_on_adult(con):
     for loop in LOOPS:
         engine = Engine(con)
         with engine.workspace():
-            plan = prepare(engine, spec)
-            subsets = qi_partition(engine, plan, plan.spec.k)
-            attrs = attributes(engine, plan, subsets)
-            pairs = value_pairs(engine, plan, attrs, subsets)
-            buckets = local_bucketization(engine, attrs, pairs, plan.key, loop=loop)
-            found[loop] = outcome(con, buckets)
+            found[loop] = outcome(con, release_bucketization(engine, prepare(engine, spec), loop))
             assert found[loop].pop("loop") == loop
     assert found["python"] == found["recursive"]
     assert found["python"]["rounds"] == 13 and found["python"]["leaves"]["fnlwgt"] > 1000
@@ -63,7 +58,8 @@ def bucketize(counts: list[list[int]], principles: list, loop: str) -> dict | st
             pairs = engine.work("pairs")
             values = [(a, code) for a, per in enumerate(counts) for code, n in enumerate(per) for _ in range(n)]
             engine.execute(f"CREATE TABLE {pairs} (a INTEGER, __rid BIGINT, code INTEGER)")
-            con.executemany(f"INSERT INTO {pairs} VALUES (?, ?, ?)", [(a, i, code) for i, (a, code) in enumerate(values)])
+            con.executemany(f"INSERT INTO {pairs} VALUES (?, ?, ?)",
+                            [(a, i, code) for i, (a, code) in enumerate(values)])
             attrs = [attribute(a, p) for a, p in enumerate(principles)]
             try:
                 return outcome(con, local_bucketization(engine, attrs, pairs, ReleaseKey.from_seed(1), loop=loop))
