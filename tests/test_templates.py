@@ -8,6 +8,7 @@ from __future__ import annotations
 import sqlglot
 
 from anonymizer import anonymize
+from anonymizer.families.generalized import mondrian
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine import session as engine_module
@@ -19,6 +20,7 @@ from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as i
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.models import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
+from anonymizer.plan import prepare
 from anonymizer.measure import measure_table
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
@@ -110,8 +112,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
     _identity_reserved(con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
-    for loop in ("recursive", "python"):   # lattice_eval/ both ways, on column names that need quoting
-        evaluate_spec(con, load_spec(WEIRD), loop=loop)
+    evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
+    evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup
+    _recursive_mondrian(con)
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
     for template, texts in executed.items():
@@ -120,6 +123,20 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 sqlglot.parse(text, read="duckdb")
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
+
+
+def _recursive_mondrian(con) -> None:
+    """Mondrian's rounds as recursive statements (mondrian/rounds, mondrian/batch_*), a round a
+    statement, on names that need quoting: strict along a hierarchy and relaxed, with
+    l-diversity and t-closeness."""
+    columns = dict(WEIRD["columns"], select={"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}})
+    models = WEIRD["models"] + [{"type": "t-closeness", "t": 0.9, "sensitive": 'a"b'}]
+    for relaxed in (False, True):
+        engine = Engine(con)
+        with engine.workspace():
+            spec = load_spec(dict(WEIRD, columns=columns, models=models,
+                                  algorithm={"name": "mondrian", "relaxed": relaxed, "seed": 1}))
+            assert mondrian(engine, prepare(engine, spec), loop="recursive", batch=1).notes["loop"] == "recursive"
 
 
 def _identity_reserved(con) -> None:

@@ -126,6 +126,15 @@ def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | No
                   has_value=getattr(model, "value", None) is not None)
 
 
+def uses_asof_join(model: PrivacyModel) -> bool:
+    """Whether ``model``'s SQL is an ASOF join: t-closeness under the ordered distance
+    (models/t_closeness_ordered.sql.j2). DuckDB 2.0 refuses an ASOF join inside a recursive
+    CTE ("not supported in recursive CTEs yet") and, on small inputs, which it plans as a loop
+    join instead, drops rows there; so the loops that can run as one recursive statement (LGB's
+    local bucketization, Mondrian's rounds) run such a model's checks in their Python loop."""
+    return getattr(model, "distance", None) == "ordered"
+
+
 def used_params(sql: str, params: Mapping[str, Any]) -> dict[str, Any]:
     """The entries of ``params`` whose ``$name`` occurs in ``sql`` (DuckDB rejects extras)."""
     return {k: v for k, v in params.items() if re.search(r"\$" + re.escape(k) + r"(?![A-Za-z0-9_])", sql)}

@@ -18,21 +18,24 @@ the rows:
 1. per QI and level, the distortion of generalizing that QI to that level, summed over the
    records (``lattice/level_sums.sql.j2``, one statement): a node's distortion
    is then a sum of constants;
-2. per node, k, classes and DCP, by one of two loops (``loop``):
+2. per node, k, classes and DCP, by one of two loops (``loop``), which give the same figures:
 
-   - ``"recursive"`` (the default): one statement for the whole lattice
-     (``lattice_eval/node_rollup.sql.j2``), a recursive CTE over the lattice that makes a
-     node's classes from those of a parent node one level lower on one QI, so each node
-     regroups its parent's classes, not the frequency set;
-   - ``"python"``: one GROUP BY over the frequency set per node
-     (``lattice_eval/node_classes.sql.j2``), driven from Python.
+   - ``"python"`` (the default): one GROUP BY over the frequency set per node
+     (``lattice_eval/node_classes.sql.j2``), driven from Python;
+   - ``"recursive"``: one statement for the whole lattice
+     (``lattice_eval/node_rollup.sql.j2``), a recursive CTE that makes a node's classes by
+     regrouping those of a parent node (one QI lower), not the frequency set.
 
-   Both give the same figures (tests/test_lattice_eval.py). The recursive form keeps
-   every node's classes in the CTE's result until the last GROUP BY, so it loses on lattices with many nodes over a large frequency
-   set (4,500 nodes over 362k combinations: about twice the time of the per-node loop).
-   One statement for the whole lattice as a cross join of the frequency set with the nodes,
-   or as GROUPING SETS, was slower than both (on 146k combinations and 900 nodes, GROUPING
-   SETS 17 s against 10 s per node);
+   The recursive form is the faster on paper 001's Adult lattices and the slower on large
+   frequency sets, so the per-node loop stays the default: measured
+   (``python -m anonymizer.bench.recursive``, step 2 of the CBGH and DBGH lattices of age,
+   education-num and hours-per-week, 380 nodes, medians of 3 on this 2-core machine) on
+   Adult 0.37 s against 0.72 s per node, on a 1M-row synthetic table 1.94 s against 1.15 s;
+   over 5 QIs (4,500 nodes, 362k combinations) 142 s against 78 s. Its GROUP BY per level
+   regroups every class of every node of the level at once, a hash table far larger than
+   a node's. One statement as GROUPING SETS was slower still (900 nodes over 146k
+   combinations: 17 s against 10 s per node), as was the frequency set cross-joined with
+   the nodes (1.8 s against 0.43 s on 223k combinations);
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
    (``lattice_eval/write_table.sql.j2``, the per-node figures bound as lists).
 
@@ -60,7 +63,7 @@ from anonymizer.engine.names import ident, table
 SCHEMA = "_anon_lattice"
 METRICS = ("height", "k", "classes", "dcp", "distortion", "distortion_ratio")
 MOST_NODES = 100_000  # one GROUP BY each, about a millisecond on a small frequency set
-LOOPS = ("recursive", "python")
+LOOPS = ("python", "recursive")
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ class LatticeTable:
         records: the rows of the table evaluated.
         nodes: one dict per node: the level of every QI, then :data:`METRICS`.
         seconds: time of the evaluation (frequency set included).
+        loop: the loop of step 2 (:data:`LOOPS`), and ``loop_seconds`` its time.
     """
 
     table: str
@@ -84,6 +88,8 @@ class LatticeTable:
     records: int
     nodes: list[dict]
     seconds: float
+    loop: str = "python"
+    loop_seconds: float = 0.0
 
     def best(self, k: int) -> dict[str, dict | None]:
         """The nodes reaching ``k`` (smallest class at least ``k``) with the least distortion
@@ -113,10 +119,10 @@ class LatticeTable:
                 "seconds": self.seconds, "k": k, "best": self.best(k), "nodes": self.nodes}
 
 
-def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: str = "recursive") -> LatticeTable:
+def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: str = "python") -> LatticeTable:
     """Evaluate every node of the lattice of ``plan``'s QIs and write the table ``target``
     (``(schema, name)``, replaced if it exists; see the module docstring). ``loop``: how step 2
-    runs, ``"recursive"`` (one statement) or ``"python"`` (one statement per node)."""
+    runs, ``"python"`` (one statement per node) or ``"recursive"`` (one statement)."""
     start = time.perf_counter()
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}, got {loop!r}")
@@ -128,10 +134,12 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
     engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "
                f"of {freq.rows} rows")
+    loop_start = time.perf_counter()
     figures = (_node_figures(engine, plan, freq, nodes) if loop == "recursive" else
                [engine.one("lattice_eval/node_classes.sql.j2", freq=freq.table,
                            nodes=[ident(freq.node(i, lv)) for i, lv in enumerate(node)])
                 for node in nodes])                                                      # step 2
+    loop_seconds = time.perf_counter() - loop_start
     schema, name = target
     engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
     params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
@@ -143,7 +151,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     columns = [d[0] for d in cur.description]
     rows = [dict(zip(columns, row)) for row in cur.fetchall()]   # one per node, not per record
     return LatticeTable(out, f"{schema}.{name}", tuple(q.name for q in plan.qis), freq.heights, freq.rows, rows,
-                        time.perf_counter() - start)
+                        time.perf_counter() - start, loop, round(loop_seconds, 4))
 
 
 def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tuple[int, ...]]) -> list[tuple]:
@@ -155,7 +163,9 @@ def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tu
     index = {node: i for i, node in enumerate(nodes)}
     kids: dict[str, list[int]] = {"node": [], "parent": [], "qi": [], "level": []}
     for node in nodes[1:]:
-        qi = max(i for i, lv in enumerate(node) if lv)
+        # the highest parent (the fewest classes to regroup, as a rule); ties: the last QI
+        qi = max((i for i, lv in enumerate(node) if lv),
+                 key=lambda i: (-(1 if plan.qis[i].nested else node[i]), i))
         parent = list(node)
         parent[qi] = node[qi] - 1 if plan.qis[qi].nested else 0
         for key, value in zip(kids, (index[node], index[tuple(parent)], qi, node[qi])):
@@ -167,7 +177,7 @@ def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tu
 
 
 def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str | None = None,
-                  progress: Callable[[str], None] | None = None, loop: str = "recursive") -> LatticeTable:
+                  progress: Callable[[str], None] | None = None, loop: str = "python") -> LatticeTable:
     """Load ``spec``'s source, code its QIs with their hierarchies and evaluate their lattice
     into ``_anon_lattice.<name>`` (default: the release name), by ``loop`` (see
     :func:`evaluate_lattice`). The run's work schema is dropped.
