@@ -8,7 +8,7 @@ from __future__ import annotations
 import sqlglot
 
 from anonymizer import anonymize
-from anonymizer.families.generalized import mondrian
+from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine import session as engine_module

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from anonymizer.families.generalized import mondrian
+from anonymizer.families.generalized.mondrian import mondrian
 
 MODELS = {
     "k": [],
