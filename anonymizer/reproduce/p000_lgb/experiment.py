@@ -36,7 +36,7 @@ from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
 from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
 from anonymizer.reproduce.findings import HOLDS, NA, NOT, PARTLY, finding, rounded, verdict
 from anonymizer.reproduce.findings import format_findings as shared_format
-from anonymizer.plan import load_source, prepare, resolve_columns
+from anonymizer.plan import prepare
 from anonymizer.families.lgb import LGB_ALGORITHMS
 from anonymizer.release.run import verified
 from anonymizer.spec.parse import load_spec
@@ -80,9 +80,7 @@ def _candidate(engine: Engine, spec: ReleaseSpec) -> tuple[lgb_table.LgbCandidat
     publishes (the release's own :func:`anonymizer.release.run.verified`): the candidate, its section
     4.1 metrics and the phases' seconds."""
     t0 = time.perf_counter()
-    source = load_source(engine, spec)
-    spec = resolve_columns(spec, engine.columns(source), source)
-    plan = prepare(engine, spec, source)
+    plan = prepare(engine, spec)   # loads the source and resolves the columns
     prepared = time.perf_counter() - t0
     seconds: dict[str, float] = {}
     run = verified(engine, plan, seconds)

@@ -57,7 +57,7 @@ from anonymizer.datasets.patients import QIS as DATA_QIS
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.families.identity_reserved.metrics import nloss
 from anonymizer.reproduce.p004_identity_reserved.query_error import ir_query_error
-from anonymizer.plan import load_source, prepare, resolve_columns
+from anonymizer.plan import prepare
 from anonymizer.release.run import verified
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import ReleaseSpec
@@ -118,9 +118,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
     spec = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     engine, start = Engine(con), time.perf_counter()
     with engine.workspace():
-        source = load_source(engine, spec)
-        spec = resolve_columns(spec, engine.columns(source), source)
-        plan = prepare(engine, spec, source)
+        plan = prepare(engine, spec)   # loads the source and resolves the columns
         prepared = time.perf_counter() - start
         seconds: dict[str, float] = {}
         run = verified(engine, plan, seconds)
