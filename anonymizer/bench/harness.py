@@ -16,7 +16,7 @@ from __future__ import annotations
 import resource
 import statistics
 import time
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 import duckdb
 
@@ -121,6 +121,53 @@ def timed_release(engine: Engine, spec: dict, scan: float) -> tuple["ReleaseResu
                     "steps": {key: round(v, 3) for key, v in result.timings.items()}}
 
 
+def release_runs(bench: str, sizes, algorithms, repeat: int, make_source: Callable[[Engine, int], tuple[str, Any]],
+                 spec: Callable[[Any, str], dict], scanned: list[str],
+                 figures: Callable[["ReleaseResult", Any], dict]) -> Iterator[dict]:
+    """The loop of every whole-release benchmark (``bench msb``, ``lgb``, ``ir``): per size,
+    ``make_source(engine, size)`` generates the table (its name and whatever ``spec`` needs);
+    per algorithm and repeat, one plain scan over ``scanned`` and one forced release of
+    ``spec(context, algorithm)``; each run yields bench, size, algorithm, :func:`timed_release`'s
+    figures and ``figures(result, context)``, the family's own."""
+    con = duckdb.connect(":memory:")
+    con.execute("SET enable_progress_bar = false")
+    engine = Engine(con)
+    try:
+        for size in sizes:
+            source, context = make_source(engine, size)
+            for algorithm in algorithms:
+                for _ in range(repeat):
+                    scan = scan_time(engine, source, scanned)
+                    result, run = timed_release(engine, spec(context, algorithm), scan)
+                    yield {"bench": bench, "rows": size, "algorithm": algorithm, **run,
+                           "suppressed": result.suppressed, **figures(result, context)}
+            engine.execute(f"DROP TABLE {source}")
+    finally:
+        con.close()
+
+
+#: a column of :func:`format_table`: header, width, and the cell's text from a run
+Column = tuple[str, int, Callable[[dict], str]]
+
+
+def format_table(runs: list[dict], columns: list[Column]) -> str:
+    """A readable table, one line per run; the first column left-aligned if it is text."""
+    lines = [" ".join(f"{head:>{width}}" for head, width, _ in columns)]
+    for r in runs:
+        lines.append(" ".join(f"{cell(r):>{width}}" for _, width, cell in columns))
+    return "\n".join(lines)
+
+
+def figure(key: str, spec: str = "") -> Callable[[dict], str]:
+    """A cell showing ``run[key]`` with format ``spec`` (e.g. ``.2f``)."""
+    return lambda r: format(r[key], spec)
+
+
+COMMON_COLUMNS: list[Column] = [("seconds", 8, figure("seconds", ".2f")), ("scan", 6, figure("scan_seconds", ".2f")),
+                                ("ratio", 6, figure("ratio"))]
+PEAK_COLUMN: Column = ("peak MB", 8, figure("peak_mb", ".0f"))
+
+
 def _record(bench, rows, names, k, seconds, scan, engine, **extra) -> dict:
     peak, duck = memory(engine)
     return {"bench": bench, "rows": rows, "qis": len(names), "k": k, "seconds": round(seconds, 3),
@@ -156,4 +203,5 @@ def _algorithm_run(engine: Engine, table: str, names, rows: int, k: int, algorit
         return _record(algorithm, rows, names, k, done - start, scan, engine, classes=result.classes,
                        rounds=result.rounds, prepare_seconds=round(prepared - start, 3),
                        algorithm_seconds=round(done - prepared, 3),
-                       round_seconds=result.notes.get("round_seconds"))
+                       round_seconds=result.notes.get("round_seconds"),
+                       batch_seconds=result.notes.get("batch_seconds"), loop=result.notes.get("loop"))

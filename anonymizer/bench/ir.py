@@ -11,7 +11,7 @@ publish) and the algorithm's steps (argmin statements of Algorithm 1 lines 7-8).
 
 Example:
     >>> runs = list(run_ir_bench([300], ["danonyir"], repeat=1, l=3))
-    >>> runs[0]["bench"], runs[0]["individuals"], runs[0]["classes"] > 0
+    >>> runs[0]["bench"], runs[0]["rows"], runs[0]["classes"] > 0
     ('ir', 300, True)
 """
 
@@ -19,49 +19,37 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import duckdb
-
-from anonymizer.bench.harness import scan_time, timed_release
-from anonymizer.engine.session import Engine
+from anonymizer.bench.harness import COMMON_COLUMNS, PEAK_COLUMN, figure, format_table, release_runs
 from anonymizer.datasets.patients import QIS, SENSITIVE, patients, patients_spec
 
 
 def run_ir_bench(individuals_list, algorithms, repeat: int = 3, l: int = 6, qis: int = 6,
                  model: str = "eir-l-diversity") -> Iterator[dict]:
-    """Yield one dict per run: individuals, records, algorithm, seconds (whole release),
-    scan_seconds, ratio, the release's phase timings, steps, classes, NLoss, peak memory."""
-    con = duckdb.connect(":memory:")
-    con.execute("SET enable_progress_bar = false")
-    engine = Engine(con)
-    try:
-        for n in individuals_list:
-            data = patients(con, f"patients_{n}", individuals=n, seed=n)
-            table = f"patients_{n}"
-            for algorithm in algorithms:
-                for _ in range(repeat):
-                    scan = scan_time(engine, data["table"], list(QIS[:qis]) + [SENSITIVE])
-                    entry = {"type": model, "l": l, "sensitive": SENSITIVE}
-                    if model == "ir-kl-anonymity":
-                        entry["k"] = l
-                    spec = patients_spec(table, qis=qis, model=entry, algorithm={"name": algorithm, "seed": 0},
-                                         suppression_limit=1.0, release=f"bench_{algorithm}")
-                    result, run = timed_release(engine, spec, scan)
-                    yield {"bench": "ir", "individuals": n, "records": data["records"], "algorithm": algorithm,
-                           "model": model, "l": l, "qis": qis, **run,
-                           "classes": result.classes, "suppressed": result.suppressed,
-                           "steps_algorithm": result.algorithm.get("rounds"),
-                           "nloss": round(result.utility["nloss"], 4)}
-            engine.execute(f"DROP TABLE {data['table']}")
-    finally:
-        con.close()
+    """Yield one dict per run: rows (the individuals), records, algorithm, seconds (whole
+    release), scan_seconds, ratio, the release's phase timings, steps, classes, NLoss, peak
+    memory."""
+    entry = {"type": model, "l": l, "sensitive": SENSITIVE, **({"k": l} if model == "ir-kl-anonymity" else {})}
+
+    def source(engine, n):
+        data = patients(engine.con, f"patients_{n}", individuals=n, seed=n)
+        return data["table"], (f"patients_{n}", data["records"])
+
+    def spec(context, algorithm):
+        return patients_spec(context[0], qis=qis, model=entry, algorithm={"name": algorithm, "seed": 0},
+                             suppression_limit=1.0, release=f"bench_{algorithm}")
+
+    def figures(result, context) -> dict:
+        return {"records": context[1], "model": model, "l": l, "qis": qis, "classes": result.classes,
+                "steps_algorithm": result.algorithm.get("rounds"), "nloss": round(result.utility["nloss"], 4)}
+
+    return release_runs("ir", individuals_list, algorithms, repeat, source, spec, list(QIS[:qis]) + [SENSITIVE],
+                        figures)
 
 
 def format_ir_bench(runs: list[dict]) -> str:
     """A readable table: one line per run."""
-    lines = [f"{'patients':>9} {'records':>8} {'algorithm':<9} {'seconds':>8} {'scan':>6} {'ratio':>7} "
-             f"{'algo s':>7} {'steps':>7} {'classes':>8} {'NLoss':>7} {'peak MB':>8}"]
-    for r in runs:
-        lines.append(f"{r['individuals']:>9} {r['records']:>8} {r['algorithm']:<9} {r['seconds']:>8.2f} "
-                     f"{r['scan_seconds']:>6.2f} {r['ratio']:>7} {r['steps'].get('algorithm', 0):>7.2f} "
-                     f"{r['steps_algorithm']:>7} {r['classes']:>8} {r['nloss']:>7.4f} {r['peak_mb']:>8.0f}")
-    return "\n".join(lines)
+    return format_table(runs, [("patients", 9, figure("rows")), ("records", 8, figure("records")),
+                               ("algorithm", 9, figure("algorithm", "<9")), *COMMON_COLUMNS,
+                               ("algo s", 7, lambda r: f"{r['steps'].get('algorithm', 0):.2f}"),
+                               ("steps", 7, figure("steps_algorithm")), ("classes", 8, figure("classes")),
+                               ("NLoss", 7, figure("nloss", ".4f")), PEAK_COLUMN])

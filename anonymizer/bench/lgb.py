@@ -17,10 +17,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-import duckdb
-
-from anonymizer.bench.harness import scan_time, timed_release
-from anonymizer.engine.session import Engine
+from anonymizer.bench.harness import COMMON_COLUMNS, PEAK_COLUMN, figure, format_table, release_runs
 from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, experiment_spec, flagged_synthetic
 
 
@@ -28,37 +25,26 @@ def run_lgb_bench(rows_list, algorithms, repeat: int = 3, k: int = 5, l: int = 5
                   density: float = 0.2) -> Iterator[dict]:
     """Yield one dict per run: rows, algorithm, seconds (whole release), scan_seconds, ratio,
     the release's step timings, bucketization and generalization seconds, peak memory."""
-    con = duckdb.connect(":memory:")
-    con.execute("SET enable_progress_bar = false")
-    engine = Engine(con)
-    names = list(SEMI_SENSITIVE) + list(SYNTHETIC_QI) + ["fnlwgt"]
-    try:
-        for rows in rows_list:
-            source = flagged_synthetic(con, f"lgb_{rows}", rows, density=density, seed=rows)
-            for algorithm in algorithms:
-                for _ in range(repeat):
-                    scan = scan_time(engine, source, names)
-                    result, run = timed_release(engine, experiment_spec(f"lgb_{rows}", algorithm, k=k, l=l,
-                                                                        qi=SYNTHETIC_QI), scan)
-                    a = result.algorithm
-                    yield {"bench": "lgb", "rows": rows, "algorithm": algorithm, "k": k, "l": l,
-                           "density": density, **run,
-                           "bucketization_seconds": a["bucketization_seconds"],
-                           "generalization_seconds": a["generalization_seconds"],
-                           "groups": a["groups"], "buckets": sum(a["buckets"].values()),
-                           "suppressed": result.suppressed, "c_dm": result.utility["c_dm"],
-                           "ncp_per_qi_cell": round(result.utility["ncp_per_qi_cell"], 4)}
-            engine.execute(f"DROP TABLE {source}")
-    finally:
-        con.close()
+
+    def source(engine, rows):
+        return flagged_synthetic(engine.con, f"lgb_{rows}", rows, density=density, seed=rows), f"lgb_{rows}"
+
+    def figures(result, _context) -> dict:
+        a = result.algorithm
+        return {"k": k, "l": l, "density": density, "bucketization_seconds": a["bucketization_seconds"],
+                "generalization_seconds": a["generalization_seconds"], "groups": a["groups"],
+                "buckets": sum(a["buckets"].values()), "c_dm": result.utility["c_dm"],
+                "ncp_per_qi_cell": round(result.utility["ncp_per_qi_cell"], 4)}
+
+    return release_runs("lgb", rows_list, algorithms, repeat, source,
+                        lambda table, algorithm: experiment_spec(table, algorithm, k=k, l=l, qi=SYNTHETIC_QI),
+                        list(SEMI_SENSITIVE) + list(SYNTHETIC_QI) + ["fnlwgt"], figures)
 
 
 def format_lgb_bench(runs: list[dict]) -> str:
     """A readable table: one line per run."""
-    lines = [f"{'rows':>10} {'algorithm':<8} {'seconds':>8} {'scan':>6} {'ratio':>6} {'bucket':>7} "
-             f"{'general':>8} {'groups':>8} {'buckets':>8} {'NCP/cell':>8} {'peak MB':>8}"]
-    for r in runs:
-        lines.append(f"{r['rows']:>10} {r['algorithm']:<8} {r['seconds']:>8.2f} {r['scan_seconds']:>6.2f} "
-                     f"{r['ratio']:>6} {r['bucketization_seconds']:>7.2f} {r['generalization_seconds']:>8.2f} "
-                     f"{r['groups']:>8} {r['buckets']:>8} {r['ncp_per_qi_cell']:>8.4f} {r['peak_mb']:>8.0f}")
-    return "\n".join(lines)
+    return format_table(runs, [("rows", 10, figure("rows")), ("algorithm", 8, figure("algorithm", "<8")),
+                               *COMMON_COLUMNS, ("bucket", 7, figure("bucketization_seconds", ".2f")),
+                               ("general", 8, figure("generalization_seconds", ".2f")),
+                               ("groups", 8, figure("groups")), ("buckets", 8, figure("buckets")),
+                               ("NCP/cell", 8, figure("ncp_per_qi_cell", ".4f")), PEAK_COLUMN])

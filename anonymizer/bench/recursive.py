@@ -1,5 +1,5 @@
 """Benchmark of the loops that run either from Python or as one recursive CTE
-(``python -m anonymizer.bench.recursive``): each loop by both forms on the same data, the
+(``anonymizer bench recursive``): each loop by both forms on the same data, the
 bundled Adult table and synthetic Adult-like tables (:mod:`anonymizer.datasets.synthetic`)
 of the given sizes.
 
@@ -28,8 +28,6 @@ Example:
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 from typing import Callable, Iterator
 
@@ -187,18 +185,3 @@ def _pairs(runs: list[dict]) -> Iterator[dict]:
     for r in runs:
         found.setdefault((r["loop"], r["data"], r["rows"]), {})[r["form"]] = r
     return iter(found.values())
-
-
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m anonymizer.bench.recursive", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rows", type=int, nargs="+", default=[1_000_000], help="synthetic table sizes")
-    parser.add_argument("--repeat", type=int, default=3, help="runs of each form (the median is shown)")
-    parser.add_argument("--loops", nargs="+", choices=list(LOOPS), help="the loops to time (default: all)")
-    parser.add_argument("--json", action="store_true", help="one JSON object per line instead of a table")
-    args = parser.parse_args(argv)
-    runs = run(args.rows, args.repeat, args.loops)
-    print("\n".join(json.dumps(r) for r in runs) if args.json else format_runs(runs))
-
-
-if __name__ == "__main__":
-    main()

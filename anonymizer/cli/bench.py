@@ -195,3 +195,27 @@ def macros_bench(rows: tuple[int, ...], qis: int, repeat: int) -> None:
     """
     from anonymizer.bench.macros import format_macros_bench, run_macros_bench
     stream(run_macros_bench(list(rows), repeat=repeat, qis=qis), format_macros_bench)
+
+
+@bench.command()
+@rows_option("Synthetic table sizes (repeat the option); the bundled Adult table is always timed too.")
+@repeat_option()
+@click.option("--loop", "loops", multiple=True, type=click.Choice(["lgb-bucketization", "lattice", "mondrian"]),
+              help="A loop to time (repeat the option; default: all three).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per line instead of the table.")
+def recursive(rows: tuple[int, ...], repeat: int, loops: tuple[str, ...], as_json: bool) -> None:
+    """Time the loops that run either driven from Python, one statement a round, or as one
+    WITH RECURSIVE statement: LGB's local bucketization (paper 000, Alg. 2), the lattice
+    evaluation (paper 001) and Mondrian's rounds; both forms on the same tables, the forms
+    taking turns, medians of --repeat runs, and which form is faster.
+
+    \b
+    Example:
+      anonymizer bench recursive --rows 1000000 --repeat 3
+      anonymizer bench recursive --rows 100000 --loop mondrian --json
+    """
+    import json
+
+    from anonymizer.bench.recursive import format_runs, run
+    runs = run(list(rows), repeat, list(loops) or None)
+    click.echo("\n".join(json.dumps(r) for r in runs) if as_json else format_runs(runs))

@@ -29,6 +29,7 @@ def test_bench_prints_json_lines(invoke):
     ("ir", ["--algorithm", "--l", "--model", "--qis"], ["--k", "--dims", "--batch"]),
     ("macros", ["--rows", "--qis", "--repeat"], ["--k", "--algorithm"]),
     ("lattice", ["--data", "--rows", "--repeat"], ["--k", "--qis", "--algorithm"]),
+    ("recursive", ["--rows", "--repeat", "--loop", "--json"], ["--k", "--algorithm"]),
 ])
 def test_each_target_takes_only_its_own_options(invoke, target, own, foreign):
     options = invoke("bench", target, "--help").output.split("Options:")[1]
@@ -45,3 +46,25 @@ def test_bench_lattice_is_paper_003s_grid():
 def test_an_algorithm_outside_the_targets_choices_is_refused(invoke):
     res = invoke("bench", "msb", "--algorithm", "lgb-mdp")
     assert res.exit_code == 2 and "--algorithm" in res.output
+
+
+def test_bench_recursive_times_both_forms_of_a_loop(invoke):
+    res = invoke("bench", "recursive", "--rows", 1500, "--repeat", 1, "--loop", "mondrian", "--json")
+    assert res.exit_code == 0, res.output
+    runs = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert {(r["data"], r["form"]) for r in runs} == {(d, f) for d in ("adult", "synthetic", "distinct")
+                                                       for f in ("python", "recursive")}
+    by = {(r["data"], r["form"]): r for r in runs}
+    for data in ("adult", "synthetic", "distinct"):   # the two forms find the same classes
+        assert by[data, "python"]["classes"] == by[data, "recursive"]["classes"] > 0
+    assert all(r["loop"] == "mondrian" and r["seconds"] > 0 and r["scan_seconds"] > 0 for r in runs)
+
+
+def test_release_bench_tables_show_every_run(invoke):
+    res = invoke("bench", "lgb", "--rows", 2000, "--repeat", 1, "--algorithm", "lgb-mdp", "--k", 3)
+    assert res.exit_code == 0, res.output
+    line = json.loads(res.stdout.strip().splitlines()[0])
+    assert line["bench"] == "lgb" and line["rows"] == 2000 and line["algorithm"] == "lgb-mdp"
+    assert {"seconds", "scan_seconds", "ratio", "peak_mb", "steps", "suppressed", "groups"} <= set(line)
+    table = res.output.strip().splitlines()[-2:]
+    assert table[0].split()[:3] == ["rows", "algorithm", "seconds"] and table[1].split()[:2] == ["2000", "lgb-mdp"]

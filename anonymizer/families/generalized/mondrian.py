@@ -39,7 +39,7 @@ included; tests/algorithms/test_mondrian_loops.py):
   loop drops each round's table: the batch bounds that;
 - ``"python"``: the six statements above, round by round from Python.
 
-Measured (``python -m anonymizer.bench.recursive``, k=10, six QIs, the rounds only, medians
+Measured (``anonymizer bench recursive``, k=10, six QIs, the rounds only, medians
 of 3 on this 2-core machine): Adult (32,561 rows) 0.24 s against 0.58 s; a 1M-row synthetic
 table (215k cells) 1.27 s against 1.64 s; 10M rows (548k cells, one run) 4.2 s against 5.2 s
 for about the same peak memory. Where the cells are as many as the rows (the ``distinct``

@@ -236,26 +236,34 @@ class IRKLAnonymity(_IRModel):
 
 
 @dataclass(frozen=True)
-class IRAlphaBetaAnonymity(_IRModel):
-    """IR (alpha, beta)-anonymity (Definition 2.3(3); SatPriIR_ab): ``|R(p)|/|Q| <= alpha`` for
-    every individual and ``|R(s)|/|Q| <= beta`` for every value (records per value)."""
-    spec_type: ClassVar[str] = "ir-alpha-beta-anonymity"
-
+class _AlphaBeta(_IRModel):
+    """What the two (alpha, beta) models share: the bounds, their figures and the tracker;
+    ``enhanced_form`` tells which count ``MaxSenNum`` takes (individuals, or records)."""
     alpha: float
     beta: float
     attribute: str
-    kind: ClassVar[str] = "ir_alpha_beta"
     monotonic: ClassVar[bool] = False
     figure_agg: ClassVar[str] = "max"
+    enhanced_form: ClassVar[bool] = False
+    label: ClassVar[str] = ""
 
     def values(self) -> dict[str, Any]:
         return {"alpha": float(self.alpha), "beta": float(self.beta)}
 
     def __str__(self) -> str:
-        return f"IR ({self.alpha:g},{self.beta:g})-anonymity on {self.attribute!r}"
+        return f"{self.label} ({self.alpha:g},{self.beta:g})-anonymity on {self.attribute!r}"
 
     def tracker(self) -> AlphaBetaTracker:
-        return AlphaBetaTracker(self.alpha, self.beta, enhanced=False)
+        return AlphaBetaTracker(self.alpha, self.beta, enhanced=self.enhanced_form)
+
+
+@dataclass(frozen=True)
+class IRAlphaBetaAnonymity(_AlphaBeta):
+    """IR (alpha, beta)-anonymity (Definition 2.3(3); SatPriIR_ab): ``|R(p)|/|Q| <= alpha`` for
+    every individual and ``|R(s)|/|Q| <= beta`` for every value (records per value)."""
+    spec_type: ClassVar[str] = "ir-alpha-beta-anonymity"
+    kind: ClassVar[str] = "ir_alpha_beta"
+    label: ClassVar[str] = "IR"
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
         """Algorithm 4 with line 12 as SatPriIR_ab: ``MaxSenNum`` counts records, over ``|Q|``."""
@@ -302,26 +310,13 @@ class EIRLDiversity(_IRModel):
 
 
 @dataclass(frozen=True)
-class EIRAlphaBetaAnonymity(_IRModel):
+class EIRAlphaBetaAnonymity(_AlphaBeta):
     """EIR (alpha, beta)-anonymity (Definition 3.4; Theorem 3.2, Algorithm 4):
     ``MaxRecNum/|Q| <= alpha`` and ``MaxSenNum/n_Q <= beta``, ``MaxSenNum = max_s |P(s)|``."""
     spec_type: ClassVar[str] = "eir-alpha-beta-anonymity"
-
-    alpha: float
-    beta: float
-    attribute: str
     kind: ClassVar[str] = "eir_alpha_beta"
-    monotonic: ClassVar[bool] = False
-    figure_agg: ClassVar[str] = "max"
-
-    def values(self) -> dict[str, Any]:
-        return {"alpha": float(self.alpha), "beta": float(self.beta)}
-
-    def __str__(self) -> str:
-        return f"EIR ({self.alpha:g},{self.beta:g})-anonymity on {self.attribute!r}"
-
-    def tracker(self) -> AlphaBetaTracker:
-        return AlphaBetaTracker(self.alpha, self.beta, enhanced=True)
+    label: ClassVar[str] = "EIR"
+    enhanced_form: ClassVar[bool] = True
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
         """Algorithm 4, SatPriIR_Eab, line by line."""
