@@ -71,7 +71,7 @@ def test_cli_dry_run_leaves_the_file_as_it_was_and_logs_the_sql(tmp_path):
     text = log.read_text()
     headers = [line for line in text.splitlines() if line.startswith("-- statement ")]
     assert headers[0].startswith("-- statement 1: ") and headers[-1].startswith(f"-- statement {len(headers)}: ")
-    assert any(": mondrian/" in h for h in headers) and all(h.endswith(" s") for h in headers)
+    assert any(": families/generalized/mondrian/" in h for h in headers) and all(h.endswith(" s") for h in headers)
     assert "publish/snapshot.sql.j2" not in text
     # the log is a script DuckDB reads: every statement ends with a semicolon
     assert len(headers) == text.count(";\n\n")

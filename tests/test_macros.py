@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from anonymizer import anonymize
 from anonymizer.macros import install, installed, macros_path, macros_sql
 from anonymizer.measure import measure_table
-from tests.algorithms.conftest import engine  # noqa: F401 - a fresh engine per test
+from tests.families.generalized.conftest import engine  # noqa: F401 - a fresh engine per test
 from tests.conftest import ARX
 from tests.hierarchy.conftest import build, labels
 

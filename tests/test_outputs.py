@@ -24,7 +24,7 @@ from anonymizer.cli import main
 from anonymizer.errors import AnonymizerError, ExportError, PrivacyCheckFailed, SpecError
 from anonymizer.release.export import part_path
 from anonymizer.spec.parse import load_spec
-from tests.msb.conftest import load_table1, table1_spec
+from tests.families.anatomy.conftest import load_table1, table1_spec
 from tests.test_view_ownership import make_people
 
 

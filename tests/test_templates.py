@@ -24,10 +24,10 @@ from anonymizer.plan import prepare
 from anonymizer.measure import measure_table
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
-from tests.ir.test_danonyir import HANDLE_ROWS
+from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
 from tests.test_release import WEIRD, make_weird
 
-EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/algorithms.
+EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/families/generalized.
     "bench/",
     "hierarchy/",  # every builder is rendered and parsed by tests/hierarchy/test_sql_parses.py
 }
@@ -126,7 +126,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
 
 
 def _recursive_mondrian(con) -> None:
-    """Mondrian's rounds as recursive statements (mondrian/rounds, mondrian/batch_*), a round a
+    """Mondrian's rounds as recursive statements (families/generalized/mondrian/rounds, mondrian/batch_*), a round a
     statement, on names that need quoting: strict along a hierarchy and relaxed, with
     l-diversity and t-closeness."""
     columns = dict(WEIRD["columns"], select={"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}})

@@ -20,7 +20,7 @@ from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
 from anonymizer.release.publish import unchanged
 from anonymizer.release.run import spec_fingerprint
 from anonymizer.spec.parse import load_spec
-from tests.msb.conftest import load_table1, table1_spec
+from tests.families.anatomy.conftest import load_table1, table1_spec
 
 
 def people_spec(release: str, k: int, view: str | None = None) -> dict:

@@ -16,24 +16,25 @@ name. Each family's ``steps`` module implements the same five steps, which the o
 
 and its ``options`` module holds its pairing rules (``pair(algorithm, models, columns)``).
 
-The index: paper -> package -> algorithms -> templates -> reproduction -> tests.
+The index: paper -> package -> algorithms -> templates -> reproduction -> tests. A family's templates are
+``templates/families/<package>/``, as its package is ``anonymizer/families/<package>/``.
 
 =====  ==========================  =========================================  ===========================  ==================================  ======================
 paper  package                     algorithms (modules)                       templates                    reproduction                        tests
 =====  ==========================  =========================================  ===========================  ==================================  ======================
-000    :mod:`.lgb`                 LGB_MDP, LGB_NCP (algorithm, subsets,      lgb/                         reproduce/p000_lgb                  tests/lgb
+000    :mod:`.lgb`                 LGB_MDP, LGB_NCP (algorithm, subsets,      lgb/                         reproduce/p000_lgb                  tests/families/lgb
                                    bucketize, mdp, ncp), Fig. 2 table (form)
-001    :mod:`anonymizer.hierarchy` CGH, DBGH, CBGH (cgh, dbgh, cbgh); lattice  hierarchy/, lattice_eval/    reproduce/p001_hierarchies          tests/hierarchy,
+001    :mod:`anonymizer.hierarchy` CGH, DBGH, CBGH (cgh, dbgh, cbgh); lattice  hierarchy/, .../evaluate/    reproduce/p001_hierarchies          tests/hierarchy,
        + :mod:`.generalized.       evaluation, Def. 9 (evaluate)                                                                                tests/test_lattice_eval.py
        lattice.evaluate`
-002    :mod:`.anatomy`             MBF, MSDCF, MMDCF (+ MSLF) (msb, buckets,  msb/                         reproduce/p002_msb                  tests/msb
+002    :mod:`.anatomy`             MBF, MSDCF, MMDCF (+ MSLF) (msb, buckets,  anatomy/                     reproduce/p002_msb                  tests/families/anatomy
                                    greedy), anatomy tables (form)
-003    :mod:`.generalized.lattice` PrivacyFrost2 (privacyfrost2, scoring,     lattice/                     reproduce/p003_privacyfrost2        tests/algorithms
+003    :mod:`.generalized.lattice` PrivacyFrost2 (privacyfrost2, scoring,     generalized/lattice/         reproduce/p003_privacyfrost2        tests/families/generalized
                                    frequency_set, lattice)
-004    :mod:`.identity_reserved`   DAnonyIR (danonyir/), GeneIR (geneir),     ir/, danonyir/, geneir/      reproduce/p004_identity_reserved    tests/ir
+004    :mod:`.identity_reserved`   DAnonyIR (danonyir/), GeneIR (geneir),     identity_reserved/           reproduce/p004_identity_reserved    tests/families/identity_reserved
                                    IR/EIR models, hitting sets, Table 4 form
---     :mod:`.generalized`         Mondrian (mondrian), full-domain            mondrian/, full_domain/,    --                                  tests/algorithms
-                                   (full_domain), optimal (lattice.optimal)    generalize/
+--     :mod:`.generalized`         Mondrian (mondrian), full-domain            generalized/                --                                  tests/families/generalized
+                                   (full_domain), optimal (lattice.optimal)
 =====  ==========================  =========================================  ===========================  ==================================  ======================
 
 "Paper N, Algorithm M, line K": the row of paper N, its package's ``__init__`` (the reading

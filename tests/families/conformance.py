@@ -382,11 +382,11 @@ def _one_vector(spec: dict) -> str:
 _DAMAGE: dict[str, tuple[str, str, Callable[[dict], str]]] = {
     "generalized": ("metrics/row_counts.sql.j2", "candidate", lambda spec:
                     f"UPDATE {{table}} SET eq_class = (SELECT max(eq_class) + 1 FROM {{table}}) WHERE rowid = {_FIRST}"),
-    "anatomy": ("msb/judge.sql.j2", "candidate_sensitive", _one_vector),
-    "lgb": ("lgb/judge.sql.j2", "candidate", lambda spec:
+    "anatomy": ("families/anatomy/judge.sql.j2", "candidate_sensitive", _one_vector),
+    "lgb": ("families/lgb/judge.sql.j2", "candidate", lambda spec:
             "UPDATE {table} SET __gid = (SELECT max(__gid) + 1 FROM {table}), gid = (SELECT max(gid) + 1 FROM {table}) "
             f"WHERE rowid = {_FIRST}"),
-    "identity-reserved": ("ir/judge.sql.j2", "ir_candidate", lambda spec:
+    "identity-reserved": ("families/identity_reserved/judge.sql.j2", "ir_candidate", lambda spec:
                           "UPDATE {table} SET ec_id = (SELECT max(ec_id) + 1 FROM {table}) "
                           "WHERE id_num = (SELECT min(id_num) FROM {table})"),
 }

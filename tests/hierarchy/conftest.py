@@ -12,7 +12,7 @@ from anonymizer.demo import load_adult
 from anonymizer.engine.session import Engine
 from anonymizer.hierarchy import Coded, build_hierarchy, column_type, parse_hierarchy
 from anonymizer.spec.types import Column
-from tests.algorithms.conftest import engine  # noqa: F401 - the same fresh-engine fixture
+from tests.families.generalized.conftest import engine  # noqa: F401 - the same fresh-engine fixture
 
 
 @pytest.fixture(scope="module")

@@ -4,19 +4,19 @@ Information 11(3):166, 2020; after Yang et al.'s MSB, Chinese J. of Computers 20
 Reading guide:
 
 ==============================================  =========================================  ====================
-paper                                           here                                       SQL
+paper                                           here                                       SQL (templates/families/anatomy/)
 ==============================================  =========================================  ====================
-Defs. 1-3 security levels, Def. 10 ``l_s``      :func:`.buckets.build_levels`              msb/levels
-Def. 13 buckets, ``Capa``; Eqs. 1, 2            :func:`.buckets.build_buckets`             msb/buckets
+Defs. 1-3 security levels, Def. 10 ``l_s``      :func:`.buckets.build_levels`              levels
+Def. 13 buckets, ``Capa``; Eqs. 1, 2            :func:`.buckets.build_buckets`             buckets
 Section 4 grouping phase (Algorithms 1-3)       :meth:`.greedy.Greedy.grouping`
   MBF / MSDCF / MMDCF key                       :meth:`.greedy.Greedy.key`
   MSLF (highest security level first)           :meth:`.greedy.Greedy.score`
   shielding                                     :meth:`.greedy.Greedy._form`
 Section 4 residual phase, suppression           :meth:`.greedy.Greedy.residual`
-rows to groups                                  :func:`msb`                                msb/assign
-QI table and sensitive table (anatomy)          :mod:`anonymizer.families.anatomy.form`                  msb/qi_table, msb/sensitive_table
-Defs. 8, 11 verification                        :func:`anonymizer.families.anatomy.form.verify`          msb/judge
-Def. 14 additional information loss, Def. 15    :func:`anonymizer.families.anatomy.form.metrics`         msb/judge
+rows to groups                                  :func:`msb`                                assign
+QI table and sensitive table (anatomy)          :mod:`anonymizer.families.anatomy.form`                  qi_table, sensitive_table
+Defs. 8, 11 verification                        :func:`anonymizer.families.anatomy.form.verify`          judge
+Def. 14 additional information loss, Def. 15    :func:`anonymizer.families.anatomy.form.metrics`         judge
 ==============================================  =========================================  ====================
 
 The six algorithms are one greedy with two switches: the key (``mbf``, ``msdcf``,

@@ -38,8 +38,8 @@ def build_levels(engine: Engine, plan: Plan, l_of: list[int]) -> str:
             levels.append(level)
     target = engine.work("msb_levels")
     params = {"dims": dims, "values": values, "levels": levels, "default_levels": defaults, "l": l_of}
-    engine.run("msb/levels.sql.j2", params, target=target, base=plan.base, sens=_sens(plan))
-    missing = engine.rows("msb/unmatched_levels.sql.j2", {"dims": dims, "values": values}, levels=target)
+    engine.run("families/anatomy/levels.sql.j2", params, target=target, base=plan.base, sens=_sens(plan))
+    missing = engine.rows("families/anatomy/unmatched_levels.sql.j2", {"dims": dims, "values": values}, levels=target)
     if missing:
         j, value = missing[0]
         name = plan.sensitive[j].column.name
@@ -59,7 +59,7 @@ def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> 
     target = engine.work("msb_buckets")
     sens = _sens(plan)
     params = ReleaseKey.from_seed(seed).params() if seed is not None else None
-    engine.run("msb/buckets.sql.j2", params, target=target, base=plan.base,
+    engine.run("families/anatomy/buckets.sql.j2", params, target=target, base=plan.base,
                levels=levels, sens=sens, seeded=seed is not None)
     d = len(sens)
     count = engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]

@@ -42,11 +42,11 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
     qi_table, sens_table = engine.work("candidate"), engine.work("candidate_sensitive")
     qis = [{"dom": q.dom, "col": ident(q.name)} for q in plan.qis]
     passthrough = [{"name": x.internal, "col": ident(x.column.name)} for x in plan.passthrough]
-    engine.run("msb/qi_table.sql.j2", plan.key.params(), target=qi_table,
+    engine.run("families/anatomy/qi_table.sql.j2", plan.key.params(), target=qi_table,
                assign=result.assign, base=plan.base, qis=qis, passthrough=passthrough,
                row_id=ident(ROW_ID), group_id=ident(GROUP_ID))
     sens = [{"name": k.internal, "col": ident(k.column.name)} for k in plan.sensitive]
-    engine.run("msb/sensitive_table.sql.j2", target=sens_table, assign=result.assign, base=plan.base,
+    engine.run("families/anatomy/sensitive_table.sql.j2", target=sens_table, assign=result.assign, base=plan.base,
                sens=sens, group_id=ident(GROUP_ID), count=ident(COUNT))
     rows = engine.execute(f"SELECT count(*) FROM {qi_table}").fetchone()[0]
     qi_columns = [ROW_ID] + [q.name for q in plan.qis] + [x.column.name for x in plan.passthrough] + [GROUP_ID]
@@ -55,9 +55,9 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
 
 
 def judge(engine: Engine, plan: Plan, candidate: AnatomyCandidate, buckets: str) -> dict:
-    """Every figure of the candidate tables, read back from them in one statement (msb/judge)."""
+    """Every figure of the candidate tables, read back from them in one statement (families/anatomy/judge)."""
     keys = ("groups", "min_size", "worst", "failing", "mismatched", "records", "sum_lg", "avg_size", "max_size")
-    row = engine.one("msb/judge.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
+    row = engine.one("families/anatomy/judge.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
                      group_id=ident(GROUP_ID), count=ident(COUNT), sens=[ident(k.column.name) for k in plan.sensitive],
                      internal=[k.internal for k in plan.sensitive], buckets=buckets)
     return dict(zip(keys, row))

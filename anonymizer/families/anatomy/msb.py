@@ -59,7 +59,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
         engine.execute(f"CREATE TABLE {takes} AS SELECT * FROM __msb_takes")
     finally:
         engine.con.unregister("__msb_takes")
-    engine.run("msb/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
+    engine.run("families/anatomy/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
                buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive])
     return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,
                      _notes(outcome, buckets, greedy_seconds, spec.algorithm.batch))

@@ -4,7 +4,7 @@ label (Mondrian, full-domain, and the lattice searches).
 Reading guide:
 
 ==============================================  ==================================================  ======================
-algorithm                                       here                                                SQL (templates/)
+algorithm                                       here                                                SQL (templates/families/generalized/)
 ==============================================  ==================================================  ======================
 Mondrian, strict and relaxed (LeFevre et al.    :func:`.mondrian.mondrian` (one round: histogram,   mondrian/
 2006; paper 000 Alg. 3 ``local_generalization``) candidates, sides, decide, finish, split)
@@ -14,9 +14,9 @@ optimal full-domain search (bisection on        :func:`.lattice.optimal.optimal`
 monotone models)
 PrivacyFrost2 (paper 003: Algs. 1-3, scoring    :mod:`.lattice.privacyfrost2`, :mod:`.lattice.scoring`  lattice/
 Eqs. 4-6, pre-sampling, partial-domain)
-lattice evaluation (paper 001 Def. 9: k, DCP,   :mod:`.lattice.evaluate`                            lattice_eval/
+lattice evaluation (paper 001 Def. 9: k, DCP,   :mod:`.lattice.evaluate`                            lattice/evaluate/
 distortion of every node)
-labels, bounds, class table, per-row table      :mod:`.form`                                        generalize/
+labels, bounds, class table, per-row table      :mod:`.form`                                        form/
 ==============================================  ==================================================  ======================
 
 ``steps`` plugs the algorithms into the release (:mod:`anonymizer.families`); what they

@@ -138,32 +138,32 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     view_columns, labels, class_columns = published_names(plan)
     keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
     ranges = engine.work("class_ranges")
-    engine.run("generalize/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
+    engine.run("families/generalized/form/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
                qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
     qis = []
     for q in plan.qis:
         target, key = engine.work(f"labels{q.index}"), keys[q.index]
         ctx = dict(target=target, class_ranges=ranges, i=q.index)
         if key == "level":
-            engine.run("generalize/level_labels.sql.j2", None if level_columns else {"level": levels[q.name]},
+            engine.run("families/generalized/form/level_labels.sql.j2", None if level_columns else {"level": levels[q.name]},
                        hier=q.hier, per_class=level_columns, **ctx)
         elif key == "node":
-            engine.run("generalize/node_labels.sql.j2", hier=q.hier, **ctx)
+            engine.run("families/generalized/form/node_labels.sql.j2", hier=q.hier, **ctx)
         elif key == "range":
-            engine.run("generalize/range_labels.sql.j2", dom=q.dom, **ctx)
+            engine.run("families/generalized/form/range_labels.sql.j2", dom=q.dom, **ctx)
         else:
-            engine.run("generalize/set_labels.sql.j2", {"m": q.m, "top": q.height}, dom=q.dom, **ctx)
+            engine.run("families/generalized/form/set_labels.sql.j2", {"m": q.m, "top": q.height}, dom=q.dom, **ctx)
         qis.append({"i": q.index, "labels": target, "key": "set" if key == "set" else "range",
                     "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
                     "out_level": ident(f"{q.name}_level"), "out_values": ident(f"{q.name}_values"),
                     "out_count": ident(f"{q.name}_count")})
     classes = engine.work("classes")
-    engine.run("generalize/classes.sql.j2", target=classes, class_ranges=ranges, qis=qis,
+    engine.run("families/generalized/form/classes.sql.j2", target=classes, class_ranges=ranges, qis=qis,
                eq_class=ident(EQ_CLASS), class_size=ident(CLASS_SIZE))
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
-    engine.run("generalize/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
+    engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
                classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
     rows = engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
     count = engine.execute(f"SELECT count(*) FROM {classes}").fetchone()[0]

@@ -11,11 +11,11 @@ model, so a search can call it per node without materializing anything.
 
 Steps (each one SQL statement):
 
-1. generalize and judge (``full_domain/check.sql.j2``): classes are the distinct vectors of
+1. generalize and judge (``families/generalized/full_domain/check.sql.j2``): classes are the distinct vectors of
    hierarchy nodes; a class fails k-anonymity if it has fewer than k rows, and any other
    model by its template (``anonymizer.models.check.model_sql``) over the class histograms;
 2. if the rows of failing classes, plus rows already suppressed for NULLs, fit within
-   ``suppression_limit * rows``, write ``assign`` without them (``full_domain/assign.sql.j2``);
+   ``suppression_limit * rows``, write ``assign`` without them (``families/generalized/full_domain/assign.sql.j2``);
    otherwise raise :class:`~anonymizer.errors.PrivacyCheckFailed` naming the model and the
    rows that would need suppression.
 """
@@ -65,7 +65,7 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
         _fail(plan, found, limit)
     assign = engine.work("assign")
     context, params = _context(engine, plan, levels)
-    engine.run("full_domain/assign.sql.j2", params, target=assign, **context)
+    engine.run("families/generalized/full_domain/assign.sql.j2", params, target=assign, **context)
     return AlgorithmResult(assign=assign, classes=found.classes - found.failing_classes,
                            suppressed=found.failing_rows, rounds=2, seconds=time.perf_counter() - start,
                            notes={"levels": levels, "per_model": found.per_model,
@@ -83,7 +83,7 @@ def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
     """
     levels = validate_levels(plan, levels)
     context, params = _context(engine, plan, levels, freq)
-    return _level_check(plan, levels, engine.one("full_domain/check.sql.j2", params, **context))
+    return _level_check(plan, levels, engine.one("families/generalized/full_domain/check.sql.j2", params, **context))
 
 
 def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
@@ -121,7 +121,7 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
         context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
         params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
     context.update(base=freq.table if freq else plan.base, freq=freq is not None)
-    text = engine.sql("full_domain/check.sql.j2", **context)
+    text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
     return context, check.used_params(text, params)
 
 

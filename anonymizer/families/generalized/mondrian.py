@@ -28,10 +28,10 @@ working set, from which finished partitions leave:
 6. ``split``: the other cells move to their child partition.
 
 The rounds run by one of two loops (``loop``), which make the same classes (class ids
-included; tests/algorithms/test_mondrian_loops.py):
+included; tests/families/generalized/test_mondrian_loops.py):
 
 - ``"recursive"`` (the default): a batch of rounds (:data:`BATCH`) in one statement,
-  ``mondrian/rounds.sql.j2``, a ``WITH RECURSIVE`` whose iteration is one round made of
+  ``families/generalized/mondrian/rounds.sql.j2``, a ``WITH RECURSIVE`` whose iteration is one round made of
   the same six templates rendered over CTEs; between batches Python moves the finished
   cells out. It is plain ``UNION ALL`` recursion, each iteration reading the cells the last
   one made (``USING KEY``, one row per cell replaced round after round, took twice the
@@ -180,7 +180,7 @@ def _rounds(run: _Run) -> tuple[int, int, list[float]]:
 
 
 def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
-    """Alg. 3, lines 5-29 with ``batch`` rounds a statement (mondrian/rounds.sql.j2, whose
+    """Alg. 3, lines 5-29 with ``batch`` rounds a statement (families/generalized/mondrian/rounds.sql.j2, whose
     iteration is one round of :func:`_rounds`, made of the same templates); between two
     batches the finished cells go to ``done`` and the active ones are the next batch's
     working set. Returns the rounds, the classes made and each batch's seconds."""
@@ -190,11 +190,11 @@ def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
     while True:
         t0 = time.perf_counter()
         out = run.t(f"batch_{len(timings)}")
-        text = engine.sql("mondrian/rounds.sql.j2", target=out, cells=cells, numbered=numbered, keys=run.keys,
+        text = engine.sql("families/generalized/mondrian/rounds.sql.j2", target=out, cells=cells, numbered=numbered, keys=run.keys,
                           stop=None if batch is None else rounds + batch, steps=_round_steps(run))
-        engine.execute(text, check.used_params(text, run.params), template="mondrian/rounds.sql.j2")
+        engine.execute(text, check.used_params(text, run.params), template="families/generalized/mondrian/rounds.sql.j2")
         engine.execute(f"DROP TABLE {cells}")
-        finished, active, rounds, next_cid = engine.one("mondrian/batch_counts.sql.j2", batch=out)
+        finished, active, rounds, next_cid = engine.one("families/generalized/mondrian/batch_counts.sql.j2", batch=out)
         if finished:
             _finish_batch(run, out)            # lines 24-26, for the cells the batch finished
         timings.append(round(time.perf_counter() - t0, 4))
@@ -235,13 +235,13 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
     run.cells = run.t("cells_0")
     sens = _by_sensitive(run)
     raw = run.t("cells_raw") if sens else run.cells
-    run.engine.run("mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
+    run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
                    pid=ident(partition_by) if partition_by else None)
     if sens:   # strict: the rounds carry small integer codes of the sensitive values
         for j, s in enumerate(sens):
             run.codes[s] = run.t(f"scodes{j}")
-            run.engine.run("mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
-        run.engine.run("mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
+            run.engine.run("families/generalized/mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
+        run.engine.run("families/generalized/mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
                        sens=[{"col": s, "codes": run.codes[s]} for s in sens])
         run.engine.execute(f"DROP TABLE {raw}")
     run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
@@ -261,7 +261,7 @@ def _positions(run: _Run) -> None:
         else:
             params[f"span{i}"] = float(max(q.m - 1, 1))
         dims.append({"dom": q.dom, "numeric": q.numeric})
-    run.engine.run("mondrian/positions.sql.j2", params, target=run.t("positions"), dims=dims)
+    run.engine.run("families/generalized/mondrian/positions.sql.j2", params, target=run.t("positions"), dims=dims)
 
 
 # -- one round ------------------------------------------------------------------------
@@ -272,23 +272,23 @@ def _by_sensitive(run: _Run) -> list[str]:
 
 
 def _round_steps(run: _Run) -> dict:
-    """The SQL of one round's steps over the CTEs of mondrian/rounds.sql.j2 (``live``, the
+    """The SQL of one round's steps over the CTEs of families/generalized/mondrian/rounds.sql.j2 (``live``, the
     active cells, then ``hist``, ``cand0``, ``cand``, ``ok``, ``decide``), as the Python
     loop's statements run them over its tables."""
     engine, snap = run.engine, _snap_dims(run)
     sides, checks = _model_steps(run, "live", "hist", "cand", lambda j: f"sides{j}")
     return {
-        "histogram": engine.sql("mondrian/histogram.sql.j2", target=None, **_histogram_context(run, "live")),
-        "candidates": engine.sql("mondrian/candidates.sql.j2", target=None, **_candidates_context(run, "hist")),
-        "snap": snap and engine.sql("mondrian/snap.sql.j2", select=True, **_snap_context(run, "cand0", "hist", snap)),
-        "sides": [{"name": name, "sql": engine.sql("mondrian/sides.sql.j2", target=None, **ctx)}
+        "histogram": engine.sql("families/generalized/mondrian/histogram.sql.j2", target=None, **_histogram_context(run, "live")),
+        "candidates": engine.sql("families/generalized/mondrian/candidates.sql.j2", target=None, **_candidates_context(run, "hist")),
+        "snap": snap and engine.sql("families/generalized/mondrian/snap.sql.j2", select=True, **_snap_context(run, "cand0", "hist", snap)),
+        "sides": [{"name": name, "sql": engine.sql("families/generalized/mondrian/sides.sql.j2", target=None, **ctx)}
                   for name, ctx in sides],
-        "model_ok": checks and engine.sql("mondrian/model_ok.sql.j2", target=None, checks=checks),
-        "decide": engine.sql("mondrian/decide.sql.j2", target=None, next_cid="(SELECT base FROM state)",
+        "model_ok": checks and engine.sql("families/generalized/mondrian/model_ok.sql.j2", target=None, checks=checks),
+        "decide": engine.sql("families/generalized/mondrian/decide.sql.j2", target=None, next_cid="(SELECT base FROM state)",
                              **_decide_context(run, "cand", "ok" if checks else None)),
-        "finish": engine.sql("mondrian/finish.sql.j2", target=None, create=False, cells="live", decide="decide",
+        "finish": engine.sql("families/generalized/mondrian/finish.sql.j2", target=None, create=False, cells="live", decide="decide",
                              keys=run.keys, qis=run.qis),
-        "split": engine.sql("mondrian/split.sql.j2", target=None, cells="live", decide="decide", qis=run.qis,
+        "split": engine.sql("families/generalized/mondrian/split.sql.j2", target=None, cells="live", decide="decide", qis=run.qis,
                             keys=run.keys, relaxed=run.relaxed),
     }
 
@@ -298,7 +298,7 @@ def _histogram_context(run: _Run, cells: str) -> dict:
 
 
 def _histogram(run: _Run) -> None:
-    run.engine.run("mondrian/histogram.sql.j2", target=run.t("hist"), **_histogram_context(run, run.cells))
+    run.engine.run("families/generalized/mondrian/histogram.sql.j2", target=run.t("hist"), **_histogram_context(run, run.cells))
 
 
 def _candidates_context(run: _Run, hist: str) -> dict:
@@ -307,7 +307,7 @@ def _candidates_context(run: _Run, hist: str) -> dict:
 
 
 def _candidates(run: _Run) -> None:
-    run.engine.run("mondrian/candidates.sql.j2", target=run.t("cand"), **_candidates_context(run, run.t("hist")))
+    run.engine.run("families/generalized/mondrian/candidates.sql.j2", target=run.t("cand"), **_candidates_context(run, run.t("hist")))
 
 
 def _snap_dims(run: _Run) -> list[dict] | None:
@@ -326,7 +326,7 @@ def _snap_context(run: _Run, cand: str, hist: str, dims: list[dict]) -> dict:
 
 def _snap_to_hierarchy(run: _Run, prepare_only: bool = False) -> None:
     """Strict cuts of QIs with a declared hierarchy move to the nearest boundary between the
-    children of the partition's covering node (mondrian/snap.sql.j2), so that classes end up
+    children of the partition's covering node (families/generalized/mondrian/snap.sql.j2), so that classes end up
     labelled by low nodes. Relaxed partitioning halves exactly and keeps its median cuts, as
     do releases with ``algorithm.labels: values``. ``prepare_only``: make the ladders the
     snaps read, and no snap."""
@@ -335,9 +335,9 @@ def _snap_to_hierarchy(run: _Run, prepare_only: bool = False) -> None:
         return
     if run.ladders is None:   # once per run: each code's nodes, leaf to top
         run.ladders = run.t("ladders")
-        run.engine.run("mondrian/ladders.sql.j2", target=run.ladders, dims=dims)
+        run.engine.run("families/generalized/mondrian/ladders.sql.j2", target=run.ladders, dims=dims)
     if not prepare_only:
-        run.engine.run("mondrian/snap.sql.j2", select=False, **_snap_context(run, run.t("cand"), run.t("hist"), dims))
+        run.engine.run("families/generalized/mondrian/snap.sql.j2", select=False, **_snap_context(run, run.t("cand"), run.t("hist"), dims))
 
 
 def _model_steps(run: _Run, cells: str, hist: str, cand: str, side_name) -> tuple[list[tuple[str, dict]], list[str]]:
@@ -362,10 +362,10 @@ def _check_models(run: _Run) -> str | None:
         return None
     sides, checks = _model_steps(run, run.cells, run.t("hist"), run.t("cand"), lambda j: run.t(f"sides{j}"))
     for name, ctx in sides:
-        run.engine.run("mondrian/sides.sql.j2", {"k": run.params["k"]}, target=name, **ctx)
+        run.engine.run("families/generalized/mondrian/sides.sql.j2", {"k": run.params["k"]}, target=name, **ctx)
     ok = run.t("ok")
-    text = run.engine.sql("mondrian/model_ok.sql.j2", target=ok, checks=checks)
-    run.engine.execute(text, check.used_params(text, run.params), template="mondrian/model_ok.sql.j2")
+    text = run.engine.sql("families/generalized/mondrian/model_ok.sql.j2", target=ok, checks=checks)
+    run.engine.execute(text, check.used_params(text, run.params), template="families/generalized/mondrian/model_ok.sql.j2")
     return ok
 
 
@@ -375,27 +375,27 @@ def _decide_context(run: _Run, cand: str, ok: str | None) -> dict:
 
 def _decide(run: _Run, ok: str | None, next_cid: int) -> dict:
     decide = run.t("decide")
-    run.engine.run("mondrian/decide.sql.j2", {"k": run.params["k"], "next_cid": next_cid}, target=decide,
+    run.engine.run("families/generalized/mondrian/decide.sql.j2", {"k": run.params["k"], "next_cid": next_cid}, target=decide,
                    next_cid="$next_cid", **_decide_context(run, run.t("cand"), ok))
     names = ("partitions", "rows", "splitting", "finished", "finished_rows")
-    return dict(zip(names, run.engine.one("mondrian/round_counts.sql.j2", decide=decide)))
+    return dict(zip(names, run.engine.one("families/generalized/mondrian/round_counts.sql.j2", decide=decide)))
 
 
 def _finish(run: _Run) -> None:
-    run.engine.run("mondrian/finish.sql.j2", target=run.t("done"), create=not run.done_created,
+    run.engine.run("families/generalized/mondrian/finish.sql.j2", target=run.t("done"), create=not run.done_created,
                    cells=run.cells, decide=run.t("decide"), keys=run.keys, qis=run.qis)
     run.done_created = True
 
 
 def _finish_batch(run: _Run, batch: str) -> None:
-    run.engine.run("mondrian/batch_done.sql.j2", target=run.t("done"), create=not run.done_created,
+    run.engine.run("families/generalized/mondrian/batch_done.sql.j2", target=run.t("done"), create=not run.done_created,
                    batch=batch, keys=run.keys, qis=run.qis)
     run.done_created = True
 
 
 def _split(run: _Run, r: int) -> None:
     nxt = run.t(f"cells_{r}")
-    run.engine.run("mondrian/split.sql.j2", target=nxt, cells=run.cells, decide=run.t("decide"),
+    run.engine.run("families/generalized/mondrian/split.sql.j2", target=nxt, cells=run.cells, decide=run.t("decide"),
                    qis=run.qis, keys=run.keys, relaxed=run.relaxed)
     run.engine.execute(f"DROP TABLE {run.cells}")
     run.cells = nxt
@@ -405,7 +405,7 @@ def _class_cells(run: _Run) -> str:
     """The finished cells by class and QI codes (sensitive codes summed away): what labelling
     the classes reads, instead of the rows (:attr:`AlgorithmResult.cells`)."""
     cells = run.engine.work("class_cells")
-    run.engine.run("mondrian/class_cells.sql.j2", target=cells, done=run.t("done"), qis=run.qis)
+    run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.t("done"), qis=run.qis)
     return cells
 
 
@@ -413,7 +413,7 @@ def _assign(run: _Run) -> str:
     assign = run.engine.work("assign")
     radix = [q.m + 1 for q in run.plan.qis]    # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
     weights = [math.prod(radix[:i]) for i in range(len(radix))]
-    run.engine.run("mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
+    run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
                    base=run.plan.base, done=run.t("done"), qis=run.qis, keys=run.keys, relaxed=run.relaxed,
                    weights=weights if math.prod(radix) < 2 ** 62 else None)
     return assign

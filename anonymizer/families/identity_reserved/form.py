@@ -12,7 +12,7 @@ Verification before anything is published, re-read from the candidate table:
 - the declared IR/EIR model holds in every class (:func:`anonymizer.families.identity_reserved.verify.verify`:
   counts in SQL, minimum hitting sets per class in Python where SQL cannot decide);
 - every class has one generalized value per QI (Definition 2.1), every record's true value lies
-  in it, and every individual sits in exactly one class (``templates/ir/judge.sql.j2``).
+  in it, and every individual sits in exactly one class (``templates/families/identity_reserved/judge.sql.j2``).
 
 Metrics: NLoss (Eqs. 11-15), and for the IR models the share of vulnerable classes (section 5:
 satisfying the IR model but not its EIR version).
@@ -79,16 +79,16 @@ def _qi_context(plan: Plan) -> list[dict]:
 
 
 def build(engine: Engine, plan: Plan, people: Individuals, result: IRResult) -> IRCandidate:
-    """Write the candidate table (templates/ir/class_values.sql.j2 per QI, then ir/table.sql.j2)."""
+    """Write the candidate table (templates/families/identity_reserved/class_values.sql.j2 per QI, then families/identity_reserved/table.sql.j2)."""
     columns = published_names(plan)
     qis = _qi_context(plan)
     for q, ctx in zip(plan.qis, qis):
         ctx["table"] = engine.work(f"ir_values{q.index}")
-        engine.run("ir/class_values.sql.j2", target=ctx["table"], assign=result.assign, records=people.rec,
+        engine.run("families/identity_reserved/class_values.sql.j2", target=ctx["table"], assign=result.assign, records=people.rec,
                    base=plan.base, dom=q.dom, hier=q.hier, levels=result.levels, i=q.index)
     table = engine.work("ir_candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
-    engine.run("ir/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
+    engine.run("families/identity_reserved/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
                sens=ident(plan.sensitive[0].column.name), kept=kept)
     rows, classes, persons = engine.execute(
         f"SELECT count(*), count(DISTINCT {ident(EC_ID)}), count(DISTINCT {ident(ID_NUM)}) FROM {table}").fetchone()
@@ -101,7 +101,7 @@ def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
     Raises PrivacyCheckFailed naming what does not hold; nothing is published then.
     """
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
-    form = engine.one("ir/judge.sql.j2", candidate=candidate.table, base=plan.base, qis=_qi_context(plan))
+    form = engine.one("families/identity_reserved/judge.sql.j2", candidate=candidate.table, base=plan.base, qis=_qi_context(plan))
     records, classes, persons, split, outside, torn = form
     for count, what in ((split, "classes with more than one generalized value"),
                         (outside, "records whose value lies outside their class's generalized value"),

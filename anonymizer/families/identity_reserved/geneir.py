@@ -20,21 +20,21 @@ al. 2010 ("Identity-reserved anonymity in privacy preserving data publishing", J
 How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the contract's
 ``ir_ind(pid, nrec, draw, q0..)`` and ``ir_rec(__rid, pid, s)``, Id_num already recoded):
 
-1. ``geneir/nodes``: every node of every QI's taxonomy tree (``hier{i}``) with its loss.
-2. Rounds, driven from Python over a level vector ``v`` (all 0 at first): ``geneir/group``
+1. ``families/identity_reserved/geneir/nodes``: every node of every QI's taxonomy tree (``hier{i}``) with its loss.
+2. Rounds, driven from Python over a level vector ``v`` (all 0 at first): ``families/identity_reserved/geneir/group``
    groups the individuals still in D (``rest``) by their nodes at ``v``;
    :func:`anonymizer.families.identity_reserved.verify.decide_classes` judges every group on its
-   records (``geneir/group_records``); ``geneir/move`` + ``geneir/keep`` move the satisfying
+   records (``families/identity_reserved/geneir/group_records``); ``families/identity_reserved/geneir/move`` + ``families/identity_reserved/geneir/keep`` move the satisfying
    groups to D* (``assign(pid, cid)`` and ``classes``, levels ``v``) and out of D. Then a QI
    below its top level is drawn at random (the release's key, :meth:`ReleaseKey.rng`) and raised one level.
    The rounds stop when D is empty or every QI is at its top; at most
    ``1 + sum(heights)`` rounds, each a few statements over the individuals still in D.
 3. Residuals (the individuals still in D), in the random order of ``ir_ind.draw``
-   (Algorithm 1 line 22's "select randomly"): ``geneir/residual_candidates`` ranks every
+   (Algorithm 1 line 22's "select randomly"): ``families/identity_reserved/geneir/residual_candidates`` ranks every
    class of D* by Eq. (17)'s distance and the model's verdict on the class with the
    individual, one vectorised query per residual over the classes' nodes in long form
-   (``geneir/residual_setup``); the nearest class that still satisfies the model with the
-   individual takes it (``geneir/class_grow``, ``geneir/long_grow``: its counts grow and its
+   (``families/identity_reserved/geneir/residual_setup``); the nearest class that still satisfies the model with the
+   individual takes it (``families/identity_reserved/geneir/class_grow``, ``families/identity_reserved/geneir/long_grow``: its counts grow and its
    levels rise to cover the individual); an individual no class can take is suppressed.
    Measured on 50,000 generated patients (8,660 classes): about 30 ms a residual.
 
@@ -127,9 +127,9 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
             params[f"span{q.index}"] = float(q.num_max - q.num_min) if q.num_max is not None else 0.0
         else:
             params[f"size{q.index}"] = int(q.m)
-    engine.run("geneir/nodes.sql.j2", params, target=w["nodes"],
+    engine.run("families/identity_reserved/geneir/nodes.sql.j2", params, target=w["nodes"],
                qis=[{"i": q.index, "hier": q.hier, "dom": q.dom, "numeric": q.numeric} for q in qis])
-    engine.run("geneir/setup.sql.j2", rest=w["rest"], assign=w["assign"], classes=w["classes"], ind=ind, d=d)
+    engine.run("families/identity_reserved/geneir/setup.sql.j2", rest=w["rest"], assign=w["assign"], classes=w["classes"], ind=ind, d=d)
     remaining = engine.execute(f"SELECT count(*) FROM {w['rest']}").fetchone()[0]
 
     rng = (plan.key if key is None else ReleaseKey.of(key)).rng("geneir-raise")
@@ -141,15 +141,15 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
     while remaining:
         rounds += 1
         lv = {f"v{i}": levels[i] for i in range(d)}
-        engine.run("geneir/group.sql.j2", lv, target=w["groups"], rest=w["rest"], nodes=w["nodes"], d=d)
-        records = engine.sql("geneir/group_records.sql.j2", groups=w["groups"], rec=rec)
+        engine.run("families/identity_reserved/geneir/group.sql.j2", lv, target=w["groups"], rest=w["rest"], nodes=w["nodes"], d=d)
+        records = engine.sql("families/identity_reserved/geneir/group_records.sql.j2", groups=w["groups"], rec=rec)
         decide_classes(engine, model, records, ident("cid"), ident("pid"), ident("s"), w["verdicts"])
-        engine.run("geneir/move.sql.j2", dict(lv, offset=offset), target=w["moved"], groups=w["groups"],
+        engine.run("families/identity_reserved/geneir/move.sql.j2", dict(lv, offset=offset), target=w["moved"], groups=w["groups"],
                    verdicts=w["verdicts"], d=d)
         individuals, classes = engine.execute(
             f"SELECT count(*), count(DISTINCT cid) FROM {w['moved']}").fetchone()
         if individuals:
-            engine.run("geneir/keep.sql.j2", moved=w["moved"], assign=w["assign"], classes=w["classes"],
+            engine.run("families/identity_reserved/geneir/keep.sql.j2", moved=w["moved"], assign=w["assign"], classes=w["classes"],
                        rest=w["rest"], d=d)
         moved_per_round.append([classes, individuals])
         offset += classes
@@ -166,26 +166,26 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
         raised.append(qis[i].name)
     rounds_seconds = time.perf_counter() - start
 
-    residuals = [row[0] for row in engine.rows("geneir/residuals.sql.j2", rest=w["rest"])]
+    residuals = [row[0] for row in engine.rows("families/identity_reserved/geneir/residuals.sql.j2", rest=w["rest"])]
     joined = 0
     check = _residual_check(model)
     long = w["long"] if offset and residuals else None
     if long:  # D* has classes: each residual goes to the nearest one that can take it
-        engine.run("geneir/residual_setup.sql.j2", long=long, values=w["values"], classes=w["classes"], rec=rec,
+        engine.run("families/identity_reserved/geneir/residual_setup.sql.j2", long=long, values=w["values"], classes=w["classes"], rec=rec,
                    d=d, check=check == "sql")
         if check == "sql":
             counts = class_counts_sql(f"(SELECT a.cid, r.pid, r.s FROM {w['assign']} AS a JOIN {rec} AS r "
                                       "ON r.pid = a.pid)", ident("cid"), ident("pid"), ident("s"))
-            engine.run("geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
+            engine.run("families/identity_reserved/geneir/class_counts.sql.j2", classes=w["classes"], counts=counts)
         for pid in residuals:
             cid = _nearest(engine, w, model, check, ind, rec, pid, d)
             if cid is not None:
-                engine.run("geneir/assign_one.sql.j2", {"pid": pid, "cid": cid}, assign=w["assign"])
-                engine.run("geneir/class_grow.sql.j2", {"pid": pid, "cid": cid}, classes=w["classes"],
+                engine.run("families/identity_reserved/geneir/assign_one.sql.j2", {"pid": pid, "cid": cid}, assign=w["assign"])
+                engine.run("families/identity_reserved/geneir/class_grow.sql.j2", {"pid": pid, "cid": cid}, classes=w["classes"],
                            candidates=w["candidates"], ind=ind, check=check == "sql")
-                engine.run("geneir/long_grow.sql.j2", {"cid": cid}, long=long, candidates=w["candidates"], d=d)
+                engine.run("families/identity_reserved/geneir/long_grow.sql.j2", {"cid": cid}, long=long, candidates=w["candidates"], d=d)
                 joined += 1
-    sup_ind, sup_rec, classes = engine.one("geneir/outcome.sql.j2", target=w["levels"], classes=w["classes"],
+    sup_ind, sup_rec, classes = engine.one("families/identity_reserved/geneir/outcome.sql.j2", target=w["levels"], classes=w["classes"],
                                            long=long, rest=w["rest"], assign=w["assign"], d=d)
     notes = {"levels": {q.name: levels[q.index] for q in qis}, "raised": raised, "moved": moved_per_round,
              "residuals": len(residuals), "residuals_joined": joined,
@@ -208,7 +208,7 @@ def _nearest(engine: Engine, w: dict, model, check: str, ind: str, rec: str, pid
     if check == "sql":
         params.update(model.params(_P))
         verdict = model.verdict_sql(_P)
-    engine.run("geneir/residual_candidates.sql.j2", params, target=w["candidates"], ind=ind, classes=w["classes"],
+    engine.run("families/identity_reserved/geneir/residual_candidates.sql.j2", params, target=w["candidates"], ind=ind, classes=w["classes"],
                long=w["long"], nodes=w["nodes"], d=d, verdict=verdict, rec=rec, values=w["values"],
                assign=w["assign"])
     row = engine.execute(f"SELECT cid FROM {w['candidates']}").fetchone()

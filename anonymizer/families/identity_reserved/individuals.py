@@ -39,7 +39,7 @@ def individuals(engine: Engine, plan: Plan) -> Individuals:
     """Build ``ir_rec`` and ``ir_ind`` for ``plan`` (see the module docstring)."""
     spec = plan.spec
     qis = [{"i": q.index} for q in plan.qis]
-    mixed = engine.one("ir/mixed_individuals.sql.j2", base=plan.base, qis=qis)
+    mixed = engine.one("families/identity_reserved/mixed_individuals.sql.j2", base=plan.base, qis=qis)
     for q, n in zip(plan.qis, mixed):
         if n:
             raise DataError(plan.source, f"{n} individuals (column {plan.individual.column.name!r}) have records with "
@@ -47,8 +47,8 @@ def individuals(engine: Engine, plan: Plan) -> Individuals:
                                          "release needs one value per individual (paper 004, section 4.4.3)")
     rec, ind = engine.work("ir_rec"), engine.work("ir_ind")
     appearance = spec.algorithm.renumber == "appearance"
-    engine.run("ir/records.sql.j2", {} if appearance else plan.key.params(), target=rec, base=plan.base,
+    engine.run("families/identity_reserved/records.sql.j2", {} if appearance else plan.key.params(), target=rec, base=plan.base,
                appearance=appearance)
-    engine.run("ir/individuals.sql.j2", plan.key.params(), target=ind, records=rec, base=plan.base, qis=qis)
+    engine.run("families/identity_reserved/individuals.sql.j2", plan.key.params(), target=ind, records=rec, base=plan.base, qis=qis)
     count = engine.execute(f"SELECT count(*) FROM {ind}").fetchone()[0]
     return Individuals(rec, ind, count, plan.base_rows)

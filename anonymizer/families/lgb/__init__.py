@@ -4,16 +4,16 @@ and bucketization technique for personalized privacy preservation", JKSU-CIS 35,
 The package (one module per step of the paper; ``steps`` plugs them into the release):
 
 ==========================================  ===========================================  ==========================
-paper                                       here                                         SQL (templates/lgb/)
+paper                                       here                                         SQL (templates/families/lgb/)
 ==========================================  ===========================================  ==========================
 Defs. 1-3 QI / semi-sensitive / sensitive   :func:`.subsets.attributes`                  attribute_counts
 Def. 8 QI partition                         :func:`.subsets.qi_partition`                subsets, base
 Alg. 1 line 4 ValuePair_sen                 :func:`.subsets.value_pairs`                 pairs
 Alg. 1 lines 3-6, Alg. 2 (bucketization)    :func:`.bucketize.local_bucketization`       bucket_*
-Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       mondrian/*
+Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       ../generalized/mondrian/*
 Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
 Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.families.lgb.form`                  table, judge_*
-Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 reproduce/p000/query_*
+Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,                 ../../reproduce/p000/query_*
                                             :mod:`anonymizer.reproduce.p000_lgb.query_error`
 ==========================================  ===========================================  ==========================
 

@@ -10,7 +10,7 @@ values as the principle allows; a range that cannot be split is divided into buc
   of all active ranges of all attributes, one for the checks of every attribute, and one
   replacing the ranges that split;
 - ``"recursive"``: every round in one statement, a ``WITH RECURSIVE`` over the ranges whose
-  iteration is those three statements (lgb/bucket_ranges.sql.j2).
+  iteration is those three statements (families/lgb/bucket_ranges.sql.j2).
 
 The recursive loop is the default, the faster on Adult and as fast on a million rows
 (``anonymizer bench recursive``, lines 2-10 only, section 4's release, medians of 3
@@ -85,7 +85,7 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
         raise ValueError(f"loop must be one of {LOOPS}, got {loop!r}")
     attrs = [x for x in attrs if x.bucketized]
     vals = engine.work("lgb_vals_0")
-    engine.run("lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
+    engine.run("families/lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
     globs = _globals(engine, attrs, vals)
     _check_roots(engine, attrs, vals, globs)
     if loop == "recursive" and any(check.uses_asof_join(x.principle) for x in attrs):
@@ -96,8 +96,8 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     seconds = time.perf_counter() - start
     sizes = _bucket_sizes(engine, attrs, vals, globs)                     # line 9: divide_buckets
     dealt, shown = engine.work("lgb_dealt"), engine.work("lgb_shown")
-    engine.run("lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes)
-    engine.run("lgb/bucket_shuffle.sql.j2", key.params(), target=shown, dealt=dealt)
+    engine.run("families/lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes)
+    engine.run("families/lgb/bucket_shuffle.sql.j2", key.params(), target=shown, dealt=dealt)
     names = {x.index: x.name for x in attrs}
     counts = engine.execute(f"SELECT a, count(DISTINCT bid), count(DISTINCT part) FROM {dealt} JOIN "
                             f"(SELECT a, code, part FROM {vals}) USING (a, code) GROUP BY a").fetchall()
@@ -123,10 +123,10 @@ def _split_round_by_round(engine: Engine, attrs: list[Attribute], vals: str,
     while engine.execute(f"SELECT count(*) FROM {vals} WHERE active").fetchone()[0]:
         rounds += 1
         halves = engine.work("lgb_halves")
-        engine.run("lgb/bucket_halves.sql.j2", target=halves, vals=vals)    # lines 2-4
+        engine.run("families/lgb/bucket_halves.sql.j2", target=halves, vals=vals)    # lines 2-4
         ok = _check_halves(engine, attrs, halves, globs)                  # line 5
         nxt = engine.work(f"lgb_vals_{rounds}")
-        engine.run("lgb/bucket_split.sql.j2", target=nxt, vals=vals, halves=halves, ok=ok)  # lines 6-10
+        engine.run("families/lgb/bucket_split.sql.j2", target=nxt, vals=vals, halves=halves, ok=ok)  # lines 6-10
         engine.execute(f"DROP TABLE {vals}")
         vals = nxt
         engine.say(f"local bucketization round {rounds}")
@@ -135,20 +135,20 @@ def _split_round_by_round(engine: Engine, attrs: list[Attribute], vals: str,
 
 def _split_in_one_statement(engine: Engine, attrs: list[Attribute], vals: str,
                             globs: dict[int, str]) -> tuple[str, int]:
-    """Alg. 2 lines 2-10 as one recursive CTE (lgb/bucket_ranges.sql.j2), each iteration the
+    """Alg. 2 lines 2-10 as one recursive CTE (families/lgb/bucket_ranges.sql.j2), each iteration the
     three statements of a round of :func:`_split_round_by_round` over the CTE's relation
     ``ranges``. The rounds are read off the ranges: parts are numbered like a heap, and a
     range at depth d (part in [2^d, 2^(d+1))) was last checked in round d + 1."""
     out = engine.work("lgb_vals_last")
-    hists = [f"({engine.sql('lgb/attribute_hist.sql.j2', vals='halves', a=x.index, whole=False)})" for x in attrs]
+    hists = [f"({engine.sql('families/lgb/attribute_hist.sql.j2', vals='halves', a=x.index, whole=False)})" for x in attrs]
     text = engine.sql(
-        "lgb/bucket_ranges.sql.j2", target=out, vals=vals,
-        halves=engine.sql("lgb/bucket_halves.sql.j2", target=None, vals="ranges"),                    # lines 2-4
-        checks=engine.sql("lgb/bucket_checks.sql.j2", target=None, per_group=True,
+        "families/lgb/bucket_ranges.sql.j2", target=out, vals=vals,
+        halves=engine.sql("families/lgb/bucket_halves.sql.j2", target=None, vals="ranges"),                    # lines 2-4
+        checks=engine.sql("families/lgb/bucket_checks.sql.j2", target=None, per_group=True,
                           checks=_checks(engine, attrs, hists, globs)),                               # line 5
-        split=engine.sql("lgb/bucket_split.sql.j2", target=None, vals="(SELECT * FROM ranges WHERE active)",
+        split=engine.sql("families/lgb/bucket_split.sql.j2", target=None, vals="(SELECT * FROM ranges WHERE active)",
                          halves="halves", ok="ok"))                                                   # lines 6-10
-    engine.execute(text, check.used_params(text, _params(attrs)), template="lgb/bucket_ranges.sql.j2")
+    engine.execute(text, check.used_params(text, _params(attrs)), template="families/lgb/bucket_ranges.sql.j2")
     engine.execute(f"DROP TABLE {vals}")
     top = engine.execute(f"SELECT max(part) FROM {out}").fetchone()[0]
     engine.say("local bucketization: every round in one statement")
@@ -170,7 +170,7 @@ def _globals(engine: Engine, attrs: list[Attribute], vals: str) -> dict[int, str
 def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -> str:
     """Algorithm 2's check(VP) for attribute ``x`` over a ``(gid, s, n)`` histogram."""
     if isinstance(x.principle, LUnique):
-        return engine.sql("lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
+        return engine.sql("families/lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
     return check.model_sql(x.principle, hist, f"a{x.index}", globs[x.index])
 
 
@@ -184,7 +184,7 @@ def _params(attrs: list[Attribute]) -> dict:
 def _check_roots(engine: Engine, attrs: list[Attribute], vals: str, globs: dict[int, str]) -> None:
     """The whole attribute must pass its check, or no local bucketization exists."""
     for x in attrs:
-        hist = engine.sql("lgb/attribute_hist.sql.j2", vals=vals, a=x.index, whole=True)
+        hist = engine.sql("families/lgb/attribute_hist.sql.j2", vals=vals, a=x.index, whole=True)
         ok, figure, _ = _verdicts(engine, [x], [f"({hist})"], globs, None)[0]
         if not ok:
             raise PrivacyCheckFailed(f"{x.principle} (attribute {x.name!r} as a whole fails it, so no local "
@@ -192,24 +192,24 @@ def _check_roots(engine: Engine, attrs: list[Attribute], vals: str, globs: dict[
 
 
 def _checks(engine: Engine, attrs: list[Attribute], hists: list[str], globs: dict[int, str]) -> list[dict]:
-    """Each attribute's check over its histogram, as lgb/bucket_checks.sql.j2 takes them."""
+    """Each attribute's check over its histogram, as families/lgb/bucket_checks.sql.j2 takes them."""
     return [{"a": x.index, "sql": _check_sql(engine, x, h, globs)} for x, h in zip(attrs, hists)]
 
 
 def _verdicts(engine: Engine, attrs: list[Attribute], hists: list[str], globs: dict[int, str],
               target: str | None) -> list[tuple]:
-    """Run each attribute's check over its histogram in one statement (lgb/bucket_checks):
+    """Run each attribute's check over its histogram in one statement (families/lgb/bucket_checks):
     into ``target`` (a, gid, ok), or aggregated to one ``(all ok, worst figure)`` per call."""
-    text = engine.sql("lgb/bucket_checks.sql.j2", target=target, per_group=target is not None,
+    text = engine.sql("families/lgb/bucket_checks.sql.j2", target=target, per_group=target is not None,
                       checks=_checks(engine, attrs, hists, globs))
-    cur = engine.execute(text, check.used_params(text, _params(attrs)), template="lgb/bucket_checks.sql.j2")
+    cur = engine.execute(text, check.used_params(text, _params(attrs)), template="families/lgb/bucket_checks.sql.j2")
     return [] if target else cur.fetchall()
 
 
 def _check_halves(engine: Engine, attrs: list[Attribute], halves: str, globs: dict[int, str]) -> str:
     """Algorithm 2 line 5 for every half of every active range: ``ok(a, gid, ok)``."""
     ok = engine.work("lgb_ok")
-    hists = [engine.sql("lgb/attribute_hist.sql.j2", vals=halves, a=x.index, whole=False) for x in attrs]
+    hists = [engine.sql("families/lgb/attribute_hist.sql.j2", vals=halves, a=x.index, whole=False) for x in attrs]
     _verdicts(engine, attrs, [f"({h})" for h in hists], globs, ok)
     return ok
 
@@ -218,7 +218,7 @@ def _bucket_sizes(engine: Engine, attrs: list[Attribute], vals: str, globs: dict
     """divide_buckets' number of buckets per leaf: floor(n / l) for l-unique, bisection for t."""
     sizes = engine.work("lgb_sizes")
     ls = [{"a": x.index, "l": x.principle.l} for x in attrs if isinstance(x.principle, LUnique)]
-    engine.run("lgb/bucket_sizes.sql.j2", target=sizes, vals=vals, attrs=ls)
+    engine.run("families/lgb/bucket_sizes.sql.j2", target=sizes, vals=vals, attrs=ls)
     for x in attrs:
         if isinstance(x.principle, TCloseness):
             _t_sizes(engine, x, vals, globs, sizes)
@@ -228,21 +228,21 @@ def _bucket_sizes(engine: Engine, attrs: list[Attribute], vals: str, globs: dict
 def _t_sizes(engine: Engine, x: Attribute, vals: str, globs: dict[int, str], sizes: str) -> None:
     """The largest B per leaf (bisection) whose dealt buckets are all within t."""
     leaves = engine.execute(f"SELECT part, sum(n) FROM {vals} WHERE a = $a GROUP BY part", {"a": x.index},
-                            template="lgb/leaves").fetchall()
+                            template="families/lgb/leaves").fetchall()
     good = {int(p): 1 for p, _ in leaves}            # one bucket is the leaf itself, which passed
     high = {int(p): int(n) for p, n in leaves}
     probe, hist = engine.work("lgb_probe"), engine.work("lgb_probe_hist")
     while any(good[p] < high[p] for p in good):
         mid = {p: (good[p] + high[p] + 1) // 2 for p in good if good[p] < high[p]}
-        engine.run("lgb/bucket_probe_leaves.sql.j2", {"parts": list(mid), "buckets": list(mid.values())},
+        engine.run("families/lgb/bucket_probe_leaves.sql.j2", {"parts": list(mid), "buckets": list(mid.values())},
                    target=probe)
-        engine.run("lgb/bucket_probe.sql.j2", {"a": x.index}, target=hist, vals=vals, probe=probe)
-        text = engine.sql("lgb/bucket_probe_verdict.sql.j2", check=_check_sql(engine, x, hist, globs))
+        engine.run("families/lgb/bucket_probe.sql.j2", {"a": x.index}, target=hist, vals=vals, probe=probe)
+        text = engine.sql("families/lgb/bucket_probe_verdict.sql.j2", check=_check_sql(engine, x, hist, globs))
         for part, ok in engine.execute(text, check.used_params(text, _params([x])),
-                                       template="lgb/bucket_probe_verdict.sql.j2").fetchall():
+                                       template="families/lgb/bucket_probe_verdict.sql.j2").fetchall():
             if ok:
                 good[part] = mid[part]
             else:
                 high[part] = mid[part] - 1
-    engine.run("lgb/bucket_sizes_set.sql.j2", {"a": x.index, "parts": list(good), "buckets": list(good.values())},
+    engine.run("families/lgb/bucket_sizes_set.sql.j2", {"a": x.index, "parts": list(good), "buckets": list(good.values())},
                target=sizes)

@@ -61,18 +61,18 @@ def published_names(plan: Plan, result: LgbResult) -> list[str]:
 
 
 def build(engine: Engine, plan: Plan, result: LgbResult) -> LgbCandidate:
-    """Write the candidate LGB table (templates/lgb/table.sql.j2) with its labels."""
+    """Write the candidate LGB table (templates/families/lgb/table.sql.j2) with its labels."""
     columns = published_names(plan, result)
     assign = result.groups.assign
     by_set = [x.qi for x in result.attrs if x.qi and not x.numeric]
     class_values = engine.work("class_values") if by_set else None
     if by_set:
-        engine.run("generalize/class_ranges.sql.j2", target=class_values, assign=assign, base=result.subsets.base,
+        engine.run("families/generalized/form/class_ranges.sql.j2", target=class_values, assign=assign, base=result.subsets.base,
                    cells=None, qis=[{"i": q.index, "by_set": True, "lv": False} for q in by_set])
     attrs = [_describe(engine, x, assign, class_values) for x in result.attrs]
     table = engine.work("candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
-    engine.run("lgb/table.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign, shown=result.buckets.shown,
+    engine.run("families/lgb/table.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign, shown=result.buckets.shown,
                class_values=class_values, attrs=attrs, kept=kept, row_id=ident(ROW_ID), gid=ident(GID))
     rows, groups = engine.execute(f"SELECT count(*), count(DISTINCT __cid) FROM {table}").fetchone()
     return LgbCandidate(table, columns, attrs, rows, groups)
@@ -88,19 +88,19 @@ def _describe(engine: Engine, x, assign: str, class_values: str | None) -> dict:
         return d
     d["labels"] = engine.work(f"labels{x.index}")
     if d["by_set"]:
-        engine.run("generalize/set_labels.sql.j2", {"m": x.qi.m, "top": x.qi.height}, target=d["labels"],
+        engine.run("families/generalized/form/set_labels.sql.j2", {"m": x.qi.m, "top": x.qi.height}, target=d["labels"],
                    class_ranges=class_values, i=x.qi.index, dom=x.dom)
     else:   # a group's range on the QI, for each row (a bucketized cell's row has none)
         i = x.qi.index
-        engine.run("generalize/range_labels.sql.j2", target=d["labels"], i=i, dom=x.dom,
+        engine.run("families/generalized/form/range_labels.sql.j2", target=d["labels"], i=i, dom=x.dom,
                    class_ranges=f"(SELECT __lo{i} AS lo{i}, __hi{i} AS hi{i} FROM {assign})")
     return d
 
 
 def judge(engine: Engine, candidate: LgbCandidate) -> dict:
-    """The table's form figures, read back from the candidate in one statement (lgb/judge)."""
+    """The table's form figures, read back from the candidate in one statement (families/lgb/judge)."""
     keys = ("groups", "smallest", "malformed", "mixed", "altered", "qi_cells")
-    return dict(zip(keys, engine.one("lgb/judge.sql.j2", candidate=candidate.table, attrs=candidate.attrs)))
+    return dict(zip(keys, engine.one("families/lgb/judge.sql.j2", candidate=candidate.table, attrs=candidate.attrs)))
 
 
 def verify(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidate, figures: dict) -> list[dict]:

@@ -11,7 +11,7 @@ partition (Def. 8), every subset already holding >= k rows. Output is the ``assi
 ``(__rid, __cid, __lo0, __hi0, ..)`` of Mondrian's strict form: one row per base row, its
 local equivalence group and the group's min/max code per QI (-1/-1 on a sensitive QI).
 
-How Algorithm 4 maps to functions and templates (``templates/lgb/ncp_*.sql.j2``):
+How Algorithm 4 maps to functions and templates (``templates/families/lgb/ncp_*.sql.j2``):
 
 - lines 1-2, 5 (T_anony = {}, T_subsets, partition_set = {T_set}): :func:`_collapse`,
   ``ncp_cells``: rows become *cells* (one per distinct ``(pat, codes)``, with a count), so
@@ -174,29 +174,29 @@ def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balan
 def _collapse(st: _State) -> int:
     st.cells = st.engine.work("ncp_cells_0")
     positions = [n for d in st.dims if d["pos"] for n in (d["min"], d["span"])]
-    st.engine.run("lgb/ncp_cells.sql.j2", st.bound(*positions, **st.key.params()), target=st.cells,
+    st.engine.run("families/lgb/ncp_cells.sql.j2", st.bound(*positions, **st.key.params()), target=st.cells,
                   base=st.base, pat=st.pat, dims=st.dims)
     return st.engine.execute(f"SELECT count(*) FROM {st.cells}").fetchone()[0]
 
 
 # -- one round ------------------------------------------------------------------------
 def _find_seeds(st: _State) -> None:
-    st.engine.run("lgb/ncp_seeds.sql.j2", st.bound(*st.m_names, k=st.k), target=st.engine.work("ncp_seeds"),
+    st.engine.run("families/lgb/ncp_seeds.sql.j2", st.bound(*st.m_names, k=st.k), target=st.engine.work("ncp_seeds"),
                   cells=st.cells, dims=st.dims, sweeps=SWEEPS)
 
 
 def _divide(st: _State, next_cid: int) -> dict:
     sides, decide = st.engine.work("ncp_sides"), st.engine.work("ncp_decide")
     params = st.bound(*st.m_names, **st.key.params(), **({"k": st.k} if st.balance else {}))
-    st.engine.run("lgb/ncp_divide.sql.j2", params, target=sides, cells=st.cells,
+    st.engine.run("families/lgb/ncp_divide.sql.j2", params, target=sides, cells=st.cells,
                   seeds=st.engine.work("ncp_seeds"), attrs=st.attrs, dims=st.dims, balance=st.balance)
-    st.engine.run("lgb/ncp_decide.sql.j2", {"k": st.k, "next_cid": next_cid}, target=decide, sides=sides)
+    st.engine.run("families/lgb/ncp_decide.sql.j2", {"k": st.k, "next_cid": next_cid}, target=decide, sides=sides)
     names = ("sets", "rows", "splitting", "finished", *STUCK)
-    return dict(zip(names, st.engine.one("lgb/ncp_round_counts.sql.j2", decide=decide)))
+    return dict(zip(names, st.engine.one("families/lgb/ncp_round_counts.sql.j2", decide=decide)))
 
 
 def _generalize(st: _State) -> None:
-    st.engine.run("lgb/ncp_finish.sql.j2", target=st.engine.work("ncp_done"), create=not st.done_exists,
+    st.engine.run("families/lgb/ncp_finish.sql.j2", target=st.engine.work("ncp_done"), create=not st.done_exists,
                   cells=st.engine.work("ncp_sides"), decide=st.engine.work("ncp_decide"), pat=st.pat,
                   qis=st.qis)
     st.done_exists = True
@@ -204,7 +204,7 @@ def _generalize(st: _State) -> None:
 
 def _split(st: _State, r: int) -> None:
     nxt = st.engine.work(f"ncp_cells_{r}")
-    st.engine.run("lgb/ncp_split.sql.j2", target=nxt, sides=st.engine.work("ncp_sides"),
+    st.engine.run("families/lgb/ncp_split.sql.j2", target=nxt, sides=st.engine.work("ncp_sides"),
                   decide=st.engine.work("ncp_decide"), attrs=st.attrs)
     st.engine.execute(f"DROP TABLE {st.cells}")
     st.cells = nxt
@@ -213,9 +213,9 @@ def _split(st: _State, r: int) -> None:
 def _assign(st: _State) -> str:
     assign, done = st.engine.work("assign"), st.engine.work("ncp_done")
     if not st.done_exists:                         # an empty base: no group at all
-        st.engine.run("lgb/ncp_finish.sql.j2", target=done, create=True, cells=st.cells,
+        st.engine.run("families/lgb/ncp_finish.sql.j2", target=done, create=True, cells=st.cells,
                       decide=st.engine.work("ncp_decide"), pat=st.pat, qis=st.qis)
-    st.engine.run("lgb/ncp_assign.sql.j2", target=assign, base=st.base, done=done, pat=st.pat, qis=st.qis)
+    st.engine.run("families/lgb/ncp_assign.sql.j2", target=assign, base=st.base, done=done, pat=st.pat, qis=st.qis)
     if not st.engine.keep_work:                    # only assign outlives the run
         for name in (st.cells, done, *(st.engine.work(f"ncp_{t}") for t in ("seeds", "sides", "decide"))):
             st.engine.execute(f"DROP TABLE IF EXISTS {name}")

@@ -69,7 +69,7 @@ class Subsets:
 def attributes(engine: Engine, plan: Plan, subsets: "Subsets") -> list[Attribute]:
     """Every attribute with its class (Definitions 1-3, over the rows kept) and bucket principle."""
     flagged = [q for q in plan.qis if q.flag]
-    row = engine.one("lgb/attribute_counts.sql.j2", base=plan.base, kept=subsets.base,
+    row = engine.one("families/lgb/attribute_counts.sql.j2", base=plan.base, kept=subsets.base,
                      flags=[q.flag for q in flagged])
     rows, cells = row[0], dict(zip((q.index for q in flagged), row[1:]))
     out = []
@@ -85,7 +85,7 @@ def attributes(engine: Engine, plan: Plan, subsets: "Subsets") -> list[Attribute
 
 def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int) -> Attribute:
     dom = engine.work(f"adom{a}")
-    engine.run("lgb/sensitive_domain.sql.j2", target=dom, base=plan.base, column=k.internal, numeric=k.numeric)
+    engine.run("families/lgb/sensitive_domain.sql.j2", target=dom, base=plan.base, column=k.internal, numeric=k.numeric)
     m = engine.execute(f"SELECT count(*) FROM {dom}").fetchone()[0]
     return Attribute(a, k.column.name, k.numeric, dom, m, KINDS[2], rows, k.internal,
                      principle=principle_of(plan, k.column.name))
@@ -103,12 +103,12 @@ def principle_of(plan: Plan, name: str) -> PrivacyModel:
 def qi_partition(engine: Engine, plan: Plan, k: int) -> Subsets:
     """Definition 8: each row's subset; subsets under ``k`` rows are suppressed."""
     flags = [{"col": q.flag, "bit": 1 << q.index} for q in plan.qis if q.flag]
-    counts = engine.rows("lgb/subsets.sql.j2", base=plan.base, flags=flags)
+    counts = engine.rows("families/lgb/subsets.sql.j2", base=plan.base, flags=flags)
     kept = [(int(p), int(n)) for p, n in counts if n >= k]
     dropped = [(int(p), int(n)) for p, n in counts if n < k]
     target = engine.work("lgb_base")
     qis = [{"code": q.code, "flag": q.flag, "bit": 1 << q.index} for q in plan.qis]
-    engine.run("lgb/base.sql.j2", {"dropped": [p for p, _ in dropped]}, target=target, base=plan.base, qis=qis)
+    engine.run("families/lgb/base.sql.j2", {"dropped": [p for p, _ in dropped]}, target=target, base=plan.base, qis=qis)
     return Subsets(target, sum(n for _, n in kept), kept, dropped)
 
 
@@ -117,7 +117,7 @@ def value_pairs(engine: Engine, plan: Plan, attrs: list[Attribute], subsets: Sub
     target = engine.work("lgb_pairs")
     spec = [{"a": x.index, "code": x.code, "flag": x.flag, "dom": None if x.qi else x.dom}
             for x in attrs if x.bucketized]
-    engine.run("lgb/pairs.sql.j2", target=target, base=plan.base, kept=subsets.base, attrs=spec)
+    engine.run("families/lgb/pairs.sql.j2", target=target, base=plan.base, kept=subsets.base, attrs=spec)
     return target
 
 

@@ -16,14 +16,14 @@ node of every QI at every level; :mod:`anonymizer.families.generalized.lattice.f
 the rows:
 
 1. per QI and level, the distortion of generalizing that QI to that level, summed over the
-   records (``lattice/level_sums.sql.j2``, one statement): a node's distortion
+   records (``families/generalized/lattice/level_sums.sql.j2``, one statement): a node's distortion
    is then a sum of constants;
 2. per node, k, classes and DCP, by one of two loops (``loop``), which give the same figures:
 
    - ``"python"`` (the default): one GROUP BY over the frequency set per node
-     (``lattice_eval/node_classes.sql.j2``), driven from Python;
+     (``families/generalized/lattice/evaluate/node_classes.sql.j2``), driven from Python;
    - ``"recursive"``: one statement for the whole lattice
-     (``lattice_eval/node_rollup.sql.j2``), a recursive CTE that makes a node's classes by
+     (``families/generalized/lattice/evaluate/node_rollup.sql.j2``), a recursive CTE that makes a node's classes by
      regrouping those of a parent node (one QI lower), not the frequency set.
 
    The recursive form is the faster on paper 001's Adult lattices and the slower on large
@@ -37,7 +37,7 @@ the rows:
    combinations: 17 s against 10 s per node), as was the frequency set cross-joined with
    the nodes (1.8 s against 0.43 s on 223k combinations);
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
-   (``lattice_eval/write_table.sql.j2``, the per-node figures bound as lists).
+   (``families/generalized/lattice/evaluate/write_table.sql.j2``, the per-node figures bound as lists).
 
 The table is the deliverable: it is written outside the run's work schema, by default in
 ``_anon_lattice.<release>``, and kept.
@@ -129,14 +129,14 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     _check_plan(plan)
     freq = build_frequency_set(engine, plan)
     levels = engine.work("level_distortion")
-    engine.run("lattice/level_sums.sql.j2", target=levels, freq=freq.table,
+    engine.run("families/generalized/lattice/level_sums.sql.j2", target=levels, freq=freq.table,
                qis=[{"code": ident(q.code), "hier": q.hier} for q in plan.qis])          # step 1
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
     engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "
                f"of {freq.rows} rows")
     loop_start = time.perf_counter()
     figures = (_node_figures(engine, plan, freq, nodes) if loop == "recursive" else
-               [engine.one("lattice_eval/node_classes.sql.j2", freq=freq.table,
+               [engine.one("families/generalized/lattice/evaluate/node_classes.sql.j2", freq=freq.table,
                            nodes=[ident(freq.node(i, lv)) for i, lv in enumerate(node)])
                 for node in nodes])                                                      # step 2
     loop_seconds = time.perf_counter() - loop_start
@@ -145,7 +145,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
     params.update(k=[f[0] for f in figures], classes=[f[1] for f in figures], dcp=[f[2] for f in figures])
     out = table(schema, name)
-    engine.run("lattice_eval/write_table.sql.j2", params, target=out, levels=levels,
+    engine.run("families/generalized/lattice/evaluate/write_table.sql.j2", params, target=out, levels=levels,
                qis=[{"name": ident(q.name)} for q in plan.qis])                          # step 3
     cur = engine.execute(f"SELECT * FROM {out}")
     columns = [d[0] for d in cur.description]
@@ -155,7 +155,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
 
 
 def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tuple[int, ...]]) -> list[tuple]:
-    """Step 2 as one recursive statement (``lattice_eval/node_rollup.sql.j2``): ``(k, classes,
+    """Step 2 as one recursive statement (``families/generalized/lattice/evaluate/node_rollup.sql.j2``): ``(k, classes,
     dcp)`` per node, in the order of ``nodes``. Each node but the lowest gets a parent: its last
     raised QI one level lower if that QI's levels nest (a code then has one node at the
     level above), else at level 0 (DBGH's levels need not nest, but every level is a function
@@ -172,7 +172,7 @@ def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tu
             kids[key].append(value)
     qis = [{"nodes": [ident(freq.node(i, lv)) for lv in range(h + 1)], "nested": plan.qis[i].nested}
            for i, h in enumerate(freq.heights)]
-    rows = engine.rows("lattice_eval/node_rollup.sql.j2", kids, freq=freq.table, qis=qis)
+    rows = engine.rows("families/generalized/lattice/evaluate/node_rollup.sql.j2", kids, freq=freq.table, qis=qis)
     return [row[1:] for row in rows]    # one per node, in node order
 
 

@@ -52,7 +52,7 @@ def build_frequency_set(engine: Engine, plan: Plan) -> FrequencySet:
     sens = sorted({ident(plan.kept(m.sensitive).internal) for m in plan.spec.models if m.sensitive})
     qis = [{"code": ident(q.code), "hier": q.hier,
             "nodes": [ident(FrequencySet.node(q.index, j)) for j in range(q.height + 1)]} for q in plan.qis]
-    engine.run("lattice/frequency_set.sql.j2", target=table, base=plan.base, qis=qis, sens=sens)
+    engine.run("families/generalized/lattice/frequency_set.sql.j2", target=table, base=plan.base, qis=qis, sens=sens)
     return _measured(engine, table, heights)
 
 
@@ -67,14 +67,14 @@ def presample(engine: Engine, freq: FrequencySet, levels: list[int], k_prime: in
     """
     table = engine.work("freq_sampled")
     nodes = [ident(freq.node(i, lv)) for i, lv in enumerate(levels)]
-    engine.run("lattice/presample.sql.j2", {"k_prime": k_prime}, target=table, freq=freq.table, nodes=nodes)
+    engine.run("families/generalized/lattice/presample.sql.j2", {"k_prime": k_prime}, target=table, freq=freq.table, nodes=nodes)
     sampled = _measured(engine, table, freq.heights)
     return sampled, freq.rows - sampled.rows
 
 
 def distinct_counts(engine: Engine, freq: FrequencySet) -> list[list[int]]:
     """``e[i][level]``: distinct values of QI ``i`` at every level (paper 003, section 6.1)."""
-    row = engine.one("lattice/distinct_counts.sql.j2", freq=freq.table,
+    row = engine.one("families/generalized/lattice/distinct_counts.sql.j2", freq=freq.table,
                      nodes=[ident(c) for c in freq.columns])
     out, at = [], 0
     for h in freq.heights:
@@ -91,7 +91,7 @@ def _measured(engine: Engine, table: str, heights: tuple[int, ...]) -> Frequency
 def attribute_minimums(engine: Engine, freq: FrequencySet) -> list[list[int]]:
     """``x[i][level]``: the smallest group of records sharing QI ``i``'s node at ``level``
     (the x of x-anonymity of that QI alone; paper 003, section 5.2 step 1)."""
-    rows = engine.rows("lattice/attribute_minimums.sql.j2", freq=freq.table,
+    rows = engine.rows("families/generalized/lattice/attribute_minimums.sql.j2", freq=freq.table,
                        nodes=[ident(c) for c in freq.columns])
     smallest = dict(rows)
     out, at = [], 0

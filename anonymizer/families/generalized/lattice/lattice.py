@@ -120,7 +120,7 @@ def from_root(plan: Plan, depths: Mapping[str, int], field: str, presampling: bo
 
 
 def level_qis(plan: Plan, freq: FrequencySet) -> list[dict]:
-    """The QIs as ``lattice/_levels.sql.j2`` takes them (level column and node columns)."""
+    """The QIs as ``families/generalized/lattice/_levels.sql.j2`` takes them (level column and node columns)."""
     return [{"level": ident(f"lv{q.index}"),
              "nodes": [ident(freq.node(q.index, j)) for j in range(q.height + 1)]} for q in plan.qis]
 
@@ -128,7 +128,7 @@ def level_qis(plan: Plan, freq: FrequencySet) -> list[dict]:
 def at_node(engine: Engine, freq: FrequencySet, node: Node) -> str:
     """A work copy of the frequency set with every class at ``node`` (columns ``lv<i>``)."""
     rows = engine.work("freq_levels")
-    engine.run("lattice/with_levels.sql.j2", {f"lv{i}": lv for i, lv in enumerate(node)}, target=rows,
+    engine.run("families/generalized/lattice/with_levels.sql.j2", {f"lv{i}": lv for i, lv in enumerate(node)}, target=rows,
                freq=freq.table, levels=[ident(f"lv{i}") for i in range(len(node))])
     return rows
 
@@ -141,15 +141,15 @@ def passing_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, a
     accepted = engine.work("accepted")
     ctx, params = model_context(engine, plan)      # t-closeness: the input's distribution, not rows'
     ctx.update(target=accepted, rows=rows, qis=level_qis(plan, freq), a=a, finer=finer)
-    text = engine.sql("lattice/partial_judge.sql.j2", **ctx)
-    engine.execute(text, used_params(text, params), template="lattice/partial_judge.sql.j2")
+    text = engine.sql("families/generalized/lattice/partial_judge.sql.j2", **ctx)
+    engine.execute(text, used_params(text, params), template="families/generalized/lattice/partial_judge.sql.j2")
     return accepted, engine.execute(f"SELECT count(*) FROM {accepted}").fetchone()[0]
 
 
 def apply_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, accepted: str, a: int = 0,
                   mode: str = "keep") -> None:
     """Lower QI ``a`` in the ``accepted`` classes (``mode='lower'``) or keep only them (``'keep'``)."""
-    engine.run("lattice/partial_apply.sql.j2", rows=rows, qis=level_qis(plan, freq), a=a, accepted=accepted,
+    engine.run("families/generalized/lattice/partial_apply.sql.j2", rows=rows, qis=level_qis(plan, freq), a=a, accepted=accepted,
                mode=mode)
 
 
@@ -164,7 +164,7 @@ def rows_loss(engine: Engine, plan: Plan, rows: str) -> float:
     covered - 1) / (values - 1)`` at its class's level, every source row missing from
     ``rows`` (suppressed) costing 1 per cell; the mean over all cells of the source."""
     qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
-    kept, cells = engine.one("lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
+    kept, cells = engine.one("families/generalized/lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
                              rows=rows, qis=qis)
     d = len(plan.qis)
     return (float(cells or 0.0) + (plan.rows - int(kept or 0)) * d) / (plan.rows * d)
@@ -177,6 +177,6 @@ def publish_levels(engine: Engine, plan: Plan, rows: str) -> tuple[str, int]:
     suppressed class) are left out. Returns the table and its number of classes."""
     assign = engine.work("assign")
     qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
-    engine.run("lattice/assign.sql.j2", target=assign, base=plan.base, rows=rows, qis=qis)
+    engine.run("families/generalized/lattice/assign.sql.j2", target=assign, base=plan.base, rows=rows, qis=qis)
     (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()
     return assign, int(classes)

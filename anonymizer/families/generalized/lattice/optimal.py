@@ -5,7 +5,7 @@ with PrivacyFrost2's choice (paper 003) over the same lattice and minimum levels
 Loss is ARX's (``metrics.loss``): per cell ``(values covered - 1) / (values - 1)``, a
 suppressed cell costing 1. At a full-domain node, with nothing suppressed, it is the mean
 over QIs of a per-(QI, level) constant ``L[i][level]``, read once from the frequency set
-(``lattice/level_loss``), so every node's loss is known before any check. The search is
+(``families/generalized/lattice/level_loss``), so every node's loss is known before any check. The search is
 best-first:
 
 1. list the nodes allowed by ``min_level`` in increasing order of that loss (a lower bound
@@ -100,7 +100,7 @@ def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[flo
     """``L[i][level]``: QI ``i``'s loss summed over the rows at ``level``, per source row."""
     qis = [{"code": ident(q.code), "hier": q.hier} for q in plan.qis]
     out = [[0.0] * (q.height + 1) for q in plan.qis]
-    for i, level, covered, _ in engine.rows("lattice/level_sums.sql.j2", freq=freq.table, qis=qis):
+    for i, level, covered, _ in engine.rows("families/generalized/lattice/level_sums.sql.j2", freq=freq.table, qis=qis):
         m = plan.qis[i].m
         out[i][level] = float(covered) / (m - 1) / plan.rows if m > 1 else 0.0
     return out

@@ -243,5 +243,5 @@ def partial_domain(engine: Engine, plan: Plan, frost: _Frost, node: Node) -> tup
 
 def _partial_score(engine: Engine, plan: Plan, frost: _Frost, rows: str) -> float:
     """The score of the partially de-generalized table: ``e_i`` counts distinct (level, node) values."""
-    row = engine.one("lattice/partial_counts.sql.j2", rows=rows, qis=level_qis(plan, frost.lattice.freq))
+    row = engine.one("families/generalized/lattice/partial_counts.sql.j2", rows=rows, qis=level_qis(plan, frost.lattice.freq))
     return frost.scoring.score([int(x) for x in row])

@@ -8,8 +8,8 @@ paper                                       here
 ==========================================  ==================================================
 Alg. 1 line 1 (recode the identifier)       :mod:`anonymizer.families.identity_reserved.individuals`, templates/ir/
 Section 2.2 (set generalization, δ)         :mod:`.element` (Element.merge, bit sets)
-Eqs. (11)-(13) (losses)                     :mod:`.element` (Element.span), danonyir/loss.sql.j2
-Eqs. (16)-(18) (distances)                  danonyir/loss.sql.j2, danonyir/nearest.sql.j2
+Eqs. (11)-(13) (losses)                     :mod:`.element` (Element.span), families/identity_reserved/danonyir/loss.sql.j2
+Eqs. (16)-(18) (distances)                  families/identity_reserved/danonyir/loss.sql.j2, families/identity_reserved/danonyir/nearest.sql.j2
 Alg. 1 lines 2-19 (form classes)            :func:`danonyir` below
 Alg. 1 lines 7-8 (two argmins)              :meth:`.state.Tables.nearest` (one statement)
 Alg. 1 line 14, Algs. 2-6 (SatPriIR*)       the model's ``tracker()``, :mod:`anonymizer.families.identity_reserved.models`
@@ -54,9 +54,9 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     attrs = attrs_of(engine, plan)
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
-    t.run("danonyir/people.sql.j2", target=t.people, ind=people.ind)
+    t.run("families/identity_reserved/danonyir/people.sql.j2", target=t.people, ind=people.ind)
     engine.execute(f"CREATE TABLE {t.rest} AS SELECT * FROM {t.people}")
-    t.run("danonyir/classes.sql.j2", classes=t.classes, members=t.members)
+    t.run("families/identity_reserved/danonyir/classes.sql.j2", classes=t.classes, members=t.members)
     cid, steps, merges, q = 0, 0, 0, None
     while t.remaining > 0:                                                # line 2
         row = t.draw()                                                    # line 3

@@ -9,7 +9,7 @@ losses of Eqs. (11) and (12): a numeric span is divided by U - L (the domain's w
 values, minus one). A one-value domain loses nothing (its weight is 0).
 
 Categorical value sets are bit sets over the QI's codes (64 codes a word), so the size of a
-union in SQL is a ``bit_count`` of ORed words (templates/danonyir/loss.sql.j2).
+union in SQL is a ``bit_count`` of ORed words (templates/families/identity_reserved/danonyir/loss.sql.j2).
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ class Element:
 
     def increments(self) -> dict[str, list[float]]:
         """Per QI and per domain code, how much an individual holding that value widens this
-        element, in Eq. (11)/(12) units: ``inc<i>[code + 1]`` (templates/danonyir/nearest.sql.j2
+        element, in Eq. (11)/(12) units: ``inc<i>[code + 1]`` (templates/families/identity_reserved/danonyir/nearest.sql.j2
         looks it up instead of computing it per row). Numeric: how far the value lies outside
         [lo, hi] over U - L; categorical: 1/(|X| - 1) when the code is not in the set."""
         out = {}
@@ -121,7 +121,7 @@ class Element:
         return out
 
     def params(self) -> dict[str, Any]:
-        """The element as bound parameters of templates/danonyir/loss.sql.j2."""
+        """The element as bound parameters of templates/families/identity_reserved/danonyir/loss.sql.j2."""
         out: dict[str, Any] = {}
         for a in self.attrs:
             out[f"inv{a.i}"] = a.inv

@@ -39,19 +39,19 @@ def handle(t: Tables, model, records: str, residual: list[int], classes: int) ->
         element = Element.of_individual(t.attrs, p)
         fits = None
         if not model.monotonic:                                           # line 4
-            union = t.engine.sql("danonyir/handle_records.sql.j2", members=t.members, classes=t.classes,
+            union = t.engine.sql("families/identity_reserved/danonyir/handle_records.sql.j2", members=t.members, classes=t.classes,
                                  records=records)
             counts = class_counts_sql(f"({union})", "cid", "pid", "s")
             fits = f"SELECT cid FROM ({counts}) WHERE {model.verdict_sql('h')}"
         params = {**element.params(), **model.params("h"), "nq": p["nrec"], "sq": 0.0, "pid": p["pid"]}
-        best = t.run("danonyir/handle.sql.j2", params, classes=t.classes, fits=fits).fetchone()[0]
+        best = t.run("families/identity_reserved/danonyir/handle.sql.j2", params, classes=t.classes, fits=fits).fetchone()[0]
         if best is not None and best["d"] <= p["nrec"] * len(t.attrs):   # line 11
             joined = Element.of_class(t.attrs, best)                      # lines 12-13
             joined.merge(element)
-            t.run("danonyir/class_drop.sql.j2", {"cid": best["cid"]}, classes=t.classes)
-            t.run("danonyir/class_add.sql.j2", {**joined.params(), "cid": best["cid"], "nrec": best["nrec"] + p["nrec"],
+            t.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": best["cid"]}, classes=t.classes)
+            t.run("families/identity_reserved/danonyir/class_add.sql.j2", {**joined.params(), "cid": best["cid"], "nrec": best["nrec"] + p["nrec"],
                                                 "nind": best["nind"] + 1, "sn": joined.span()}, classes=t.classes)
-            t.run("danonyir/members_add.sql.j2", {"pids": [p["pid"]], "cid": best["cid"]}, members=t.members)
+            t.run("families/identity_reserved/danonyir/members_add.sql.j2", {"pids": [p["pid"]], "cid": best["cid"]}, members=t.members)
         else:                                                             # line 15
             suppressed += 1
             suppressed_records += p["nrec"]

@@ -73,7 +73,7 @@ class Tables:
     def draw(self) -> dict | None:
         """Line 3: a random remaining individual (the release's draw order), taken out of D."""
         self.flush()
-        cur = self.run("danonyir/draw.sql.j2", rest=self.rest)
+        cur = self.run("families/identity_reserved/danonyir/draw.sql.j2", rest=self.rest)
         row = cur.fetchone()
         if row is None:
             return None
@@ -89,7 +89,7 @@ class Tables:
     def flush(self) -> None:
         """Delete the taken individuals from D's table, in one statement."""
         if self.taken:
-            self.run("danonyir/take.sql.j2", {"pids": self.taken}, rest=self.rest)
+            self.run("families/identity_reserved/danonyir/take.sql.j2", {"pids": self.taken}, rest=self.rest)
             self.taken = []
 
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
@@ -97,19 +97,19 @@ class Tables:
         distances to Q (Eqs. 17 and 18), in one statement."""
         params = {**q.element.params(), **q.element.increments(), "nq": q.nrec, "sq": q.element.span(),
                   "taken": self.taken}
-        return self.run("danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
+        return self.run("families/identity_reserved/danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
 
     def store(self, cid: int, q: Growing) -> None:
         """Line 17: D* = D* + {Q}."""
         params = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
                   "sn": q.element.span()}
-        self.run("danonyir/class_add.sql.j2", params, classes=self.classes)
-        self.run("danonyir/members_add.sql.j2", {"pids": q.members, "cid": cid}, members=self.members)
+        self.run("families/identity_reserved/danonyir/class_add.sql.j2", params, classes=self.classes)
+        self.run("families/identity_reserved/danonyir/members_add.sql.j2", {"pids": q.members, "cid": cid}, members=self.members)
 
     def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
         """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q."""
-        self.run("danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
-        found = self.run("danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
+        self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
+        found = self.run("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
                          people=self.people).fetchall()
-        self.run("danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
+        self.run("families/identity_reserved/danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
         return found
