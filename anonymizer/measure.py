@@ -22,6 +22,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import duckdb
 
+from anonymizer.engine.backend import engine_for
 from anonymizer.engine.session import Engine, render
 from anonymizer.errors import DataError, SpecError
 from anonymizer.numbers import number
@@ -174,7 +175,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     parts = table_parts(table)
     shown = ".".join(parts)
     rel = qualified(*parts)
-    engine = Engine(con)
+    engine = engine_for(con)
     cols = engine.columns(rel, shown)
     _check_columns(cols, qis, "qis", shown)
     _check_columns(cols, sensitive, "sensitive", shown)

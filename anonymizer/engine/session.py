@@ -31,7 +31,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 import duckdb
 import jinja2
@@ -68,19 +68,30 @@ def _temporary(target: str) -> str:
 _ENV.globals["temporary"] = _temporary
 
 
-def render(template: str, **context: Any) -> str:
-    """Render ``templates/<template>`` with ``context`` and return the SQL text.
+def render(template: str, dialect: str = "duckdb", **context: Any) -> str:
+    """Render ``templates/<template>`` with ``context`` and return the SQL text; for another
+    ``dialect`` than DuckDB, ``templates/dialects/<dialect>/<template>`` if there is one
+    (a statement that has no transpiled form there, see :mod:`.transpile`).
 
     Example:
         >>> "count(*)" in render("models/class_sizes.sql.j2", source='"t"', qis=['"a"'])
         True
     """
+    name = template
+    if dialect != "duckdb" and f"dialects/{dialect}/{template}" in _overrides():
+        name = f"dialects/{dialect}/{template}"
     try:
-        return _ENV.get_template(template).render(**context)
+        return _ENV.get_template(name).render(dialect=dialect, **context)
     except jinja2.TemplateNotFound as exc:
         raise TemplateError(template, "no such template") from exc
     except jinja2.UndefinedError as exc:
         raise TemplateError(template, f"missing context: {exc.message}") from exc
+
+
+def _overrides() -> set[str]:
+    if not hasattr(_overrides, "names"):
+        _overrides.names = {n for n in _ENV.list_templates() if n.startswith("dialects/")}
+    return _overrides.names
 
 
 def list_templates() -> list[str]:
@@ -114,6 +125,8 @@ class StatementLog:
     template: str
     sql: str
     seconds: float
+    dialect: str = "duckdb"
+    source: str | None = None   # the DuckDB text it was transpiled from (another dialect)
 
 
 @dataclass
@@ -133,15 +146,16 @@ class Engine:
     log: list[StatementLog] = field(default_factory=list)
     work_schema: str | None = None
     settings: Settings | None = None
+    dialect: ClassVar[str] = "duckdb"
 
     # -- rendering and execution -------------------------------------------------
     def sql(self, template: str, **context: Any) -> str:
         """Render a template (see :func:`render`)."""
-        return render(template, **context)
+        return render(template, self.dialect, **context)
 
     def run(self, template: str, params: dict | None = None, **context: Any):
         """Render ``template`` and execute it with bound ``params``; return the cursor."""
-        text = render(template, **context)
+        text = render(template, self.dialect, **context)
         return self.execute(text, params, template=template)
 
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
@@ -175,6 +189,11 @@ class Engine:
         except duckdb.Error as exc:
             raise DataError(shown or relation, f"cannot be read: {exc}") from exc
         return {row[0]: row[1] for row in cur.fetchall()}
+
+    def load_csv(self, path, delimiter: str, target: str) -> None:
+        """A headerless CSV file (a hierarchy) as table ``target``, every field text, in
+        columns ``column0``, ``column1``, ..."""
+        self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
 
     def say(self, message: str) -> None:
         """Report progress to the user, if a progress callback was given."""
@@ -263,6 +282,26 @@ class Engine:
         finally:
             for name, value in reversed(previous):
                 _restore_setting(self.con, name, value)
+
+    @contextmanager
+    def transaction(self) -> Iterator["Engine"]:
+        """The block in one transaction: all of it, or (on an error) none of it."""
+        self.execute("BEGIN TRANSACTION")
+        try:
+            yield self
+        except BaseException:
+            self.execute("ROLLBACK")
+            raise
+        self.execute("COMMIT")
+
+    def undo(self, step: Callable[[], None]) -> None:
+        """What undoes the last step of a :meth:`transaction` where the database cannot roll
+        back (:class:`~anonymizer.engine.spark.SparkEngine`); DuckDB rolls back itself."""
+
+    def relation(self, catalog: str | None, schema: str, name: str) -> tuple[str, str | None] | None:
+        """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the
+        database ``catalog`` (``None``: the connection's own), or ``None``."""
+        return self.one("publish/relation.sql.j2", {"database": catalog, "schema": schema, "name": name})
 
     @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:

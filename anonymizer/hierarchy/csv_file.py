@@ -19,7 +19,7 @@ from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 def load_leaves(engine: Engine, key: str, path: Path, delimiter: str) -> tuple[str, int]:
     """Read the file into ``leaves<key>(value, h1..hH)``; return the table and H."""
     raw, leaves = engine.work(f"hraw{key}"), engine.work(f"leaves{key}")
-    engine.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=raw)
+    engine.load_csv(path, delimiter, raw)
     ncols = len(engine.columns(raw))
     if ncols < 2:
         raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")

@@ -207,7 +207,7 @@ def _query(sql: str | None) -> str | None:
 def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tuple[str, str | None] | None:
     """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the output
     database (the spec's attached ``output.database``, else the connection's own), or ``None``."""
-    return engine.one("publish/relation.sql.j2", {"database": spec.output.catalog, "schema": schema, "name": name})
+    return engine.relation(spec.output.catalog, schema, name)
 
 
 def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
@@ -247,8 +247,7 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
               for part, cand, cols in parts]
     tables.insert(0, (snap_name, spec.output.view, candidate, columns, order or (columns[0],)))
     out = spec.output
-    engine.execute("BEGIN TRANSACTION")
-    try:
+    with engine.transaction():
         check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, _, cand, cols, by in tables:
             _snapshot(engine, spec, snap, cand, cols, by)
@@ -258,9 +257,7 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
                 joined = {"snapshot": in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{join.part}"),
                           "key": ident(join.key),
                           "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
-            engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema),
-                       view=in_catalog(out.catalog, out.schema, view_name),
-                       snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)
+            _promote(engine, spec, view_name, snap, joined)
         figures = json.loads(json.dumps(record["figures"], default=str))
         if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
             figures["views"] = [part_view(spec, part) for part, _, _ in parts]
@@ -274,11 +271,21 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             "figures": json.dumps(figures),
         }
         engine.run("publish/audit_insert.sql.j2", params, audit=audit)
-        engine.execute("COMMIT")
-    except BaseException:
-        engine.execute("ROLLBACK")
-        raise
     return Published(version, params["view_name"], params["snapshot"])
+
+
+def _promote(engine: Engine, spec: ReleaseSpec, view_name: str, snap: str, joined: dict | None) -> None:
+    """Point the view ``view_name`` at snapshot ``snap``; where the database cannot roll back,
+    register what points it back (or drops it, if it is new)."""
+    out = spec.output
+    view = in_catalog(out.catalog, out.schema, view_name)
+    before = _relation(engine, spec, out.schema, view_name)
+    engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema), view=view,
+               snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)
+    if before is None:
+        engine.undo(lambda: engine.execute(f"DROP VIEW IF EXISTS {view}", template="<undo promote>"))
+    else:
+        engine.undo(lambda: engine.execute(f"CREATE OR REPLACE VIEW {view} AS {before[1]}", template="<undo promote>"))
 
 
 def _snapshot(engine: Engine, spec: ReleaseSpec, snap_name: str, candidate: str, columns: list[str],
@@ -289,6 +296,7 @@ def _snapshot(engine: Engine, spec: ReleaseSpec, snap_name: str, candidate: str,
     cols = [ident(c) for c in columns]
     engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
                order=[ident(c) for c in order])
+    engine.undo(lambda: engine.execute(f"DROP TABLE IF EXISTS {snapshot}", template="<undo snapshot>"))
     missing, differs = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
                                   columns=cols)
     if missing or differs:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator
 import duckdb
 
 from anonymizer.engine.database import attach_database
+from anonymizer.engine.backend import engine_for
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
@@ -132,11 +133,12 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         SpecError, DataError: bad spec or data (nothing is published).
         PrivacyCheckFailed: the candidate fails a model or the suppression limit.
     """
-    engine = Engine(con, progress=progress, keep_work=keep_work, settings=spec.engine,
-                    **({} if log is None else {"log": log}))
+    engine = engine_for(con, progress=progress, keep_work=keep_work, settings=spec.engine,
+                        **({} if log is None else {"log": log}))
     clock: dict[str, float] = {}
     start = time.perf_counter()
-    drop_stale_work(engine)
+    if engine.dialect == "duckdb":
+        drop_stale_work(engine)
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)

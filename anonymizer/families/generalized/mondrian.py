@@ -126,7 +126,8 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: 
     CTE whose iteration is a round; ``None``: every round in one statement) or ``"python"``
     (each round six statements, see the module docstring). Both make the same partitions,
     classes and class ids. A model under the ordered distance makes
-    ``"recursive"`` run the Python loop (:func:`~anonymizer.models.check.uses_asof_join`);
+    ``"recursive"`` run the Python loop (:func:`~anonymizer.models.check.uses_asof_join`), as
+    do releases on Spark, which refuses a recursive step that aggregates over itself;
     ``notes["loop"]`` says which loop ran.
 
     Returns an :class:`AlgorithmResult` whose ``notes`` hold per-round (per-batch) timings.
@@ -140,7 +141,8 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: 
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     _positions(run)
-    if loop == "recursive" and any(check.uses_asof_join(model) for _, model, _ in run.checked):
+    if loop == "recursive" and (engine.dialect == "spark"   # Spark refuses a recursive step that aggregates
+                                or any(check.uses_asof_join(model) for _, model, _ in run.checked)):
         loop = "python"
     rounds, next_cid, timings = _rounds(run) if loop == "python" else _batches(run, batch)
     assign = _assign(run)                      # line 30: return T_anony

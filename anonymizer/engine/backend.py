@@ -1,0 +1,21 @@
+"""Which engine a connection gets: :class:`~anonymizer.engine.session.Engine` for DuckDB, the
+default, or :class:`~anonymizer.engine.spark.SparkEngine` for a ``SparkSession``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from anonymizer.engine.session import Engine
+
+
+def is_spark(con: Any) -> bool:
+    """Whether ``con`` is a ``SparkSession`` (told by its class, so pyspark loads only for it)."""
+    return type(con).__module__.startswith("pyspark.")
+
+
+def engine_for(con: Any, **options: Any) -> Engine:
+    """The engine for ``con`` with ``options`` (:class:`Engine`'s fields)."""
+    if is_spark(con):
+        from anonymizer.engine.spark import SparkEngine
+        return SparkEngine(con, **options)
+    return Engine(con, **options)

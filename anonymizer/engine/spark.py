@@ -1,0 +1,225 @@
+"""The engine on Apache Spark: the same templates, rendered as for DuckDB, transpiled to Spark
+SQL (:mod:`.transpile`) and run by a ``SparkSession``.
+
+What differs from DuckDB, and how the engine keeps the algorithms the same:
+
+- **Work tables** live in a Spark database of the run, ``_anon_work_<id>``, dropped with
+  everything in it when the run ends (DuckDB attaches an in-memory database instead).
+  Transient tables (Mondrian's rounds) are work tables too: Spark has no temporary tables.
+- **Statements**: every rendered statement goes through :func:`.transpile.to_spark`; a
+  template may also have a Spark form of its own, ``templates/dialects/spark/<name>``, which
+  :func:`~anonymizer.engine.session.render` takes instead. The statement log keeps the Spark
+  text of every statement with the template it came from, so a test can tell that nothing
+  ran untranspiled.
+- **Parameters** bind as Spark's named markers (``:name``), values never spliced in.
+- **Transactions**: Spark's catalog has none. :meth:`SparkEngine.transaction` runs the block
+  and, if it fails, undoes what it registered (:meth:`undo`) in reverse: publishing
+  registers dropping each new snapshot and re-pointing each view it moved, so a failed
+  release leaves the previous views reading the previous snapshots. Between two statements
+  of a publish a reader may see the new view before the audit row is written; nothing
+  else is visible.
+- **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
+  come from the session (``--spark-conf``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator
+
+from sqlglot import exp
+
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine, StatementLog
+from anonymizer.engine.transpile import to_spark
+from anonymizer.errors import DataError, TemplateError
+
+#: Spark's type names -> DuckDB's, as :meth:`Engine.columns` reports them
+_TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE",
+          "float": "FLOAT", "string": "VARCHAR", "boolean": "BOOLEAN", "date": "DATE", "timestamp": "TIMESTAMP",
+          "timestamp_ntz": "TIMESTAMP", "binary": "BLOB"}
+
+
+def session(master: str = "local[2]", conf: dict[str, str] | None = None, warehouse: str | None = None):
+    """A ``SparkSession`` for releases: ``master`` (``local[2]``, ``spark://host:7077``, ...),
+    extra ``conf``, and, with ``warehouse``, a persistent catalog there (Hive metastore in
+    Derby, tables as Parquet files), so the releases and the audit outlive the session."""
+    from pyspark.sql import SparkSession
+    builder = (SparkSession.builder.master(master).appName("anonymizer")
+               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
+               .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC"))
+    if warehouse:
+        builder = (builder.config("spark.sql.warehouse.dir", f"{warehouse}/warehouse")
+                   .config("javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={warehouse}/metastore;create=true")
+                   .enableHiveSupport())
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    _quiet()
+    return spark
+
+
+def _quiet() -> None:
+    """PySpark 4 logs every failed statement as an ERROR line; the engine raises its own."""
+    import logging
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:   # pragma: no cover - older PySpark
+        return
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+class Result:
+    """What a Spark statement returns, read as a DuckDB cursor is (``fetchone``,
+    ``fetchall``): only ever a small aggregate."""
+
+    def __init__(self, frame):
+        self.frame = frame
+
+    def fetchall(self) -> list[tuple]:
+        return [tuple(row) for row in self.frame.collect()] if self.frame is not None else []
+
+    def fetchone(self) -> tuple | None:
+        rows = self.frame.take(1) if self.frame is not None else []
+        return tuple(rows[0]) if rows else None
+
+
+@dataclass
+class SparkEngine(Engine):
+    """:class:`~anonymizer.engine.session.Engine` on a ``SparkSession`` (``con``)."""
+
+    dialect = "spark"
+    undo_steps: list[Callable[[], None]] = field(default_factory=list)
+
+    # -- execution -------------------------------------------------------------------------
+    def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
+        from pyspark.errors import PySparkException
+        start = time.perf_counter()
+        try:
+            statements = to_spark(text, self._columns_of)
+        except Exception as exc:  # noqa: BLE001 - sqlglot's errors and a rewrite's refusal
+            raise TemplateError(template, f"no Spark form: {exc}") from exc
+        frame = None
+        try:
+            for statement in statements:
+                frame = self.con.sql(statement, args=_args(statement, params))
+        except PySparkException as exc:
+            raise TemplateError(template, f"Spark: {str(exc).splitlines()[0]}") from exc
+        self.log.append(StatementLog(template, "\n;\n".join(statements), time.perf_counter() - start,
+                                     dialect=self.dialect, source=text))
+        return Result(frame)
+
+    def _columns_of(self, relation: exp.Table) -> list[str]:
+        return [f.name for f in self.con.table(relation.sql("spark")).schema.fields]
+
+    def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
+        from pyspark.errors import PySparkException
+        try:
+            schema = self.con.sql(to_spark(f"SELECT * FROM {relation} LIMIT 0", self._columns_of)[0]).schema
+        except PySparkException as exc:
+            problem = "does not exist" if "TABLE_OR_VIEW_NOT_FOUND" in str(exc) else f"cannot be read: {exc}"
+            raise DataError(shown or relation, problem) from exc
+        return {f.name: _duckdb_type(f.dataType.simpleString()) for f in schema.fields}
+
+    def load_csv(self, path, delimiter: str, target: str) -> None:
+        """Spark's CSV reader (Spark SQL takes no reader options), then the table."""
+        start = time.perf_counter()
+        frame = self.con.read.csv(str(path), sep=delimiter, header=False, inferSchema=False)
+        frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
+        name = to_spark(f"SELECT * FROM {target}", self._columns_of)[0].split(" FROM ", 1)[1]
+        frame.write.saveAsTable(name)
+        self.log.append(StatementLog("hierarchy/csv_load.sql.j2", f"-- DataFrameReader.csv({str(path)!r}) -> {name}",
+                                     time.perf_counter() - start, dialect=self.dialect))
+
+    # -- the run's work database -----------------------------------------------------------
+    def open_work(self) -> str:
+        if self.work_schema is None:
+            prefix = "_anon_kept_" if self.keep_work else "_anon_work_"
+            self.work_schema = f"{prefix}{uuid.uuid4().hex[:10]}"
+            self.execute(f"CREATE SCHEMA {ident(self.work_schema)}", template="<work database>")
+        return self.work_schema
+
+    def transient(self, name: str) -> str:
+        return self.work(name)
+
+    def close_work(self) -> None:
+        if self.work_schema is not None and not self.keep_work:
+            self.con.sql(f"DROP DATABASE IF EXISTS `{self.work_schema}` CASCADE")
+        self.work_schema = None
+
+    def drop_transient(self) -> None:
+        """Transient tables are work tables here: they go with the work database."""
+
+    @contextmanager
+    def configured(self) -> Iterator["Engine"]:
+        yield self
+
+    @contextmanager
+    def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
+        name = self.work(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
+        self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)
+        try:
+            yield name
+        finally:
+            self.execute(f"DROP TABLE IF EXISTS {name}", template="<scratch>")
+
+    # -- publishing ------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator["Engine"]:
+        """Run the block; if it fails, run the registered undo steps in reverse (module
+        docstring: Spark's catalog has no transactions)."""
+        self.undo_steps = []
+        try:
+            yield self
+        except BaseException:
+            for step in reversed(self.undo_steps):
+                try:
+                    step()
+                except Exception:  # noqa: BLE001 - undo what can be undone, then raise the cause
+                    pass
+            raise
+        finally:
+            self.undo_steps = []
+
+    def undo(self, step: Callable[[], None]) -> None:
+        self.undo_steps.append(step)
+
+    def relation(self, catalog: str | None, schema: str, name: str) -> tuple[str, str | None] | None:
+        """``("view", its query)`` or ``("table", None)`` for ``schema.name``, or ``None``."""
+        if catalog is not None:
+            raise TemplateError("<relation>", "output.database is a DuckDB file; on Spark publish into the catalog")
+        if not self.con.catalog.databaseExists(schema):
+            return None
+        found = [t for t in self.con.catalog.listTables(schema) if t.name.lower() == name.lower() and not t.isTemporary]
+        if not found:
+            return None
+        if found[0].tableType != "VIEW":
+            return ("table", None)
+        rows = self.con.sql(f"SHOW CREATE TABLE {_spark_table(schema, name)}").collect()
+        text = rows[0][0]
+        return ("view", text[text.upper().index(" AS ") + 4:] if " AS " in text.upper() else text)
+
+
+def _args(statement: str, params: dict | list | None) -> dict | list | None:
+    """The parameters ``statement`` uses (Spark refuses none, but binds only markers it has)."""
+    if not params:
+        return None
+    if isinstance(params, list):
+        return params
+    return {k: v for k, v in params.items() if f":{k}" in statement}
+
+
+def _duckdb_type(spark_type: str) -> str:
+    if spark_type.startswith("decimal"):
+        return spark_type.upper()
+    return _TYPES.get(spark_type, spark_type.upper())
+
+
+def _spark_table(*parts: str) -> str:
+    return exp.table_(parts[-1], db=parts[-2] if len(parts) > 1 else None, quoted=True).sql("spark")
+

@@ -1,0 +1,260 @@
+"""DuckDB SQL, as the templates write it, into Spark SQL statements (sqlglot plus the rewrites
+sqlglot does not make).
+
+The templates stay written once, in DuckDB's dialect. :func:`to_spark` parses a rendered
+statement with sqlglot and writes it for Spark after these rewrites of the tree, each for a
+construct sqlglot carries over into something Spark refuses or reads otherwise (found by
+running every statement of the releases on local Spark):
+
+=====================================  =====================================================
+DuckDB                                 Spark
+=====================================  =====================================================
+``CREATE OR REPLACE TABLE t AS q``     ``DROP TABLE IF EXISTS t`` then ``CREATE TABLE t AS q``
+                                       (Spark's file tables refuse REPLACE)
+``CREATE TEMPORARY TABLE``             ``CREATE TABLE`` (the engine names it in the run's
+                                       work database; Spark has no temporary tables)
+``UPDATE t SET c = e [FROM s] WHERE``  a new table with ``CASE WHEN <matched> THEN e ELSE c``
+``DELETE FROM t WHERE p``              a new table of the rows where ``p`` is not true, then
+                                       the swap (Spark's file tables refuse both)
+``x.* REPLACE (...)``, ``* EXCLUDE``   the columns spelled out (their names from Spark's
+                                       catalog)
+``any_value(x)`` (skips NULLs)         ``any_value(x, true)``
+``list_position(l, v)`` (NULL if none) ``nullif(array_position(l, v), 0)``
+``HUGEINT``                            ``DECIMAL(38, 0)``
+``row(a, b)``                          ``struct(a, b)``
+``md5_number(s)`` (128 bits)           the md5's first 64 bits as ``DECIMAL(20, 0)``: the
+                                       same order for draws that differ there
+``OVER (w ROWS ...)`` on a named       the window's partition and order written in
+window
+``list(x ORDER BY y)``                 ``transform(array_sort(collect_list(struct(y, x))),
+                                       s -> s.v)`` (sqlglot drops the ORDER BY, and
+                                       collect_list the NULLs, of ``x``)
+``l[a:b]``                             ``slice(l, a, b - a + 1)``
+``l[i]`` (1-based, NULL outside)       ``try_element_at(l, i)`` (sqlglot shifts only
+                                       literal indexes; Spark's ``[]`` is 0-based and fails
+                                       outside)
+=====================================  =====================================================
+
+Bound parameters carry over as Spark's named markers (``$k`` becomes ``:k``). A construct
+that has no rewrite here and that Spark refuses raises where Spark does, naming the template
+(:class:`~anonymizer.errors.TemplateError`); the engine logs every statement with its Spark
+text, so what ran is never a guess.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel
+
+#: columns of a relation, in order, by its (DuckDB-quoted) name: what star rewrites need
+Columns = Callable[[exp.Table], list[str]]
+
+
+def to_spark(sql: str, columns: Columns) -> list[str]:
+    """The Spark statements for the DuckDB statement(s) ``sql``; ``columns`` names a
+    relation's columns (for the rewrites that spell out ``*``)."""
+    out: list[str] = []
+    for tree in sqlglot.parse(sql, read="duckdb"):
+        if tree is None:
+            continue
+        for rewrite in (_any_value, _list_position, _hugeint, _row, _md5_number, _named_window_frame,
+                        _ordered_list, _element):
+            rewrite(tree)
+        out += [_write(t) for t in _statements(tree, columns)]
+    return out
+
+
+def _write(tree: exp.Expression) -> str:
+    return tree.sql(dialect="spark", unsupported_level=ErrorLevel.IGNORE)
+
+
+def _statements(tree: exp.Expression, columns: Columns) -> list[exp.Expression]:
+    """The statement, or the statements that stand for it on Spark (DDL rewrites)."""
+    if isinstance(tree, exp.Update):
+        return _swap(tree.this, _update_select(tree, columns), columns)
+    if isinstance(tree, exp.Delete):
+        return _swap(tree.this, _delete_select(tree), columns)
+    _expand_stars(tree, columns)
+    if isinstance(tree, exp.Create):
+        props = tree.args.get("properties")
+        for prop in list(props.expressions if props else []):
+            if isinstance(prop, exp.TemporaryProperty):
+                prop.pop()
+        if tree.args.get("replace") and (tree.args.get("kind") or "").upper() == "TABLE":
+            tree.set("replace", False)
+            target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+            return [_drop(target), tree]
+    return [tree]
+
+
+# -- UPDATE and DELETE as a new table -------------------------------------------------------
+def _swap(target: exp.Table, select: exp.Select, columns: Columns) -> list[exp.Expression]:
+    """``CREATE TABLE t__next AS select; DROP TABLE t; ALTER TABLE t__next RENAME TO t``."""
+    bare = target.copy()
+    bare.set("alias", None)
+    _expand_stars(select, columns)
+    following = bare.copy()
+    following.set("this", exp.to_identifier(f"{bare.name}__next", quoted=True))
+    create = exp.Create(this=following, kind="TABLE", expression=select)
+    rename = sqlglot.parse_one(f"ALTER TABLE {following.sql('spark')} RENAME TO {bare.sql('spark')}", read="spark")
+    return [_drop(following), create, _drop(bare), rename]
+
+
+def _drop(name: exp.Table) -> exp.Expression:
+    bare = name.copy()
+    bare.set("alias", None)
+    return sqlglot.parse_one(f"DROP TABLE IF EXISTS {bare.sql('spark')}", read="spark")
+
+
+def _update_select(update: exp.Update, columns: Columns) -> exp.Select:
+    """``UPDATE t AS x SET c = e FROM s WHERE p`` as ``SELECT x.* REPLACE (CASE WHEN matched
+    THEN e ELSE x.c END AS c) FROM t AS x LEFT JOIN (SELECT *, true AS __hit FROM s) ON p``:
+    DuckDB's UPDATE ... FROM takes, for each row of t, the row of s the condition matches
+    (the templates match at most one)."""
+    target = update.this
+    alias = target.alias_or_name
+    where = update.args.get("where")
+    condition = where.this.copy() if where is not None else exp.true()
+    source = update.args.get("from_")
+    sets = {e.this.name: e.expression for e in update.expressions}
+    select = exp.select().from_(target.copy())
+    if source is not None:
+        inner = source.this.copy()
+        inner_alias = inner.alias_or_name
+        inner.set("alias", None)
+        hit = exp.select("*", exp.alias_(exp.true(), "__hit")).from_(inner).subquery(inner_alias)
+        select = select.join(hit, on=condition, join_type="left")
+        matched = exp.column("__hit", table=inner_alias).is_(exp.true())
+    else:
+        matched = condition
+    replaced = [exp.alias_(exp.Case(ifs=[exp.If(this=matched.copy(), true=value.copy())],
+                                    default=exp.column(name, table=alias)), name)
+                for name, value in sets.items()]
+    star = exp.Star(**{"replace": replaced})
+    return select.select(exp.Column(this=star, table=exp.to_identifier(alias)), append=False)
+
+
+def _delete_select(delete: exp.Delete) -> exp.Select:
+    """``DELETE FROM t WHERE p`` as ``SELECT * FROM t WHERE NOT coalesce(p, false)``."""
+    where = delete.args.get("where")
+    keep = exp.not_(exp.func("coalesce", exp.paren(where.this.copy()), exp.false())) if where else exp.false()
+    return exp.select("*").from_(delete.this.copy()).where(keep)
+
+
+def _expand_stars(tree: exp.Expression, columns: Columns) -> None:
+    """``x.* REPLACE (e AS c)`` and ``* EXCLUDE (c)``: Spark has neither, so write the columns
+    out, in the relation's order, from the catalog (``columns``)."""
+    for star in list(tree.find_all(exp.Star)):
+        replace, exclude = star.args.get("replace"), star.args.get("except_")
+        if not replace and not exclude:
+            continue
+        column = star.parent if isinstance(star.parent, exp.Column) else None
+        select = star.find_ancestor(exp.Select)
+        qualifier = column.table if column is not None else None
+        names = _star_columns(select, qualifier, columns)
+        dropped = {e.name.lower() for e in exclude or []}
+        replaced = {e.alias.lower(): e for e in replace or []}
+        items = [replaced[n.lower()].copy() if n.lower() in replaced else exp.column(n, table=qualifier, quoted=True)
+                 for n in names if n.lower() not in dropped]
+        node = column if column is not None else star
+        position = select.expressions.index(node)
+        select.set("expressions", select.expressions[:position] + items + select.expressions[position + 1:])
+
+
+def _star_columns(select: exp.Select, qualifier: str | None, columns: Columns) -> list[str]:
+    """The columns ``qualifier.*`` (or ``*``) stands for in ``select``: a table's from the
+    catalog, a subquery's or CTE's from its select list."""
+    sources = [select.args["from_"].this] + [j.this for j in select.args.get("joins") or []]
+    for source in sources:
+        if qualifier and source.alias_or_name != qualifier:
+            continue
+        if isinstance(source, exp.Subquery):
+            return [e.alias_or_name for e in source.this.selects]
+        with_ = select.args.get("with") or (select.parent_select and select.parent_select.args.get("with"))
+        for cte in (with_.expressions if with_ else []):
+            if cte.alias_or_name == source.name:
+                return [e.alias_or_name for e in cte.this.selects]
+        bare = source.copy()
+        bare.set("alias", None)
+        return columns(bare)
+    raise ValueError(f"cannot tell the columns of {qualifier or '*'} in: {select.sql('duckdb')[:200]}")
+
+
+# -- functions and types ----------------------------------------------------------------------
+def _any_value(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.IgnoreNulls)):
+        if isinstance(node.this, exp.AnyValue):
+            node.replace(exp.Anonymous(this="any_value", expressions=[node.this.this.copy(), exp.true()]))
+    for node in list(tree.find_all(exp.AnyValue)):
+        node.replace(exp.Anonymous(this="any_value", expressions=[node.this.copy(), exp.true()]))
+
+
+def _list_position(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.Anonymous)):
+        if node.name.lower() in ("list_position", "list_indexof"):
+            node.replace(exp.Nullif(this=exp.Anonymous(this="array_position", expressions=node.expressions),
+                                    expression=exp.Literal.number(0)))
+
+
+def _hugeint(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.DataType)):
+        if node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
+            node.replace(exp.DataType.build("DECIMAL(38, 0)"))
+
+
+def _row(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.Anonymous)):
+        if node.name.lower() == "row":
+            node.replace(exp.Anonymous(this="struct", expressions=node.expressions))
+
+
+def _md5_number(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.Anonymous)):
+        if node.name.lower() == "md5_number":
+            text = exp.cast(node.expressions[0].copy(), "VARCHAR")
+            prefix = exp.func("substring", exp.func("md5", text), exp.Literal.number(1), exp.Literal.number(16))
+            node.replace(exp.cast(exp.func("conv", prefix, exp.Literal.number(16), exp.Literal.number(10)),
+                                  "DECIMAL(20, 0)"))
+
+
+def _named_window_frame(tree: exp.Expression) -> None:
+    for select in list(tree.find_all(exp.Select)):
+        named = {w.alias_or_name: w for w in select.args.get("windows") or []}
+        for window in list(select.find_all(exp.Window)) if named else []:
+            ref = window.args.get("alias")
+            if ref is not None and window.args.get("spec") is not None and ref.name in named:
+                base = named[ref.name]
+                window.set("alias", None)
+                window.set("partition_by", [p.copy() for p in base.args.get("partition_by") or []] or None)
+                if base.args.get("order"):
+                    window.set("order", base.args["order"].copy())
+
+
+def _ordered_list(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.ArrayAgg)):
+        if isinstance(node.this, exp.Order):
+            order = node.this
+            if any(key.args.get("desc") for key in order.expressions):
+                raise ValueError(f"no Spark form for a descending list aggregate: {node.sql('duckdb')}")
+            keys = [exp.alias_(key.this.copy(), f"k{i}") for i, key in enumerate(order.expressions)]
+            pairs = exp.ArrayAgg(this=exp.Struct(expressions=keys + [exp.alias_(order.this.copy(), "v")]))
+            node.replace(exp.Transform(this=exp.Anonymous(this="array_sort", expressions=[pairs]),
+                                       expression=exp.Lambda(this=exp.column("v", table="s"),
+                                                             expressions=[exp.to_identifier("s")])))
+    for node in list(tree.find_all(exp.Bracket)):
+        if node.expressions and isinstance(node.expressions[0], exp.Slice):
+            lo, hi = node.expressions[0].this, node.expressions[0].expression
+            length = exp.Add(this=exp.Sub(this=exp.paren(hi.copy()), expression=exp.paren(lo.copy())),
+                             expression=exp.Literal.number(1))
+            node.replace(exp.Anonymous(this="slice", expressions=[node.this.copy(), lo.copy(), length]))
+
+
+def _element(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.Bracket)):
+        index = node.expressions[0] if len(node.expressions) == 1 else None
+        if index is None or isinstance(index, exp.Slice) or (isinstance(index, exp.Literal) and index.is_string):
+            continue
+        node.replace(exp.Anonymous(this="try_element_at", expressions=[node.this.copy(), exp.cast(index.copy(), "INT")]))
