@@ -30,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator
 
+import sqlglot
 from sqlglot import exp
 
 from anonymizer.engine.names import ident
@@ -200,9 +201,10 @@ class SparkEngine(Engine):
             return None
         if found[0].tableType != "VIEW":
             return ("table", None)
-        rows = self.con.sql(f"SHOW CREATE TABLE {_spark_table(schema, name)}").collect()
-        text = rows[0][0]
-        return ("view", text[text.upper().index(" AS ") + 4:] if " AS " in text.upper() else text)
+        details = self.con.sql(f"DESCRIBE TABLE EXTENDED {_spark_table(schema, name)}").collect()
+        text = next((r[1] for r in details if r[0] == "View Text"), None)
+        # the query as DuckDB would write it: the owner's check (publish.reads) parses DuckDB SQL
+        return ("view", sqlglot.transpile(text, read="spark", write="duckdb")[0] if text else None)
 
 
 def _args(statement: str, params: dict | list | None) -> dict | list | None:

@@ -29,6 +29,7 @@ window
 ``list(x ORDER BY y)``                 ``transform(array_sort(collect_list(struct(y, x))),
                                        s -> s.v)`` (sqlglot drops the ORDER BY, and
                                        collect_list the NULLs, of ``x``)
+``list(DISTINCT x ORDER BY x)``        ``array_sort(collect_set(x))``
 ``l[a:b]``                             ``slice(l, a, b - a + 1)``
 ``l[i]`` (1-based, NULL outside)       ``try_element_at(l, i)`` (sqlglot shifts only
                                        literal indexes; Spark's ``[]`` is 0-based and fails
@@ -237,6 +238,13 @@ def _ordered_list(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.ArrayAgg)):
         if isinstance(node.this, exp.Order):
             order = node.this
+            if isinstance(order.this, exp.Distinct):   # list(DISTINCT x ORDER BY x): the sorted set
+                value = order.this.expressions[0]
+                if len(order.expressions) != 1 or order.expressions[0].this != value or order.expressions[0].args.get("desc"):
+                    raise ValueError(f"no Spark form for this ordered distinct list: {node.sql('duckdb')}")
+                node.replace(exp.Anonymous(this="array_sort", expressions=[exp.Anonymous(this="collect_set",
+                                                                                        expressions=[value.copy()])]))
+                continue
             if any(key.args.get("desc") for key in order.expressions):
                 raise ValueError(f"no Spark form for a descending list aggregate: {node.sql('duckdb')}")
             keys = [exp.alias_(key.this.copy(), f"k{i}") for i, key in enumerate(order.expressions)]
@@ -257,4 +265,6 @@ def _element(tree: exp.Expression) -> None:
         index = node.expressions[0] if len(node.expressions) == 1 else None
         if index is None or isinstance(index, exp.Slice) or (isinstance(index, exp.Literal) and index.is_string):
             continue
+        if isinstance(index, exp.Literal):   # sqlglot holds a literal index 0-based, an expression as written
+            index = exp.Literal.number(int(index.this) + 1)
         node.replace(exp.Anonymous(this="try_element_at", expressions=[node.this.copy(), exp.cast(index.copy(), "INT")]))

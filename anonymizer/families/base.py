@@ -22,6 +22,8 @@ class Family:
             the role ``individual``.
         parts: the views it publishes besides the main one (``<view>_<part>``).
         units: what its groups of rows are called in a summary (``classes``, ``groups``).
+        on_spark: the algorithms that run on Spark too (:mod:`anonymizer.engine.spark`); the
+            others run on DuckDB only, and a Spark release of one is refused before any work.
     """
 
     name: str
@@ -31,6 +33,7 @@ class Family:
     reads: frozenset[str] = frozenset()
     parts: tuple[str, ...] = ()
     units: str = "classes"
+    on_spark: frozenset[str] = frozenset()
     package: str = field(default="", compare=False)
 
     def steps(self) -> ModuleType:

@@ -29,7 +29,7 @@ import duckdb
 from anonymizer.engine.database import attach_database
 from anonymizer.engine.backend import engine_for
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
-from anonymizer.errors import ExportError
+from anonymizer.errors import ExportError, UnsupportedError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
@@ -135,6 +135,10 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
     """
     engine = engine_for(con, progress=progress, keep_work=keep_work, settings=spec.engine,
                         **({} if log is None else {"log": log}))
+    family = spec.algorithm.family
+    if engine.dialect != "duckdb" and spec.algorithm.name not in family.on_spark:
+        raise UnsupportedError(f"{spec.algorithm.name} ({family.name}) is not supported on {engine.dialect} yet; "
+                               f"it runs on DuckDB (on {engine.dialect}: {', '.join(sorted(_on(engine.dialect))) or 'none'})")
     clock: dict[str, float] = {}
     start = time.perf_counter()
     if engine.dialect == "duckdb":
@@ -156,6 +160,12 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         ready = verified(engine, plan, clock).ready
         return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
                        dry_run)
+
+
+def _on(dialect: str) -> set[str]:
+    """The algorithms of every family that run on ``dialect``."""
+    from anonymizer.families import FAMILIES
+    return {a for f in FAMILIES for a in f.on_spark} if dialect == "spark" else set()
 
 
 def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, ready: Verified,

@@ -141,8 +141,7 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: 
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     _positions(run)
-    if loop == "recursive" and (engine.dialect == "spark"   # Spark refuses a recursive step that aggregates
-                                or any(check.uses_asof_join(model) for _, model, _ in run.checked)):
+    if loop == "recursive" and (engine.dialect == "spark" or any(check.uses_asof_join(m) for _, m, _ in run.checked)):
         loop = "python"
     rounds, next_cid, timings = _rounds(run) if loop == "python" else _batches(run, batch)
     assign = _assign(run)                      # line 30: return T_anony
