@@ -30,6 +30,7 @@ from tests.test_release import WEIRD, make_weird
 EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/families/generalized.
     "bench/",
     "hierarchy/",  # every builder is rendered and parsed by tests/hierarchy/test_sql_parses.py
+    "dialects/",   # Spark's forms: rendered below and run by tests/engine/test_spark.py
 }
 
 
@@ -165,3 +166,18 @@ def _identity_reserved(con) -> None:
     ir_evaluate(con, patients_spec("ir patients", qis=4, suppression_limit=1.0, algorithm={"name": "danonyir", "seed": 0},
                                    model={"type": "ir-kl-anonymity", "k": 3, "l": 3, "sensitive": "diagnosis"}),
                 queries=20)
+
+
+def test_the_spark_forms_render_and_transpile():
+    """Each ``templates/dialects/spark/`` form renders (in DuckDB's dialect, as every template)
+    and transpiles to Spark SQL; tests/engine/test_spark.py runs them on Spark."""
+    from anonymizer.engine.session import render
+    from anonymizer.engine.transpile import to_spark
+    forms = [t for t in list_templates() if t.startswith("dialects/spark/")]
+    assert forms
+    context = {"schema": '"_anon_releases"', "audit": '"_anon_releases"."_audit"'}
+    for form in forms:
+        text = render(form.removeprefix("dialects/spark/"), "spark", **context)
+        assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders
+        statements = to_spark(text, lambda table: [])
+        assert statements and all(":" in s or "CREATE" in s for s in statements), form
