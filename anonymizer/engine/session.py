@@ -26,6 +26,7 @@ so a user's connection gets its own settings back: ``memory_limit`` bounds DuckD
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 import uuid
@@ -88,10 +89,10 @@ def render(template: str, dialect: str = "duckdb", **context: Any) -> str:
         raise TemplateError(template, f"missing context: {exc.message}") from exc
 
 
-def _overrides() -> set[str]:
-    if not hasattr(_overrides, "names"):
-        _overrides.names = {n for n in _ENV.list_templates() if n.startswith("dialects/")}
-    return _overrides.names
+@functools.cache
+def _overrides() -> frozenset[str]:
+    """The templates with a form of their own for another dialect (``dialects/<d>/...``)."""
+    return frozenset(n for n in _ENV.list_templates() if n.startswith("dialects/"))
 
 
 def list_templates() -> list[str]:

@@ -4,7 +4,11 @@ SQL (:mod:`.transpile`) and run by a ``SparkSession``.
 What differs from DuckDB, and how the engine keeps the algorithms the same:
 
 - **Work tables** live in a Spark database of the run, ``_anon_work_<id>``, dropped with
-  everything in it when the run ends (DuckDB attaches an in-memory database instead).
+  everything in it when the run ends (DuckDB attaches an in-memory database instead). On a
+  local master its files go to a private temporary directory (mode 0700), not the
+  warehouse, so a killed run's work rows are not left beside the published tables; on a
+  cluster they go to the warehouse, and a killed run leaves its ``_anon_work_<id>``
+  database there until someone drops it.
   Transient tables (Mondrian's rounds) are work tables too: Spark has no temporary tables.
 - **Statements**: every rendered statement goes through :func:`.transpile.to_spark`; a
   template may also have a Spark form of its own, ``templates/dialects/spark/<name>``, which
@@ -24,11 +28,13 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -96,6 +102,7 @@ class SparkEngine(Engine):
 
     dialect = "spark"
     undo_steps: list[Callable[[], None]] = field(default_factory=list)
+    work_dir: str | None = None   # where a local run's work database keeps its files
 
     # -- execution -------------------------------------------------------------------------
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
@@ -132,7 +139,7 @@ class SparkEngine(Engine):
         start = time.perf_counter()
         frame = self.con.read.csv(str(path), sep=delimiter, header=False, inferSchema=False)
         frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
-        name = to_spark(f"SELECT * FROM {target}", self._columns_of)[0].split(" FROM ", 1)[1]
+        name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")
         frame.write.saveAsTable(name)
         self.log.append(StatementLog("hierarchy/csv_load.sql.j2", f"-- DataFrameReader.csv({str(path)!r}) -> {name}",
                                      time.perf_counter() - start, dialect=self.dialect))
@@ -142,7 +149,10 @@ class SparkEngine(Engine):
         if self.work_schema is None:
             prefix = "_anon_kept_" if self.keep_work else "_anon_work_"
             self.work_schema = f"{prefix}{uuid.uuid4().hex[:10]}"
-            self.execute(f"CREATE SCHEMA {ident(self.work_schema)}", template="<work database>")
+            local = str(self.con.conf.get("spark.master", "")).startswith("local") and not self.keep_work
+            self.work_dir = tempfile.mkdtemp(prefix=f"{self.work_schema}_") if local else None
+            self.execute(f"CREATE SCHEMA {ident(self.work_schema)}" + (" LOCATION $location" if local else ""),
+                         {"location": self.work_dir} if local else None, template="<work database>")
         return self.work_schema
 
     def transient(self, name: str) -> str:
@@ -151,7 +161,9 @@ class SparkEngine(Engine):
     def close_work(self) -> None:
         if self.work_schema is not None and not self.keep_work:
             self.con.sql(f"DROP DATABASE IF EXISTS `{self.work_schema}` CASCADE")
-        self.work_schema = None
+            if self.work_dir:
+                shutil.rmtree(self.work_dir, ignore_errors=True)
+        self.work_schema = self.work_dir = None
 
     def drop_transient(self) -> None:
         """Transient tables are work tables here: they go with the work database."""

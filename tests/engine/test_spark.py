@@ -29,10 +29,13 @@ pytestmark = pytest.mark.spark
 
 
 @pytest.fixture(scope="module")
-def spark(tmp_path_factory):
-    warehouse = tmp_path_factory.mktemp("spark")
-    spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse / "warehouse"),
-                                 "spark.sql.shuffle.partitions": "2"})
+def warehouse(tmp_path_factory):
+    return tmp_path_factory.mktemp("spark") / "warehouse"
+
+
+@pytest.fixture(scope="module")
+def spark(warehouse):
+    spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse), "spark.sql.shuffle.partitions": "2"})
     yield spark
     spark.stop()
 
@@ -60,7 +63,7 @@ def spark_classes(spark, view: str, qis: list[str]) -> list[int]:
     return class_sizes(spark.sql(f"SELECT count(*) FROM {view} GROUP BY {cols}").collect())
 
 
-def test_the_demo_release_is_the_same_on_spark(spark, adult):
+def test_the_demo_release_is_the_same_on_spark(spark, adult, warehouse):
     """Mondrian, k = 10, distinct 3-diversity on occupation, 0.2-closeness on income, ARX's
     hierarchies, NULLs suppressed: the same rows, classes and figures on both engines."""
     spec = demo_spec()
@@ -87,6 +90,11 @@ def test_the_demo_release_is_the_same_on_spark(spark, adult):
     assert untranspiled == []
     placeholders = [e.template for e in log if re.search(r"\$[A-Za-z_]", re.sub(r"/\*.*?\*/", "", e.sql, flags=re.S))]
     assert placeholders == []   # DuckDB's $name became Spark's :name: parameters stay bound, never spliced
+    # the work rows never reach the warehouse, and nothing of the run's work database is left
+    assert not [d.name for d in spark.catalog.listDatabases() if d.name.startswith("_anon_work_")]
+    assert not list(warehouse.glob("_anon_work_*"))
+    work = [e.sql for e in log if e.template == "<work database>"]
+    assert work and all("LOCATION :location" in sql for sql in work)
 
 
 @pytest.mark.parametrize("seed", [1, 2])
