@@ -26,12 +26,17 @@ from anonymizer.spec.types import ReleaseSpec
 
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,
-              *, data: pd.DataFrame | None = None, progress: Callable[[str], None] | None = None,
-              force: bool = False, publish: bool = True) -> ReleaseResult:
+              *, spark: Any = None, data: pd.DataFrame | None = None,
+              progress: Callable[[str], None] | None = None, force: bool = False,
+              publish: bool = True) -> ReleaseResult:
     """Run ``spec`` (a :class:`ReleaseSpec`, a dict, or a YAML path) and publish the result.
 
     Args:
         con: the DuckDB connection holding the source; a new in-memory one if omitted.
+        spark: a ``SparkSession`` to run on instead (:mod:`anonymizer.engine.spark`): the
+            source is a table of its catalog (or the spec's ``source.path``), the release is
+            published there. Without ``con`` or ``spark``, a spec saying ``engine: {name:
+            spark, ...}`` starts (or takes the running) session as it says.
         data: a DataFrame to use as the source instead of the spec's ``source``; it is read
             in the run's work database and never written to ``con`` (only the release is).
         publish: ``False``: a dry run, which verifies and measures the release and publishes
@@ -47,7 +52,11 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
         if not isinstance(flag, bool):   # publish="no" would publish: a truthy string is not False
             raise SpecError(name, "must be True or False", flag)
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
-    con = con if con is not None else duckdb.connect()
+    if con is not None and spark is not None:
+        raise SpecError("spark", "give a DuckDB connection (con) or a SparkSession (spark), not both")
+    if spark is None and con is None and parsed.backend.spark:
+        spark = parsed.backend.spark_session()
+    con = spark if spark is not None else con if con is not None else duckdb.connect()
     result = run_release(parsed, con, progress=progress, force=force, data=data, dry_run=not publish)
     result.con = con  # type: ignore[attr-defined]
     return result

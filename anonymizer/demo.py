@@ -27,6 +27,16 @@ def load_adult(con: duckdb.DuckDBPyConnection, name: str = "adult") -> str:
     return target
 
 
+def load_adult_on_spark(spark, name: str = "adult") -> str:
+    """:func:`load_adult` into the Spark table ``name`` (replaced)."""
+    from anonymizer.engine.spark import copy_from_duckdb
+    con = duckdb.connect()
+    try:
+        return copy_from_duckdb(spark, con, load_adult(con, name), name)
+    finally:
+        con.close()
+
+
 def demo_spec(k: int | None = None) -> ReleaseSpec:
     """The demo release spec, optionally with another k."""
     spec = load_spec(data_path("demo.yml"))

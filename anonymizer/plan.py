@@ -29,7 +29,7 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.randomness import ReleaseKey
-from anonymizer.spec.types import Column, ReleaseSpec, Source
+from anonymizer.spec.types import Column, ReleaseSpec
 from anonymizer.engine.names import ident, table
 
 
@@ -118,33 +118,14 @@ def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | Non
     (CSV/Parquet ``source.path``) or a DataFrame ``data`` is staged in the run's work database
     (``engine.work("source")``), never in the user's: no table of the database is created or
     replaced, and the raw rows go when the work database is detached (or the process ends)."""
-    if data is not None:
-        target, name = engine.work("source"), f"__anonymizer_input_{engine.open_work()}"
-        engine.con.register(name, data)
-        try:
-            engine.execute(f"CREATE TABLE {target} AS SELECT * FROM {ident(name)}")
-        finally:
-            engine.con.unregister(name)
-        return target
-    if spec.source.path is not None:
+    if data is not None or spec.source.path is not None:
         target = engine.work("source")
-        load_file(engine, spec.source, target)
+        if data is not None:
+            engine.load_frame(data, target)
+        else:
+            engine.load_file(spec.source, target)
         return target
     return source_relation(spec)
-
-
-def load_file(engine: Engine, src: Source, target: str) -> None:
-    """Load the CSV or Parquet file ``src.path`` into the new table ``target`` (quoted)."""
-    reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
-    params: dict = {"path": str(src.path)}
-    if reader == "csv":
-        params["header"] = src.header
-        if src.delimiter:
-            params["delim"] = src.delimiter
-        if src.null_string is not None:
-            params["nullstr"] = src.null_string
-    engine.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
-               has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
 
 
 def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> ReleaseSpec:

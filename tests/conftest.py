@@ -1,7 +1,11 @@
-"""Shared fixtures: a fresh in-memory DuckDB per test, and the bundled Adult data."""
+"""Shared fixtures: a fresh in-memory DuckDB per test, the bundled Adult data, and one local
+Spark session for every Spark test of the run (``spark``; a session costs about ten seconds
+to start; its catalog's files in ``warehouse``). Without pyspark or Java the tests that ask
+for ``spark`` are skipped; ``pytest -m 'not spark'`` leaves them out."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -28,3 +32,19 @@ def arx_adult(con):
     """The 30,162-row ARX Adult table as table `adult` (columns as in ARX's adult.csv)."""
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ARX / 'adult.csv.gz'}', delim=';', header=true)")
     return con
+
+
+@pytest.fixture(scope="session")
+def warehouse(tmp_path_factory):
+    return tmp_path_factory.mktemp("spark") / "warehouse"
+
+
+@pytest.fixture(scope="session")
+def spark(warehouse):
+    pytest.importorskip("pyspark")
+    if shutil.which("java") is None:
+        pytest.skip("no Java: the Spark tests need a JRE (Java 17)")
+    from anonymizer.engine.spark import session
+    spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse), "spark.sql.shuffle.partitions": "2"})
+    yield spark
+    spark.stop()

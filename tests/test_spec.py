@@ -72,6 +72,11 @@ CASES = [
     ("order with duplicates", with_("columns.zip", {"role": "quasi", "order": ["a", "a"]}), "columns.zip.order"),
     ("same output schemas", with_("output", {"schema": "x", "snapshot_schema": "x"}), "output.snapshot_schema"),
     ("source file missing", with_("source", {"path": "nope.csv"}), "source.path"),
+    ("unknown engine", with_("engine", {"name": "postgres"}), "engine.name"),
+    ("DuckDB setting on spark", with_("engine", {"name": "spark", "threads": 2}), "engine.threads"),
+    ("Spark setting on duckdb", with_("engine", {"master": "local[2]"}), "engine.master"),
+    ("spark conf not a mapping", with_("engine", {"name": "spark", "conf": ["a=b"]}), "engine.conf"),
+    ("empty spark master", with_("engine", {"name": "spark", "master": " "}), "engine.master"),
 ]
 
 
@@ -105,3 +110,14 @@ def test_malformed_yaml(tmp_path, text, field):
 def test_spec_hash_ignores_key_order():
     reordered = dict(reversed(list(GOOD.items())))
     assert load_spec(GOOD).spec_hash() == load_spec(reordered).spec_hash()
+
+
+def test_the_engine_setting_is_read_and_not_hashed(tmp_path):
+    """``engine: {name: spark, ...}`` says where a release runs (anonymizer.engine.choice),
+    never what it publishes: the spec's hash is that of the same spec without it."""
+    spark = load_spec(dict(GOOD, engine={"name": "spark", "master": "local[1]", "warehouse": "wh",
+                                         "conf": {"spark.driver.memory": "2g"}}), base_dir=tmp_path)
+    assert spark.backend.spark and spark.backend.master == "local[1]"
+    assert spark.backend.warehouse == str(tmp_path / "wh") and spark.backend.conf == (("spark.driver.memory", "2g"),)
+    assert spark.spec_hash() == load_spec(GOOD).spec_hash()
+    assert not load_spec(GOOD).backend.spark

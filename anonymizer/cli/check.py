@@ -8,7 +8,8 @@ from typing import Any, Mapping
 
 import click
 
-from anonymizer.cli.params import Finite, csv_list, db_option, echo_json, json_option, open_db
+from anonymizer.cli.params import (Finite, csv_list, db_option, echo_json, engine_choice, engine_options, given,
+                                   json_option, open_engine)
 
 
 @click.command()
@@ -21,8 +22,9 @@ from anonymizer.cli.params import Finite, csv_list, db_option, echo_json, json_o
               help="Table whose sensitive distribution t-closeness compares with (default: the measured table; "
                    "give a release's input to measure it as the release's gate does).")
 @json_option
+@engine_options
 def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, reference: str | None,
-          as_json: bool) -> None:
+          as_json: bool, **engine: str | None) -> None:
     """Measure any table: k, l-diversity (distinct, entropy, recursive), t-closeness,
     re-identification risk and class sizes, grouping by the QI columns.
 
@@ -32,13 +34,17 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, re
     suppression), so `--table published.adult --reference adult` reproduces the release's
     figure.
 
+    With --engine spark the table is one of Spark's catalog and the figures are computed
+    by Spark.
+
     \b
-    Example:
+    Examples:
       anonymizer check --db d.duckdb --table published.adult --qi age,sex,race --sensitive occupation
+      anonymizer check --engine spark --spark-warehouse wh/ --table published.adult --qi age,sex,race
     """
     from anonymizer.measure import measure_table
     sens = [s for item in sensitive for s in csv_list(item)]
-    with open_db(db, read_only=True) as con:
+    with open_engine(engine_choice(**engine, db_given=given("db")), db, read_only=True) as con:
         result = measure_table(con, table, csv_list(qi), sens, c=c, reference=reference)
     if as_json:
         echo_json(result)

@@ -75,6 +75,57 @@ def batch_option(default: str, help: str = "The MSB greedy's steps: 'exact' (one
     return click.option("--batch", default=default, show_default=True, callback=_batch, help=help)
 
 
+def engine_options(command):
+    """``--engine`` and Spark's ``--spark-master``, ``--spark-conf``, ``--spark-warehouse``
+    (:mod:`anonymizer.engine.choice`; read them with :func:`engine_choice`)."""
+    return stack(
+        click.option("--engine", type=click.Choice(["duckdb", "spark"]), default=None,
+                     help="Where the work runs: duckdb (default: the --db file) or spark (a Spark session: "
+                          "tables are read from and published to its catalog, --db is not used). Replaces "
+                          "the spec's engine.name."),
+        click.option("--spark-master", metavar="URL", default=None,
+                     help="Spark's master: local[2] (default), local[*], spark://host:7077, yarn, ..."),
+        click.option("--spark-conf", metavar="KEY=VALUE", multiple=True,
+                     help="A Spark setting, e.g. spark.driver.memory=8g (repeat for several)."),
+        click.option("--spark-warehouse", metavar="DIR", default=None,
+                     help="Keep Spark's catalog (a Derby metastore and the tables as Parquet) in DIR, so the "
+                          "next command finds what this one published (default on a local master: "
+                          "./anonymizer-spark)."),
+    )(command)
+
+
+def engine_choice(base=None, *, engine: str | None, spark_master: str | None, spark_conf: tuple[str, ...],
+                  spark_warehouse: str | None, db_given: bool = False):
+    """The :class:`~anonymizer.engine.choice.EngineChoice` of a command: the spec's
+    (``base``) with the command line's options in its place."""
+    from dataclasses import replace
+    from anonymizer.engine.choice import EngineChoice
+    from anonymizer.errors import SpecError
+    choice = base or EngineChoice()
+    if engine is not None:
+        choice = replace(choice, name=engine)
+    conf = []
+    for item in spark_conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SpecError("--spark-conf", "must be KEY=VALUE, e.g. spark.driver.memory=8g", item)
+        conf.append((key.strip(), value.strip()))
+    spark_given = spark_master is not None or conf or spark_warehouse is not None
+    if not choice.spark and spark_given:
+        raise SpecError("--engine", "the --spark-* options need --engine spark (or engine: {name: spark} in the spec)")
+    if choice.spark and db_given:
+        raise SpecError("--db", "is a DuckDB file: with Spark the tables live in the Spark catalog "
+                                "(--spark-warehouse); leave out one of them")
+    return replace(choice, master=spark_master or choice.master, conf=choice.conf + tuple(conf),
+                   warehouse=spark_warehouse or choice.warehouse)
+
+
+def given(name: str) -> bool:
+    """Whether the running command's option ``name`` was given on the command line (not its default)."""
+    from click.core import ParameterSource
+    return click.get_current_context().get_parameter_source(name) is ParameterSource.COMMANDLINE
+
+
 # -- parameter types ----------------------------------------------------------------------------
 class Finite(click.ParamType):
     """A finite number (NaN and infinities refused), optionally in [low, high]."""
@@ -139,6 +190,15 @@ def _batch(ctx, param, value: str):
 def csv_list(value: str | None) -> list[str]:
     """``"a, b,,c"`` -> ``["a", "b", "c"]``."""
     return [v.strip() for v in value.split(",") if v.strip()] if value else []
+
+
+@contextmanager
+def open_engine(choice, db: str | None, read_only: bool = False, must_exist: bool = False):
+    """The connection of a command that may run on either engine (:func:`engine_choice`):
+    ``--db`` opened as :func:`open_db` does, or a Spark session, stopped at the end."""
+    from anonymizer.engine.choice import connect
+    with connect(choice, db, read_only=read_only, must_exist=must_exist) as con:
+        yield con
 
 
 @contextmanager

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 
 from anonymizer.errors import SpecError
-from anonymizer.cli.params import db_option, emit, json_option, memory_limit_option, open_db, progress, quiet_option
+from anonymizer.cli.params import (db_option, emit, engine_choice, engine_options, given, json_option,
+                                   memory_limit_option, open_engine, progress, quiet_option)
 
 
 @click.command()
@@ -32,10 +33,11 @@ from anonymizer.cli.params import db_option, emit, json_option, memory_limit_opt
               help="Verify and measure the release, publish nothing (no snapshot, view, audit row or export).")
 @click.option("--log-sql", "log_sql", metavar="FILE", type=click.Path(dir_okay=False), default=None,
               help="Write every SQL statement the run executed, with its time, to FILE (also when it fails).")
+@engine_options
 @quiet_option()
 def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool,
         memory_limit: str | None, temp_directory: str | None, dry_run: bool, log_sql: str | None,
-        quiet: bool) -> None:
+        quiet: bool, **engine: str | None) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
@@ -58,12 +60,16 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
       anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
       anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
+      anonymizer run adult.yml --engine spark --spark-warehouse wh/   (source and release in Spark's catalog)
     """
     from anonymizer.release.run import run_release
     from anonymizer.spec.parse import load_spec, parse_export
     parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
     if export is not None:
         parsed = replace(parsed, output=replace(parsed.output, export=parse_export(export, Path("."), "--export")))
+    choice = engine_choice(parsed.backend, **engine, db_given=given("db"))
+    if choice.spark:
+        _refuse_duckdb_options(memory_limit, temp_directory)
     separate = parsed.output.database is not None
     if separate and keep_work:
         raise SpecError("--keep-work", "keeps the run's work tables in --db, which a release with "
@@ -77,7 +83,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     if log_sql is not None:
         _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
     try:
-        with open_db(source_db, read_only=reads_only) as con:
+        with open_engine(choice, source_db, read_only=reads_only) as con:
             result = run_release(parsed, con, progress=progress(quiet or as_json), keep_work=keep_work,
                                  force=force, dry_run=dry_run, log=statements)
     finally:
@@ -114,6 +120,13 @@ def _with_resources(spec, memory_limit: str | None, temp_directory: str | None):
     return replace(spec, engine=settings)
 
 
+def _refuse_duckdb_options(memory_limit: str | None, temp_directory: str | None) -> None:
+    """DuckDB's resources and files mean nothing to Spark: said, not ignored."""
+    for name, value in (("--memory-limit", memory_limit), ("--temp-directory", temp_directory)):
+        if value is not None:
+            raise SpecError(name, "is a DuckDB setting; give Spark's as --spark-conf, e.g. spark.driver.memory=8g")
+
+
 def _same_file(a: str, b) -> bool:
     """Whether two paths name the same file (as far as they can be resolved)."""
     try:
@@ -144,25 +157,40 @@ def validate(spec: str) -> None:
 @db_option(help="DuckDB database file to create or reuse.")
 @click.option("--k", type=click.IntRange(2, 1000), default=None, help="Override k (default 10).")
 @json_option
+@engine_options
 @quiet_option()
-def demo(db: str, k: int | None, as_json: bool, quiet: bool) -> None:
+def demo(db: str, k: int | None, as_json: bool, quiet: bool, **engine: str | None) -> None:
     """Anonymize the bundled UCI Adult table (32,561 rows) and publish published.adult.
 
     Loads the data into table `adult` of DB, runs Mondrian with 10-anonymity, distinct
     3-diversity on occupation and 0.2-closeness on income (rows with a missing value are
     suppressed), verifies and publishes the view, and prints what was achieved.
 
+    With --engine spark the same release runs on Apache Spark: Adult is copied into table
+    `adult` of Spark's catalog (kept in --spark-warehouse) and published there.
+
     \b
-    Example:
+    Examples:
       anonymizer demo --db demo.duckdb && anonymizer report --db demo.duckdb
+      anonymizer demo --engine spark --spark-warehouse wh/
     """
-    from anonymizer.demo import demo_spec, load_adult
+    from anonymizer.demo import demo_spec, load_adult, load_adult_on_spark
+    from anonymizer.engine.choice import DEFAULT_WAREHOUSE
     from anonymizer.release.run import run_release
-    with open_db(db) as con:
-        load_adult(con)
-        result = run_release(demo_spec(k), con, progress=progress(quiet or as_json))
+    choice = engine_choice(**engine, db_given=given("db"))
+    say = progress(quiet or as_json)
+    with open_engine(choice, db) as con:
+        if choice.spark:
+            if say:
+                say("copying the bundled Adult table into Spark's catalog (table adult)")
+            load_adult_on_spark(con)
+        else:
+            load_adult(con)
+        result = run_release(demo_spec(k), con, progress=say)
     emit(result, as_json)
     if not as_json:
-        click.echo(f"\nMeasure it again:  anonymizer check --db {db} --table {result.view} "
+        where = (f"--engine spark --spark-warehouse {choice.warehouse or DEFAULT_WAREHOUSE}" if choice.spark
+                 else f"--db {db}")
+        click.echo(f"\nMeasure it again:  anonymizer check {where} --table {result.view} "
                    "--qi eq_class,age,sex,race,marital-status,education,native-country,workclass "
                    "--sensitive occupation,income")

@@ -32,7 +32,7 @@ import time
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Callable, ClassVar, Iterator
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 import duckdb
 import jinja2
@@ -40,6 +40,11 @@ import jinja2
 from anonymizer.errors import DataError, SpecError, TemplateError
 from anonymizer.resources import TEMPLATES, resource_dir
 from anonymizer.engine.names import ident, table
+
+if TYPE_CHECKING:
+    import pandas
+
+    from anonymizer.spec.types import Source
 
 _TEMPLATES = resource_dir(TEMPLATES)
 #: the connection's temporary catalog, where transient work tables live (:meth:`Engine.transient`)
@@ -195,6 +200,29 @@ class Engine:
         """A headerless CSV file (a hierarchy) as table ``target``, every field text, in
         columns ``column0``, ``column1``, ..."""
         self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
+
+    def load_file(self, src: "Source", target: str) -> None:
+        """Load the CSV or Parquet file ``src.path`` (a spec's source) into the new table
+        ``target`` (quoted)."""
+        reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
+        params: dict = {"path": str(src.path)}
+        if reader == "csv":
+            params["header"] = src.header
+            if src.delimiter:
+                params["delim"] = src.delimiter
+            if src.null_string is not None:
+                params["nullstr"] = src.null_string
+        self.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
+                 has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
+
+    def load_frame(self, data: "pandas.DataFrame", target: str) -> None:
+        """Copy the DataFrame ``data`` into the new table ``target`` (quoted)."""
+        name = f"__anonymizer_input_{uuid.uuid4().hex[:10]}"
+        self.con.register(name, data)
+        try:
+            self.execute(f"CREATE TABLE {target} AS SELECT * FROM {ident(name)}")
+        finally:
+            self.con.unregister(name)
 
     def say(self, message: str) -> None:
         """Report progress to the user, if a progress callback was given."""

@@ -32,6 +32,7 @@ import shutil
 import tempfile
 import time
 import uuid
+from pathlib import Path
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
@@ -59,8 +60,10 @@ def session(master: str = "local[2]", conf: dict[str, str] | None = None, wareho
                .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC"))
     if warehouse:
+        warehouse = str(Path(warehouse).resolve())   # Derby and Spark would each resolve a relative one
         builder = (builder.config("spark.sql.warehouse.dir", f"{warehouse}/warehouse")
                    .config("javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={warehouse}/metastore;create=true")
+                   .config("spark.driver.extraJavaOptions", f"-Dderby.stream.error.file={warehouse}/derby.log")
                    .enableHiveSupport())
     for key, value in (conf or {}).items():
         builder = builder.config(key, value)
@@ -68,6 +71,20 @@ def session(master: str = "local[2]", conf: dict[str, str] | None = None, wareho
     spark.sparkContext.setLogLevel("ERROR")
     _quiet()
     return spark
+
+
+def copy_from_duckdb(spark, con, relation: str, name: str) -> str:
+    """Copy the DuckDB ``relation`` (quoted) of ``con`` into the Spark table ``name``
+    (replaced), through a Parquet file: the rows never pass through Python. Returns ``name``."""
+    folder = tempfile.mkdtemp(prefix="anonymizer_copy_")
+    try:
+        path = str(Path(folder) / "rows.parquet")
+        con.sql(f"SELECT * FROM {relation}").write_parquet(path)
+        target = sqlglot.parse_one(name, into=exp.Table, read="duckdb").sql("spark")
+        spark.read.parquet(path).write.mode("overwrite").saveAsTable(target)
+        return name
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _quiet() -> None:
@@ -139,10 +156,30 @@ class SparkEngine(Engine):
         start = time.perf_counter()
         frame = self.con.read.csv(str(path), sep=delimiter, header=False, inferSchema=False)
         frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
+        self._save(frame, target, f"-- DataFrameReader.csv({str(path)!r})", "hierarchy/csv_load.sql.j2", start)
+
+    def load_file(self, src, target: str) -> None:
+        """A spec's CSV or Parquet ``source.path`` through Spark's reader (Spark SQL takes no
+        reader options), then the table ``target``."""
+        start = time.perf_counter()
+        if src.path.suffix.lower() == ".parquet":
+            frame = self.con.read.parquet(str(src.path))
+        else:
+            options = {"header": src.header, "inferSchema": True, "sep": src.delimiter or ","}
+            if src.null_string is not None:
+                options["nullValue"] = src.null_string
+            frame = self.con.read.csv(str(src.path), **options)
+        self._save(frame, target, f"-- DataFrameReader({str(src.path)!r})", "prepare/load_file.sql.j2", start)
+
+    def load_frame(self, data, target: str) -> None:
+        """A pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`) as ``target``."""
+        self._save(self.con.createDataFrame(data), target, "-- createDataFrame(data)", "<data>", time.perf_counter())
+
+    def _save(self, frame, target: str, what: str, template: str, start: float) -> None:
         name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")
         frame.write.saveAsTable(name)
-        self.log.append(StatementLog("hierarchy/csv_load.sql.j2", f"-- DataFrameReader.csv({str(path)!r}) -> {name}",
-                                     time.perf_counter() - start, dialect=self.dialect))
+        self.log.append(StatementLog(template, f"{what} -> {name}", time.perf_counter() - start,
+                                     dialect=self.dialect))
 
     # -- the run's work database -----------------------------------------------------------
     def open_work(self) -> str:
@@ -174,12 +211,16 @@ class SparkEngine(Engine):
 
     @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
+        opened = self.work_schema is None   # outside a run (anonymizer check): the work database is the scratch's
         name = self.work(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
-        self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)
         try:
+            self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)
             yield name
         finally:
-            self.execute(f"DROP TABLE IF EXISTS {name}", template="<scratch>")
+            if opened:
+                self.close_work()
+            else:
+                self.execute(f"DROP TABLE IF EXISTS {name}", template="<scratch>")
 
     # -- publishing ------------------------------------------------------------------------
     @contextmanager

@@ -26,7 +26,7 @@ import duckdb
 from anonymizer.engine.session import Engine
 from anonymizer.engine.database import open_database
 from anonymizer.errors import SpecError
-from anonymizer.plan import load_file, load_source, resolve_columns
+from anonymizer.plan import load_source, resolve_columns
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import Column, Source
 from anonymizer.measure import table_parts
@@ -134,7 +134,7 @@ def show_file_column(path: str | Path, column: str, hierarchy: Hierarchy, exampl
     """Build ``hierarchy`` on ``column`` of a CSV or Parquet file (read in memory)."""
     name = Path(path).name.split(".")[0] or "data"
     with _connect(None) as con:
-        load_file(Engine(con), Source(table=name, path=Path(path)), ident(name))
+        Engine(con).load_file(Source(table=name, path=Path(path)), ident(name))
         return show_hierarchy(con, ident(name), column, hierarchy, examples, export)
 
 

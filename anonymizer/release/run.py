@@ -27,9 +27,9 @@ from typing import Any, Callable, Iterator
 import duckdb
 
 from anonymizer.engine.database import attach_database
-from anonymizer.engine.backend import engine_for
+from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
-from anonymizer.errors import ExportError, UnsupportedError
+from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
@@ -73,7 +73,7 @@ def spec_fingerprint(spec: ReleaseSpec) -> str:
     return h.hexdigest()[:16]
 
 
-def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
+def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql.SparkSession", *,
                 progress: Callable[[str], None] | None = None, keep_work: bool = False,
                 force: bool = False, data: "pandas.DataFrame | None" = None, dry_run: bool = False,
                 log: list[StatementLog] | None = None) -> ReleaseResult:
@@ -91,6 +91,8 @@ def run_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
     cannot be written (refused before any work), DatabaseOpenError for an output database
     that cannot be attached.
     """
+    if is_spark(con):
+        _refuse_duckdb_outputs(spec, "spark")
     if spec.output.export is not None and not dry_run:
         check_writable(spec.output.export)
     database, failed = spec.output.database, None
@@ -160,6 +162,16 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         ready = verified(engine, plan, clock).ready
         return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
                        dry_run)
+
+
+def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
+    """What only a DuckDB release can do, refused before any work on another engine."""
+    if spec.output.database is not None:
+        raise SpecError("output.database", f"is a DuckDB file; on {dialect} the release goes to its catalog "
+                                           "(output.schema)", str(spec.output.database))
+    if spec.output.export is not None:
+        raise UnsupportedError(f"output.export (a copy of the release as one file) is not supported on {dialect} "
+                               "yet; read the published view with the engine's own writer")
 
 
 def _on(dialect: str) -> set[str]:

@@ -29,7 +29,9 @@ Every source column needs a role, unless ``default_role`` says what unlisted col
 Resources (optional): ``engine: {memory_limit: 8GB, threads: 2, temp_directory: spill/}``
 bounds DuckDB's memory for the run (beyond it DuckDB spills to ``temp_directory``; relative
 to the spec's folder; ``anonymizer run --memory-limit`` wins over it) and sets its threads.
-They change how a release runs, never what it publishes: they are not part of its hash.
+``engine: {name: spark, master: "local[2]", conf: {...}, warehouse: DIR}`` runs the release
+on Apache Spark instead (:mod:`anonymizer.engine.choice`). They change how a release runs,
+never what it publishes: they are not part of its hash.
 
 Personalized privacy (paper 000, LGB): a quasi column may name a ``flag``, a BOOLEAN column
 of the source that is TRUE in the rows whose value on it is sensitive for that person. The
@@ -58,6 +60,7 @@ from typing import Any, Mapping
 
 import yaml
 
+from anonymizer.engine.choice import ENGINES, EngineChoice
 from anonymizer.engine.session import Settings
 from anonymizer.errors import SpecError
 from anonymizer.numbers import number
@@ -162,6 +165,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         output=_output(data.get("output", {}), release, base),
         raw=data,
         engine=_engine(data.get("engine", {}), base),
+        backend=_backend(data.get("engine", {}), base),
     )
 
 
@@ -183,9 +187,35 @@ def memory_limit(value: Any, where: str = "engine.memory_limit") -> str:
     return value.strip()
 
 
+_DUCKDB_SETTINGS = {"memory_limit", "threads", "temp_directory"}
+_SPARK_SETTINGS = {"master", "conf", "warehouse"}
+
+
+def _backend(value: Any, base: Path) -> EngineChoice:
+    """``engine: {name, master, conf, warehouse}``: which engine runs the release."""
+    v = mapping_field(value if value is not None else {}, "engine", {"name"} | _DUCKDB_SETTINGS | _SPARK_SETTINGS)
+    name = v.get("name", "duckdb")
+    if name not in ENGINES:
+        raise SpecError("engine.name", f"must be one of {', '.join(ENGINES)}", name)
+    mine, theirs = (_SPARK_SETTINGS, _DUCKDB_SETTINGS) if name == "spark" else (_DUCKDB_SETTINGS, _SPARK_SETTINGS)
+    for key in sorted(theirs & set(v)):
+        raise SpecError(f"engine.{key}", f"is a setting of {'DuckDB' if name == 'spark' else 'Spark'}, not of "
+                                         f"{name}" + (" (give Spark's own as engine.conf, e.g. spark.driver.memory)"
+                                                      if name == "spark" else " (add name: spark)"))
+    conf = v.get("conf") or {}
+    if not isinstance(conf, dict) or not all(isinstance(k, str) for k in conf):
+        raise SpecError("engine.conf", "must be a mapping of Spark settings, e.g. {spark.driver.memory: 8g}", conf)
+    for key in ("master", "warehouse"):
+        if key in v and (not isinstance(v[key], str) or not v[key].strip()):
+            raise SpecError(f"engine.{key}", "must be a non-empty string", v[key])
+    warehouse = v.get("warehouse")
+    return EngineChoice(name, v.get("master"), tuple((k, str(c)) for k, c in conf.items()),
+                        None if warehouse is None else str(relative_path(warehouse, base)))
+
+
 def _engine(value: Any, base: Path) -> Settings:
     """``engine: {memory_limit, threads, temp_directory}``: DuckDB's resources for the run."""
-    v = mapping_field(value if value is not None else {}, "engine", {"memory_limit", "threads", "temp_directory"})
+    v = {k: c for k, c in (value if isinstance(value, dict) else {}).items() if k in _DUCKDB_SETTINGS}
     limit = memory_limit(v["memory_limit"]) if "memory_limit" in v else None
     threads = v.get("threads")
     if threads is not None:

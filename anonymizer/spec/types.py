@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from anonymizer import families
+from anonymizer.engine.choice import EngineChoice
 from anonymizer.engine.session import Settings
 from anonymizer.hierarchy.spec import Hierarchy
 
@@ -164,6 +165,7 @@ class ReleaseSpec:
     output: Output = field(default_factory=lambda: Output("release"))
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     engine: Settings = field(default_factory=Settings)
+    backend: EngineChoice = field(default_factory=EngineChoice)   # which engine runs it (DuckDB by default)
 
     # -- views --------------------------------------------------------------------
     def by_role(self, role: str) -> tuple[Column, ...]:

@@ -53,3 +53,23 @@ def test_validate_names_the_release_and_refuses_a_bad_spec(invoke, tmp_path):
     spec.write_text("release: r\nsource: {table: people}\ncolumns: {age: quasi}\nmodels: [{type: k-anonymity}]\n")
     bad = invoke("validate", spec)
     assert bad.exit_code == 2 and "models[0]" in bad.output
+
+
+def test_the_engine_options_are_checked_before_any_engine_starts(invoke, tmp_path):
+    """``--engine spark`` and the ``--spark-*`` options (anonymizer.engine.choice): what cannot
+    go together is refused with exit status 2 before Spark (or DuckDB) is started."""
+    spec = tmp_path / "r.yml"
+    spec.write_text("release: r\nsource: people\ncolumns: {age: quasi, disease: sensitive}\n"
+                    "models: [{type: k-anonymity, k: 5}]\n")
+    cases = [(("run", spec, "--spark-master", "local[1]"), "need --engine spark"),
+             (("run", spec, "--engine", "spark", "--db", tmp_path / "x.duckdb"), "--db: is a DuckDB file"),
+             (("run", spec, "--engine", "spark", "--memory-limit", "1GB"), "--memory-limit: is a DuckDB setting"),
+             (("run", spec, "--engine", "spark", "--spark-conf", "spark.driver.memory"), "must be KEY=VALUE"),
+             (("check", "--engine", "spark", "--db", tmp_path / "x.duckdb", "--table", "t", "--qi", "a"),
+              "--db: is a DuckDB file"),
+             (("demo", "--spark-warehouse", tmp_path / "wh"), "need --engine spark")]
+    for args, message in cases:
+        res = invoke(*args)
+        assert res.exit_code == 2 and message in res.output, (args, res.output)
+    assert not (tmp_path / "x.duckdb").exists() and not (tmp_path / "wh").exists()
+    assert "--spark-warehouse" in invoke("run", "--help").output and "--engine" in invoke("check", "--help").output

@@ -6,46 +6,28 @@ need Java 17 and pyspark (``pytest -m 'not spark'`` skips them)."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import duckdb
 import numpy as np
 import pandas as pd
 import pytest
 
-pytest.importorskip("pyspark")
-if shutil.which("java") is None:
-    pytest.skip("no Java: the Spark tests need a JRE (Java 17)", allow_module_level=True)
-
-from anonymizer.api import anonymize  # noqa: E402
-from anonymizer.demo import demo_spec, load_adult  # noqa: E402
-from anonymizer.engine.session import StatementLog  # noqa: E402
-from anonymizer.engine.spark import session  # noqa: E402
-from anonymizer.errors import SpecError, UnsupportedError  # noqa: E402
-from anonymizer.release.run import run_release  # noqa: E402
-from anonymizer.spec.parse import load_spec  # noqa: E402
+from anonymizer.api import anonymize
+from anonymizer.demo import demo_spec, load_adult
+from anonymizer.engine.session import StatementLog
+from anonymizer.engine.spark import copy_from_duckdb
+from anonymizer.errors import SpecError, UnsupportedError
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
 
 pytestmark = pytest.mark.spark
-
-
-@pytest.fixture(scope="module")
-def warehouse(tmp_path_factory):
-    return tmp_path_factory.mktemp("spark") / "warehouse"
-
-
-@pytest.fixture(scope="module")
-def spark(warehouse):
-    spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse), "spark.sql.shuffle.partitions": "2"})
-    yield spark
-    spark.stop()
 
 
 @pytest.fixture(scope="module")
 def adult(spark):
     """The bundled Adult table in DuckDB and the same rows in Spark (table ``adult``)."""
     con = duckdb.connect()
-    load_adult(con, "adult")
-    spark.createDataFrame(con.execute("SELECT * FROM adult").df()).write.mode("overwrite").saveAsTable("adult")
+    copy_from_duckdb(spark, con, load_adult(con, "adult"), "adult")
     return con
 
 
