@@ -174,12 +174,18 @@ class SparkEngine(Engine):
 
     @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
+        """A work table (Spark has no temporary tables); outside a run (``anonymizer check``)
+        the work database is opened for the block and dropped after it."""
+        opened = self.work_schema is None
         name = self.work(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
-        self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)
         try:
+            self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)
             yield name
         finally:
-            self.execute(f"DROP TABLE IF EXISTS {name}", template="<scratch>")
+            if opened:
+                self.close_work()
+            else:
+                self.execute(f"DROP TABLE IF EXISTS {name}", template="<scratch>")
 
     # -- publishing ------------------------------------------------------------------------
     @contextmanager
