@@ -175,7 +175,8 @@ def test_the_spark_forms_render_and_transpile():
     from anonymizer.engine.transpile import to_spark
     forms = [t for t in list_templates() if t.startswith("dialects/spark/")]
     assert forms
-    context = {"schema": '"_anon_releases"', "audit": '"_anon_releases"."_audit"'}
+    context = {"schema": '"_anon_releases"', "audit": '"_anon_releases"."_audit"',   # publish/
+               "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0"}                  # models/
     for form in forms:
         text = render(form.removeprefix("dialects/spark/"), "spark", **context)
         assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders

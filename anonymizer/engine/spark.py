@@ -211,7 +211,9 @@ class SparkEngine(Engine):
 
     @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
-        opened = self.work_schema is None   # outside a run (anonymizer check): the work database is the scratch's
+        """A work table (Spark has no temporary tables); outside a run (``anonymizer check``)
+        the work database is opened for the block and dropped after it."""
+        opened = self.work_schema is None
         name = self.work(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
         try:
             self.execute(f"CREATE TABLE {name} AS {select}", params, template=template)

@@ -34,6 +34,9 @@ window
 ``l[i]`` (1-based, NULL outside)       ``try_element_at(l, i)`` (sqlglot shifts only
                                        literal indexes; Spark's ``[]`` is 0-based and fails
                                        outside)
+``WITH`` inside a CTE, clashing with   renamed ``name__<k>`` in its query (sqlglot moves
+another CTE's name                     nested CTEs to the top, where Spark refuses
+                                       duplicate names)
 =====================================  =====================================================
 
 Bound parameters carry over as Spark's named markers (``$k`` becomes ``:k``). A construct
@@ -62,7 +65,7 @@ def to_spark(sql: str, columns: Columns) -> list[str]:
         if tree is None:
             continue
         for rewrite in (_any_value, _list_position, _hugeint, _row, _md5_number, _named_window_frame,
-                        _ordered_list, _element):
+                        _ordered_list, _element, _nested_ctes):
             rewrite(tree)
         out += [_write(t) for t in _statements(tree, columns)]
     return out
@@ -245,19 +248,40 @@ def _ordered_list(tree: exp.Expression) -> None:
                 node.replace(exp.Anonymous(this="array_sort", expressions=[exp.Anonymous(this="collect_set",
                                                                                         expressions=[value.copy()])]))
                 continue
-            if any(key.args.get("desc") for key in order.expressions):
-                raise ValueError(f"no Spark form for a descending list aggregate: {node.sql('duckdb')}")
             keys = [exp.alias_(key.this.copy(), f"k{i}") for i, key in enumerate(order.expressions)]
             pairs = exp.ArrayAgg(this=exp.Struct(expressions=keys + [exp.alias_(order.this.copy(), "v")]))
-            node.replace(exp.Transform(this=exp.Anonymous(this="array_sort", expressions=[pairs]),
-                                       expression=exp.Lambda(this=exp.column("v", table="s"),
-                                                             expressions=[exp.to_identifier("s")])))
+            filtered = node.parent if isinstance(node.parent, exp.Filter) else None   # FILTER goes on the aggregate
+            if filtered is not None:
+                pairs = exp.Filter(this=pairs, expression=filtered.expression.copy())
+            sort = [pairs] + ([_comparator(order.expressions)] if any(k.args.get("desc") for k in order.expressions)
+                              else [])
+            ordered = exp.Transform(this=exp.Anonymous(this="array_sort", expressions=sort),
+                                    expression=exp.Lambda(this=exp.column("v", table="s"),
+                                                          expressions=[exp.to_identifier("s")]))
+            if filtered is not None:   # no row passes: NULL, as DuckDB's list (collect_list: [])
+                ordered = exp.Nullif(this=ordered, expression=exp.Array(expressions=[]))
+            (filtered or node).replace(ordered)
     for node in list(tree.find_all(exp.Bracket)):
         if node.expressions and isinstance(node.expressions[0], exp.Slice):
             lo, hi = node.expressions[0].this, node.expressions[0].expression
             length = exp.Add(this=exp.Sub(this=exp.paren(hi.copy()), expression=exp.paren(lo.copy())),
                              expression=exp.Literal.number(1))
             node.replace(exp.Anonymous(this="slice", expressions=[node.this.copy(), lo.copy(), length]))
+
+
+def _comparator(keys: list[exp.Ordered]) -> exp.Expression:
+    """``(a, b) -> -1, 0 or 1`` ordering structs ``(k0, k1, ...)`` as the keys of ``list(x
+    ORDER BY ...)`` say (a descending key: array_sort alone sorts every field ascending);
+    NULLs last unless a key says NULLS FIRST, as DuckDB orders them."""
+    cases = []
+    for i, key in enumerate(keys):
+        a, b = f"a.k{i}", f"b.k{i}"
+        first = -1 if key.args.get("nulls_first") else 1
+        before, after = (">", "<") if key.args.get("desc") else ("<", ">")
+        cases += [f"WHEN {a} IS NULL AND {b} IS NOT NULL THEN {first}", f"WHEN {a} IS NOT NULL AND {b} IS NULL THEN {-first}",
+                  f"WHEN {a} {before} {b} THEN -1", f"WHEN {a} {after} {b} THEN 1"]
+    return sqlglot.parse_one(f"SELECT array_sort(x, (a, b) -> CASE {' '.join(cases)} ELSE 0 END)",
+                             read="spark").selects[0].expression
 
 
 def _element(tree: exp.Expression) -> None:
@@ -268,3 +292,24 @@ def _element(tree: exp.Expression) -> None:
         if isinstance(index, exp.Literal):   # sqlglot holds a literal index 0-based, an expression as written
             index = exp.Literal.number(int(index.this) + 1)
         node.replace(exp.Anonymous(this="try_element_at", expressions=[node.this.copy(), exp.cast(index.copy(), "INT")]))
+
+
+def _nested_ctes(tree: exp.Expression) -> None:
+    """A CTE of a ``WITH`` nested in a CTE or subquery (a model's check inside the checks'
+    statement) whose name another CTE of the statement has too: renamed within its query,
+    each reference keeping the old name as its alias (sqlglot writes every CTE at the top)."""
+    withs = list(tree.find_all(exp.With))
+    names = [cte.alias_or_name for w in withs for cte in w.expressions]
+    for k, with_ in enumerate(withs):
+        if with_.parent is None or with_.parent.find_ancestor(exp.CTE, exp.Subquery) is None:
+            continue
+        for cte in with_.expressions:
+            old = cte.alias_or_name
+            if names.count(old) < 2:
+                continue
+            new = exp.to_identifier(f"{old}__{k}")
+            cte.args["alias"].set("this", new)
+            for ref in with_.parent.find_all(exp.Table):
+                if ref.name == old and not ref.db and not ref.catalog:
+                    ref.set("alias", ref.args.get("alias") or exp.TableAlias(this=exp.to_identifier(old)))
+                    ref.set("this", new.copy())

@@ -111,18 +111,19 @@ def reference_sql(base: str, sensitive_col: str) -> str:
 
 
 def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | None = None,
-              hier: str | None = None) -> str:
+              hier: str | None = None, dialect: str = "duckdb") -> str:
     """Render ``model``'s per-class ``SELECT gid, figure, ok`` over the relation ``hist``.
 
     ``glob`` (``(s, p, rnk)``) is required by t-closeness and ``hier`` (``(s, level,
     node)``) by its hierarchical distance. Bind ``model.params(prefix)`` (or pass the
-    text through :func:`used_params`) when executing.
+    text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
+    form of the template is taken (:func:`~anonymizer.engine.session.render`).
     """
     if model.needs_global and glob is None:
         raise SpecError(str(model), "needs the table-wide distribution (glob)")
     if getattr(model, "distance", None) == "hierarchical" and hier is None:
         raise SpecError(str(model), "hierarchical distance needs a hierarchy relation (s, level, node)")
-    return render(model.template, hist=hist, p=prefix, glob=glob, hier=hier,
+    return render(model.template, dialect, hist=hist, p=prefix, glob=glob, hier=hier,
                   has_value=getattr(model, "value", None) is not None)
 
 
@@ -247,7 +248,7 @@ def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], sour
             glob = ident(glob_of[col])
         hier = hiers.get(i, hiers.get(attr)) if attr is not None else None
         p = prefixes[i]
-        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier)))
+        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier, engine.dialect)))
         params.update(model.params(p))
     if not models:
         return []

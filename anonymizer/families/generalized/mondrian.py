@@ -352,7 +352,7 @@ def _model_steps(run: _Run, cells: str, hist: str, cand: str, side_name) -> tupl
             contexts.append((sides[s], {"cells": cells, "hist": hist, "cand": cand, "qis": run.qis,
                                         "keys": run.keys, "s": s, "codes": run.codes.get(s),
                                         "relaxed": run.relaxed}))
-        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model)))
+        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model), run.engine.dialect))
     return contexts, checks
 
 
