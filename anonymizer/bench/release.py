@@ -74,31 +74,32 @@ def run_release_bench(rows_list, repeat: int = 1, memory_limit: str | None = Non
             temporary directory removed at the end.
         progress: the runs' progress lines on stderr.
     """
-    with _directory(directory) as where:
+    with bench_directory(directory) as where:
         for rows in rows_list:
             db = where / f"{TABLE}_{int(rows)}.duckdb"
             if not db.exists():
-                _child({"task": "generate", "db": str(db), "rows": int(rows)})
+                in_child({"task": "generate", "db": str(db), "rows": int(rows)})
             for _ in range(repeat):
-                yield _child({"task": "release", "db": str(db), "rows": int(rows), "k": k, "l": l,
+                yield in_child({"task": "release", "db": str(db), "rows": int(rows), "k": k, "l": l,
                               "memory_limit": memory_limit, "threads": threads, "progress": progress})
 
 
 @contextmanager
-def _directory(directory: str | Path | None) -> Iterator[Path]:
+def bench_directory(directory: str | Path | None, prefix: str = "anonymizer-bench-") -> Iterator[Path]:
+    """``directory`` (created if missing), or a temporary directory removed at the end."""
     if directory is not None:
         path = Path(directory)
         path.mkdir(parents=True, exist_ok=True)
         yield path
         return
-    path = Path(tempfile.mkdtemp(prefix="anonymizer-bench-"))
+    path = Path(tempfile.mkdtemp(prefix=prefix))
     try:
         yield path
     finally:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _child(task: dict) -> dict:
+def in_child(task: dict) -> dict:
     """Run ``task`` in a fresh Python process; its progress goes to our stderr, its result
     is the last line of its stdout."""
     done = subprocess.run([sys.executable, "-m", "anonymizer.bench.release", json.dumps(task)],
@@ -149,13 +150,14 @@ class _Sampler:
             except duckdb.Error:
                 continue
             self.duckdb_peak, self.spilled_peak = max(self.duckdb_peak, used), max(self.spilled_peak, spilled)
-            self.rss_peak = max(self.rss_peak, _rss())
+            self.rss_peak = max(self.rss_peak, rss())
 
 
-def _rss() -> int:
-    """This process's resident memory now, in bytes (0 where /proc is missing)."""
+def rss(pid: int | str = "self") -> int:
+    """The resident memory of process ``pid`` (default: this one) now, in bytes (0 where /proc
+    is missing or the process is gone)."""
     try:
-        with open("/proc/self/statm") as f:
+        with open(f"/proc/{pid}/statm") as f:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
     except (OSError, ValueError, IndexError):
         return 0

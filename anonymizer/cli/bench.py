@@ -39,6 +39,7 @@ def bench() -> None:
     Examples:
       anonymizer bench mondrian --rows 1000000 --rows 10000000
       anonymizer bench release --rows 10000000 --repeat 3 --memory-limit 3GB
+      anonymizer bench spark --rows 1000000 --repeat 3       # the same release on DuckDB and Spark
     """
 
 
@@ -114,6 +115,63 @@ def release(rows: tuple[int, ...], k: int, repeat: int, memory_limit: str | None
     limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
     stream(run_release_bench(list(rows), repeat=repeat, memory_limit=limit, directory=data_dir, k=k,
                              progress=not quiet), format_release_bench)
+
+
+def _spark_conf(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
+    """``--conf key=value`` (repeated) -> ``{key: value}``."""
+    pairs = [v.partition("=") for v in values]
+    bad = [v for v, (key, eq, _) in zip(values, pairs) if not key.strip() or not eq]
+    if bad:
+        raise click.BadParameter(f"must be key=value, e.g. spark.driver.memory=4g: {bad[0]!r}", ctx, param)
+    return {key.strip(): value for key, _, value in pairs}
+
+
+@bench.command()
+@rows_option()
+@repeat_option("Releases per engine and size (the engines take turns).")
+@k_option(help="k of k-anonymity (with distinct l = 2 on salary).")
+@click.option("--master", default="local[2]", show_default=True,
+              help="Spark's master URL: local[N] (N cores of this machine) or a cluster's (spark://host:7077, yarn).")
+@click.option("--conf", "conf", multiple=True, metavar="KEY=VALUE", callback=_spark_conf,
+              help="A Spark setting (repeat the option), e.g. spark.driver.memory=4g, spark.sql.shuffle.partitions=8.")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
+              help="Where the generated source, its Parquet copy and Spark's warehouse go (default: a temporary "
+                   "directory, removed at the end); with a cluster's --master, a directory every executor sees.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per engine and size instead of the table.")
+@quiet_option("No progress lines.")
+def spark(rows: tuple[int, ...], repeat: int, k: int, master: str, conf: dict[str, str], data_dir: str | None,
+          as_json: bool, quiet: bool) -> None:
+    """Time the same release on DuckDB and on Spark: the release of `bench release`
+    (Mondrian, k = --k, distinct l = 2 on salary, age numeric and five categorical QIs),
+    each engine next to its own plain GROUP BY scan of the same rows. Needs pyspark and
+    Java 17 (pip install 'anonymizer[spark]').
+
+    Per size the source is generated in DuckDB, written to Parquet and read by Spark into
+    a table (load seconds, not counted in a release). Per engine and size: the release's
+    median seconds, the scan, release/scan, the engine's release over DuckDB's, Mondrian's
+    rounds and seconds a round, Spark's statements and jobs, the classes (the same on both),
+    peak memory (DuckDB: its process's peak RSS; Spark: the driver JVM's RSS, sampled; on a
+    local master that JVM runs the executors too), then the phases. Compare ratios, not
+    seconds. Progress goes to stderr.
+
+    \b
+    Examples:
+      anonymizer bench spark --rows 1000000 --repeat 3
+      anonymizer bench spark --rows 10000000 --repeat 1 --conf spark.driver.memory=6g
+      anonymizer bench spark --rows 100000 --master spark://host:7077 --data-dir /shared/bench --json
+    """
+    import json
+
+    from anonymizer.bench.spark import format_spark_bench, run_spark_bench
+    say = None if quiet else (lambda message: click.echo(f"· {message}", err=True))
+    runs = []
+    for run in run_spark_bench(list(rows), repeat=repeat, master=master, conf=conf, k=k, say=say,
+                               directory=data_dir):
+        runs.append(run)
+        if as_json:
+            click.echo(json.dumps(run))
+    if not as_json:
+        click.echo(format_spark_bench(runs))
 
 
 @bench.command()

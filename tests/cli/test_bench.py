@@ -1,5 +1,5 @@
 """``anonymizer bench <target>``: JSON lines per run, and each target with only its own
-options (``bench release`` runs in tests/test_bench_release.py)."""
+options (``bench release`` runs in tests/test_bench_release.py, ``bench spark`` in tests/test_bench_spark.py)."""
 
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def test_bench_prints_json_lines(invoke):
     ("macros", ["--rows", "--qis", "--repeat"], ["--k", "--algorithm"]),
     ("lattice", ["--data", "--rows", "--repeat"], ["--k", "--qis", "--algorithm"]),
     ("recursive", ["--rows", "--repeat", "--loop", "--json"], ["--k", "--algorithm"]),
+    ("spark", ["--rows", "--repeat", "--k", "--master", "--conf", "--data-dir", "--json", "--quiet"],
+     ["--qis", "--algorithm", "--memory-limit"]),
 ])
 def test_each_target_takes_only_its_own_options(invoke, target, own, foreign):
     options = invoke("bench", target, "--help").output.split("Options:")[1]
@@ -68,3 +70,9 @@ def test_release_bench_tables_show_every_run(invoke):
     assert {"seconds", "scan_seconds", "ratio", "peak_mb", "steps", "suppressed", "groups"} <= set(line)
     table = res.output.strip().splitlines()[-2:]
     assert table[0].split()[:3] == ["rows", "algorithm", "seconds"] and table[1].split()[:2] == ["2000", "lgb-mdp"]
+
+
+@pytest.mark.parametrize("conf", ["spark.driver.memory", "=4g"])
+def test_bench_spark_refuses_a_conf_without_key_and_value(invoke, conf):
+    res = invoke("bench", "spark", "--rows", 10, "--conf", conf)   # refused before Spark starts
+    assert res.exit_code == 2 and "must be key=value" in res.output

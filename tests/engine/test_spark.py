@@ -81,12 +81,13 @@ def test_the_demo_release_is_the_same_on_spark(spark, adult, warehouse):
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_random_tables_give_the_same_classes(spark, seed):
-    """Numeric QIs (an integer, a fraction, a small integer) with a sensitive column; a
-    categorical QI without a hierarchy (set labels) does not run on Spark yet."""
+    """Numeric QIs (an integer, a fraction, a small integer) and a categorical QI without a
+    hierarchy (labelled by value sets, '{p, q}'), with a sensitive column."""
     rng = np.random.default_rng(seed)
     n = 600
     frame = pd.DataFrame({"a": rng.integers(0, 40, n), "b": rng.integers(0, 1000, n) / 8,
-                          "c": rng.integers(0, 7, n), "s": rng.choice(["x", "y", "z"], n)})
+                          "c": rng.integers(0, 7, n), "d": rng.choice(["p", "q", "r", "t"], n),
+                       "s": rng.choice(["x", "y", "z"], n)})
     name = f"random_{seed}"
     spark.createDataFrame(frame).write.mode("overwrite").saveAsTable(name)
     con = duckdb.connect()
@@ -94,7 +95,8 @@ def test_random_tables_give_the_same_classes(spark, seed):
     con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame")
     spec = load_spec({"release": name, "source": {"table": name},
                       "columns": {"a": {"role": "quasi", "type": "numeric"}, "b": {"role": "quasi", "type": "numeric"},
-                                  "c": {"role": "quasi", "type": "numeric"}, "s": "sensitive"},
+                                  "c": {"role": "quasi", "type": "numeric"},
+                                  "d": {"role": "quasi", "type": "categorical"}, "s": "sensitive"},
                       "models": [{"type": "k-anonymity", "k": 3 + seed},
                                  {"type": "distinct-l-diversity", "l": 2, "sensitive": "s"}],
                       "algorithm": {"name": "mondrian"}, "output": {"view": name}})
@@ -102,9 +104,9 @@ def test_random_tables_give_the_same_classes(spark, seed):
     assert (on_spark.classes, on_spark.rows_out, on_spark.measures["k"]) == \
         (on_duckdb.classes, on_duckdb.rows_out, on_duckdb.measures["k"])
     view = f"published.{name}"
-    assert spark_classes(spark, view, ["a", "b", "c"]) == published_classes(con, view, ["a", "b", "c"])
-    assert {tuple(r) for r in spark.sql(f"SELECT DISTINCT a, b, c FROM {view}").collect()} == \
-        set(con.execute(f"SELECT DISTINCT a, b, c FROM {view}").fetchall())
+    assert spark_classes(spark, view, ["a", "b", "c", "d"]) == published_classes(con, view, ["a", "b", "c", "d"])
+    assert {tuple(r) for r in spark.sql(f"SELECT DISTINCT a, b, c, d FROM {view}").collect()} == \
+        set(con.execute(f"SELECT DISTINCT a, b, c, d FROM {view}").fetchall())
 
 
 def _small_spec(release: str, k: int) -> dict:

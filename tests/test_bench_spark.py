@@ -1,0 +1,53 @@
+"""``anonymizer bench spark`` on a tiny size: the same release on DuckDB and on local Spark,
+every figure of the table and the JSON there, and both engines find the same classes (the big
+sizes are commands, not tests: see the README's "On Apache Spark" section). Marked ``spark``:
+it needs Java 17 and pyspark (``pytest -m 'not spark'`` skips it)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+pytest.importorskip("pyspark")
+if shutil.which("java") is None:
+    pytest.skip("no Java: the Spark tests need a JRE (Java 17)", allow_module_level=True)
+
+from anonymizer.bench.release import PHASES  # noqa: E402
+from anonymizer.bench.spark import format_spark_bench  # noqa: E402
+from tests.cli.conftest import run_cli  # noqa: E402
+
+pytestmark = pytest.mark.spark
+
+FIELDS = {"bench", "rows", "engine", "seconds", "runs", "scan_seconds", "ratio", "spark_duckdb", "scan_spark_duckdb",
+          "steps", "rounds", "round_seconds", "classes", "same_classes", "statements", "jobs", "job_seconds",
+          "peak_mb", "memory", "generate_seconds", "load_seconds"}
+
+
+def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
+    res = run_cli("bench", "spark", "--rows", 1000, "--repeat", 1, "--json", "--data-dir", tmp_path,
+                  "--conf", "spark.sql.shuffle.partitions=2")
+    assert res.exit_code == 0, res.output
+    runs = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert [(r["engine"], r["rows"]) for r in runs] == [("duckdb", 1000), ("spark", 1000)]
+    duck, spark = runs
+    assert all(FIELDS <= set(r) for r in runs), [FIELDS - set(r) for r in runs]
+    assert duck["classes"] == spark["classes"] > 0 and duck["rounds"] == spark["rounds"] > 0
+    assert duck["same_classes"] and spark["same_classes"]
+    for r in runs:
+        assert len(r["runs"]) == 1 and r["seconds"] > 0 and r["scan_seconds"] > 0
+        assert r["ratio"] == pytest.approx(r["seconds"] / r["scan_seconds"], rel=0.1)
+        assert set(r["steps"]) == set(PHASES) and sum(r["steps"].values()) <= r["seconds"] + 0.1
+    assert duck["spark_duckdb"] == 1.0 and spark["spark_duckdb"] == pytest.approx(spark["seconds"] / duck["seconds"],
+                                                                                 rel=0.1)
+    assert duck["jobs"] is None and duck["statements"] is None and duck["load_seconds"] is None
+    assert spark["jobs"] >= spark["statements"] >= spark["rounds"] and spark["load_seconds"] > 0
+    assert spark["master"] == "local[2]" and 50 < duck["peak_mb"] < 4000
+    # the driver JVM's memory is measured here (Linux, a JVM pyspark started), said so when it is not
+    assert spark["peak_mb"] > 100 if spark["memory"].startswith("driver JVM") else spark["peak_mb"] is None
+    assert not list(tmp_path.glob("adult_like_*"))   # the source's DuckDB file and Parquet copy are gone
+    table = format_spark_bench(runs).splitlines()
+    assert table[0].split()[:4] == ["rows", "engine", "release", "s"]
+    assert [line.split()[:2] for line in table[1:3]] == [["1000", "duckdb"], ["1000", "spark"]]
+    assert table[-1].startswith("peak MB: duckdb: process peak RSS")
