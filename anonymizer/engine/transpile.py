@@ -22,6 +22,10 @@ DuckDB                                 Spark
 ``list_position(l, v)`` (NULL if none) ``nullif(array_position(l, v), 0)``
 ``HUGEINT``                            ``DECIMAL(38, 0)``
 ``row(a, b)``                          ``struct(a, b)``
+``x[i]`` where ``x`` is ``row(a, b)``      ``x.f<i>``, the row written ``struct(a AS f1, b AS f2)``
+(an unnamed struct, by position)       (Spark's structs are read by field name)
+``row(a, b) IN (SELECT x ...)``        ``struct(a, b) IN (SELECT x.* ...)`` (Spark compares a
+                                       struct with a subquery's columns, one per field)
 ``md5_number(s)`` (128 bits)           the md5's first 64 bits as ``DECIMAL(20, 0)``: the
                                        same order for draws that differ there
 ``OVER (w ROWS ...)`` on a named       the window's partition and order written in
@@ -64,7 +68,7 @@ def to_spark(sql: str, columns: Columns) -> list[str]:
     for tree in sqlglot.parse(sql, read="duckdb"):
         if tree is None:
             continue
-        for rewrite in (_any_value, _list_position, _hugeint, _row, _md5_number, _named_window_frame,
+        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _md5_number, _named_window_frame,
                         _ordered_list, _element, _nested_ctes):
             rewrite(tree)
         out += [_write(t) for t in _statements(tree, columns)]
@@ -207,6 +211,40 @@ def _hugeint(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.DataType)):
         if node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
             node.replace(exp.DataType.build("DECIMAL(38, 0)"))
+
+
+def _struct_index(tree: exp.Expression) -> None:
+    """``x[i]`` where every ``... AS x`` of the statement is a ``row(...)``: DuckDB indexes an
+    unnamed struct by position, Spark reads a field by name, so the rows get names
+    ``f1 .. fn`` and the index becomes ``x.f<i>``."""
+    rows: dict[str, list[exp.Anonymous]] = {}
+    others: set[str] = set()
+    for alias in tree.find_all(exp.Alias):
+        is_row = isinstance(alias.this, exp.Anonymous) and alias.this.name.lower() == "row"
+        (rows.setdefault(alias.alias, []).append(alias.this) if is_row else others.add(alias.alias))
+    indexed = [b for b in tree.find_all(exp.Bracket) if isinstance(b.this, exp.Column) and not b.this.table
+               and b.this.name in rows and b.this.name not in others and len(b.expressions) == 1
+               and isinstance(b.expressions[0], exp.Literal) and not b.expressions[0].is_string]
+    for name in {b.this.name for b in indexed}:
+        for node in rows[name]:
+            node.replace(exp.Struct(expressions=[exp.alias_(e.copy(), f"f{i}")
+                                                 for i, e in enumerate(node.expressions, 1)]))
+    for node in indexed:   # sqlglot holds a literal index 0-based
+        node.replace(exp.Dot(this=node.this.copy(), expression=exp.to_identifier(f"f{int(node.expressions[0].this) + 1}")))
+
+
+def _row_in(tree: exp.Expression) -> None:
+    """``row(a, b) IN (SELECT x FROM t)``: Spark matches a struct on the left of ``IN`` against
+    as many columns of the subquery, so the subquery selects ``x.*``."""
+    for node in list(tree.find_all(exp.In)):
+        query = node.args.get("query")
+        left = node.this
+        if (query is None or not isinstance(left, exp.Anonymous) or left.name.lower() != "row"
+                or not isinstance(query.this, exp.Select) or len(query.this.selects) != 1):
+            continue
+        column = query.this.selects[0]
+        if isinstance(column, exp.Column):
+            column.replace(exp.Column(this=exp.Star(), table=exp.to_identifier(column.name)))
 
 
 def _row(tree: exp.Expression) -> None:

@@ -147,7 +147,7 @@ def model_context(engine: Engine, plan: Plan) -> tuple[dict, dict]:
         else:
             j = sens.index(column[m.sensitive])
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
-                                                          plan.hier_of(m))})
+                                                  plan.hier_of(m), engine.dialect)})
     return {"sens": sens, "globs": globs, "models": models}, params
 
 

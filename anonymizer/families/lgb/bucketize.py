@@ -171,7 +171,7 @@ def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -
     """Algorithm 2's check(VP) for attribute ``x`` over a ``(gid, s, n)`` histogram."""
     if isinstance(x.principle, LUnique):
         return engine.sql("families/lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
-    return check.model_sql(x.principle, hist, f"a{x.index}", globs[x.index])
+    return check.model_sql(x.principle, hist, f"a{x.index}", globs[x.index], dialect=engine.dialect)
 
 
 def _params(attrs: list[Attribute]) -> dict:

@@ -1,0 +1,126 @@
+"""Every generic privacy model, full-domain generalization and the lattice searches (optimal,
+PrivacyFrost2 with partial-domain de-generalization, whose first phase is plain
+PrivacyFrost2) on local Spark: the same
+verdicts per model and class, the same chosen node and the same release as on DuckDB.
+
+ARX's Adult (30,162 rows) with ARX's hierarchies for the QIs age, race and marital-status
+and for the sensitive occupation (the hierarchical distance); education (ordered distance)
+and salary-class (equal distance, alpha-k) are sensitive too. Marked ``spark``."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.engine.backend import engine_for
+from anonymizer.engine.spark import copy_from_duckdb
+from anonymizer.families.generalized.full_domain import check_levels
+from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set
+from anonymizer.plan import prepare
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
+from tests.conftest import ARX
+from tests.engine.test_spark import published_classes, spark_classes
+from tests.test_oracle import adult_spec
+
+pytestmark = pytest.mark.spark
+
+QIS = ["age", "race", "marital-status"]
+#: every generic model, each strict enough here to fail classes of its own at some nodes
+EVERY_MODEL = [{"type": "k-anonymity", "k": 20},
+               {"type": "distinct-l-diversity", "l": 4, "sensitive": "occupation"},
+               {"type": "entropy-l-diversity", "l": 3, "sensitive": "occupation"},
+               {"type": "recursive-cl-diversity", "c": 2, "l": 3, "sensitive": "occupation"},
+               {"type": "t-closeness", "t": 0.15, "sensitive": "salary-class"},
+               {"type": "t-closeness", "t": 0.2, "sensitive": "education", "distance": "ordered"},
+               {"type": "t-closeness", "t": 0.25, "sensitive": "occupation", "distance": "hierarchical"},
+               {"type": "alpha-k-anonymity", "alpha": 0.5, "k": 5, "sensitive": "salary-class", "value": ">50K"}]
+#: nodes (levels of age, race, marital-status) where the models fail different classes
+NODES = [(0, 0, 0), (1, 0, 1), (2, 1, 1), (4, 0, 0)]
+
+
+def spec(release: str, models: list[dict], algorithm: dict, limit: float = 0.0) -> dict:
+    s = adult_spec(release, models, qis=QIS, algorithm=algorithm, sensitive_hierarchy=True)
+    s["columns"].update({"salary-class": {"role": "sensitive"}, "education": {"role": "sensitive"}})
+    return dict(s, source={"table": "arx_adult"}, suppression_limit=limit, output={"view": release})
+
+
+@pytest.fixture(scope="module")
+def engines(spark):
+    """ARX's Adult as ``arx_adult`` in DuckDB and in Spark."""
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE arx_adult AS SELECT * FROM read_csv('{ARX / 'adult.csv.gz'}', delim=';', header=true)")
+    copy_from_duckdb(spark, con, "arx_adult", "arx_adult")
+    return con, spark
+
+
+def test_every_model_judges_every_node_alike(engines):
+    """The node check of full-domain and the lattice searches (one statement per node), over
+    the rows and over the frequency set: per model, the same failing classes and rows."""
+    con, spark = engines
+    release = load_spec(spec("every_model", EVERY_MODEL, {"name": "full-domain", "levels": dict.fromkeys(QIS, 0)}))
+    found = {}
+    for name, session in (("duckdb", con), ("spark", spark)):
+        engine = engine_for(session)
+        try:
+            plan = prepare(engine, release)
+            freq = build_frequency_set(engine, plan)
+            found[name] = [(check_levels(engine, plan, dict(zip(QIS, node))),
+                            check_levels(engine, plan, dict(zip(QIS, node)), freq)) for node in NODES]
+        finally:
+            engine.close_work()
+    assert found["spark"] == found["duckdb"]
+    for rows, over_freq in found["duckdb"]:
+        assert rows == over_freq
+    # the check can fail: every model fails some class at some node, and not all alike
+    failing = [[m[1] for m in rows.per_model] for rows, _ in found["duckdb"]]
+    assert all(any(f[i] for f in failing) for i in range(len(EVERY_MODEL)))
+    assert len({tuple(f) for f in failing}) == len(NODES)
+
+
+def _same_release(on_spark, on_duckdb) -> None:
+    assert (on_spark.classes, on_spark.rows_out, on_spark.suppressed) == \
+        (on_duckdb.classes, on_duckdb.rows_out, on_duckdb.suppressed)
+    for key in ("k", "classes", "rows", "class_sizes"):
+        assert on_spark.measures[key] == on_duckdb.measures[key], key
+    for attribute, figures in on_duckdb.measures["sensitive"].items():
+        for name, value in figures.items():
+            got = on_spark.measures["sensitive"][attribute][name]
+            assert got == pytest.approx(value, rel=1e-9) if isinstance(value, float) else got == value, name
+    assert on_spark.utility == pytest.approx(on_duckdb.utility, rel=1e-9)
+
+
+RELEASES = {
+    "full-domain": ({"name": "full-domain", "levels": {"age": 2, "race": 1, "marital-status": 1}}, 0.1),
+    "optimal": ({"name": "optimal"}, 0.02),
+    "privacyfrost2-partial": ({"name": "privacyfrost2", "partial": True}, 0.02),
+}
+
+
+@pytest.mark.parametrize("name", list(RELEASES))
+def test_the_release_is_the_same_on_spark(engines, name):
+    """A release with k, entropy and recursive l, the three t-closeness distances and alpha-k:
+    the same node (or per-class levels), classes, figures and published labels."""
+    con, spark = engines
+    algorithm, limit = RELEASES[name]
+    models = [{"type": "k-anonymity", "k": 10},
+              {"type": "entropy-l-diversity", "l": 2, "sensitive": "occupation"},
+              {"type": "recursive-cl-diversity", "c": 3, "l": 2, "sensitive": "occupation"},
+              {"type": "t-closeness", "t": 0.35, "sensitive": "salary-class"},
+              {"type": "t-closeness", "t": 0.3, "sensitive": "education", "distance": "ordered"},
+              {"type": "t-closeness", "t": 0.35, "sensitive": "occupation", "distance": "hierarchical"},
+              {"type": "alpha-k-anonymity", "alpha": 0.8, "k": 5, "sensitive": "salary-class", "value": ">50K"}]
+    view = name.replace("-", "_")
+    release = load_spec(spec(view, models, algorithm, limit))
+    on_spark, on_duckdb = run_release(release, spark), anonymize(release, con=con)
+    _same_release(on_spark, on_duckdb)
+    for key in ("levels", "per_model", "loss", "checks"):
+        if key in on_duckdb.algorithm:
+            got, want = on_spark.algorithm[key], on_duckdb.algorithm[key]
+            assert got == pytest.approx(want, rel=1e-9) if isinstance(want, float) else got == want, key
+    published = f"published.{view}"
+    assert spark_classes(spark, published, QIS) == published_classes(con, published, QIS)
+    cols = ", ".join(f"`{q}`" for q in QIS)
+    assert {tuple(r) for r in spark.sql(f"SELECT DISTINCT {cols} FROM {published}").collect()} == \
+        set(con.execute(f"SELECT DISTINCT {cols.replace('`', chr(34))} FROM {published}").fetchall())
