@@ -26,8 +26,9 @@ DuckDB                                 Spark
 (an unnamed struct, by position)       (Spark's structs are read by field name)
 ``row(a, b) IN (SELECT x ...)``        ``struct(a, b) IN (SELECT x.* ...)`` (Spark compares a
                                        struct with a subquery's columns, one per field)
-``md5_number(s)`` (128 bits)           the md5's first 64 bits as ``DECIMAL(20, 0)``: the
-                                       same order for draws that differ there
+``md5_number(s)`` (128 bits)           its top 64 bits as ``DECIMAL(20, 0)`` (DuckDB reads
+                                       the digest little-endian): the same order for
+                                       draws that differ there
 ``OVER (w ROWS ...)`` on a named       the window's partition and order written in
 window
 ``list(x ORDER BY y)``                 ``transform(array_sort(collect_list(struct(y, x))),
@@ -254,11 +255,16 @@ def _row(tree: exp.Expression) -> None:
 
 
 def _md5_number(tree: exp.Expression) -> None:
+    """DuckDB's ``md5_number`` reads the 16 bytes of the MD5 little-endian: its top 64 bits are
+    bytes 15 down to 8, hex digits 31-32, 29-30, .., 17-18 of ``md5()``. Spark gets that
+    number (no 128-bit integer there), so ordering by it orders as DuckDB does."""
     for node in list(tree.find_all(exp.Anonymous)):
         if node.name.lower() == "md5_number":
-            text = exp.cast(node.expressions[0].copy(), "VARCHAR")
-            prefix = exp.func("substring", exp.func("md5", text), exp.Literal.number(1), exp.Literal.number(16))
-            node.replace(exp.cast(exp.func("conv", prefix, exp.Literal.number(16), exp.Literal.number(10)),
+            digest = exp.func("md5", exp.cast(node.expressions[0].copy(), "VARCHAR"))
+            top = exp.Anonymous(this="concat", expressions=[
+                exp.Substring(this=digest.copy(), start=exp.Literal.number(i), length=exp.Literal.number(2))
+                for i in range(31, 15, -2)])
+            node.replace(exp.cast(exp.func("conv", top, exp.Literal.number(16), exp.Literal.number(10)),
                                   "DECIMAL(20, 0)"))
 
 
