@@ -36,4 +36,5 @@ FAMILY = Family(
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial"}),
                 "optimal": frozenset({"seed", "min_level"})},
-    models=frozenset(GENERIC_MODELS), parts=("classes",), on_spark=frozenset({"mondrian", "full-domain", "optimal", "privacyfrost2"}), package=__name__)
+    models=frozenset(GENERIC_MODELS), parts=("classes",),
+    on_spark=frozenset({"mondrian", "full-domain", "optimal", "privacyfrost2"}), package=__name__)
