@@ -21,7 +21,7 @@ from anonymizer.plan import prepare
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
 from tests.conftest import ARX
-from tests.engine.test_spark import published_classes, spark_classes
+from tests.engine.test_spark import assert_same_release, published_classes, spark_classes
 from tests.test_oracle import adult_spec
 
 pytestmark = pytest.mark.spark
@@ -79,18 +79,6 @@ def test_every_model_judges_every_node_alike(engines):
     assert len({tuple(f) for f in failing}) == len(NODES)
 
 
-def _same_release(on_spark, on_duckdb) -> None:
-    assert (on_spark.classes, on_spark.rows_out, on_spark.suppressed) == \
-        (on_duckdb.classes, on_duckdb.rows_out, on_duckdb.suppressed)
-    for key in ("k", "classes", "rows", "class_sizes"):
-        assert on_spark.measures[key] == on_duckdb.measures[key], key
-    for attribute, figures in on_duckdb.measures["sensitive"].items():
-        for name, value in figures.items():
-            got = on_spark.measures["sensitive"][attribute][name]
-            assert got == pytest.approx(value, rel=1e-9) if isinstance(value, float) else got == value, name
-    assert on_spark.utility == pytest.approx(on_duckdb.utility, rel=1e-9)
-
-
 RELEASES = {
     "mondrian-relaxed": ({"name": "mondrian", "relaxed": True}, 0.0),
     "full-domain": ({"name": "full-domain", "levels": {"age": 2, "race": 1, "marital-status": 1}}, 0.1),
@@ -115,7 +103,7 @@ def test_the_release_is_the_same_on_spark(engines, name):
     view = name.replace("-", "_")
     release = load_spec(spec(view, models, algorithm, limit))
     on_spark, on_duckdb = run_release(release, spark), anonymize(release, con=con)
-    _same_release(on_spark, on_duckdb)
+    assert_same_release(on_spark, on_duckdb)
     for key in ("levels", "per_model", "loss", "checks"):
         if key in on_duckdb.algorithm:
             got, want = on_spark.algorithm[key], on_duckdb.algorithm[key]
