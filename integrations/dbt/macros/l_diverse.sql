@@ -12,7 +12,7 @@
   (installed by the profile's plugin anonymizer.dbt_plugin).
 
       data_tests:
-        - l_diverse:
+        - anonymizer.l_diverse:
             arguments:
               quasi_identifiers: [age, sex, education]
               sensitive: [occupation]
@@ -20,22 +20,29 @@
               kind: entropy
 
   published_by (optional): as in k_anonymous, `ref('the_model')` that publishes a source.
+
+  release_l_diverse (release_tests.sql) takes the models from a release step instead.
 -#}
 {% test l_diverse(model, quasi_identifiers, sensitive, l, kind='distinct', c=2, published_by=none) %}
+{{ anonymizer.anon_l_diverse_sql(anonymizer.anon_table_literal(model, 'l_diverse'), quasi_identifiers, sensitive, l, kind, c, 'l_diverse') }}
+{% endtest %}
+
+{#- The classes of the table named by the string literal `tbl` short of l (see above). -#}
+{% macro anon_l_diverse_sql(tbl, quasi_identifiers, sensitive, l, kind, c, test_name) -%}
 {%- if kind not in ('distinct', 'entropy', 'recursive') -%}
-    {{ exceptions.raise_compiler_error("l_diverse: kind must be distinct, entropy or recursive, got " ~ kind) }}
+    {{ exceptions.raise_compiler_error(test_name ~ ": kind must be distinct, entropy or recursive, got " ~ kind) }}
 {%- endif -%}
 select class, attribute, size, distinct_l, entropy_l, recursive_l
 from anon_l_classes(
-    {{ anon_table_literal(model, 'l_diverse') }},
-    {{ anon_string_list(quasi_identifiers, 'l_diverse: quasi_identifiers') }},
-    {{ anon_string_list(sensitive, 'l_diverse: sensitive') }},
-    c := {{ anon_number(c, 'l_diverse: c', 1) }})
+    {{ tbl }},
+    {{ anonymizer.anon_string_list(quasi_identifiers, test_name ~ ': quasi_identifiers') }},
+    {{ anonymizer.anon_string_list(sensitive, test_name ~ ': sensitive') }},
+    c := {{ anonymizer.anon_number(c, test_name ~ ': c', 1) }})
 {%- if kind == 'distinct' %}
-where distinct_l < {{ anon_number(l, 'l_diverse: l', 1) }}
+where distinct_l < {{ anonymizer.anon_number(l, test_name ~ ': l', 1) }}
 {%- elif kind == 'entropy' %}
-where ln(entropy_l) < ln({{ anon_number(l, 'l_diverse: l', 1) }}) - 1e-9
+where ln(entropy_l) < ln({{ anonymizer.anon_number(l, test_name ~ ': l', 1) }}) - 1e-9
 {%- else %}
-where recursive_l < {{ anon_number(l, 'l_diverse: l', 1) }}
+where recursive_l < {{ anonymizer.anon_number(l, test_name ~ ': l', 1) }}
 {%- endif %}
-{% endtest %}
+{%- endmacro %}

@@ -8,7 +8,7 @@
   plugin anonymizer.dbt_plugin).
 
       data_tests:
-        - k_anonymous:
+        - anonymizer.k_anonymous:
             arguments:
               quasi_identifiers: [age, sex, education]
               k: 5
@@ -16,11 +16,18 @@
   published_by (optional): on a source that a model publishes, such as a release's view,
   `ref('that_model')`: dbt then runs the test after that model (dbt build runs tests on
   sources first otherwise, before the view exists). Not used in the SQL.
+
+  release_k_anonymous (release_tests.sql) takes k and the QIs from a release step instead.
 -#}
 {% test k_anonymous(model, quasi_identifiers, k, published_by=none) %}
+{{ anonymizer.anon_k_anonymous_sql(anonymizer.anon_table_literal(model, 'k_anonymous'), quasi_identifiers, k, 'k_anonymous') }}
+{% endtest %}
+
+{#- The classes of the table named by the string literal `tbl` smaller than k (see above). -#}
+{% macro anon_k_anonymous_sql(tbl, quasi_identifiers, k, test_name) -%}
 select class, size
 from anon_classes(
-    {{ anon_table_literal(model, 'k_anonymous') }},
-    {{ anon_string_list(quasi_identifiers, 'k_anonymous: quasi_identifiers') }})
-where size < {{ anon_number(k, 'k_anonymous: k', 1) }}
-{% endtest %}
+    {{ tbl }},
+    {{ anonymizer.anon_string_list(quasi_identifiers, test_name ~ ': quasi_identifiers') }})
+where size < {{ anonymizer.anon_number(k, test_name ~ ': k', 1) }}
+{%- endmacro %}

@@ -19,7 +19,7 @@
     {%- if names is not iterable or names is mapping or names | length == 0 -%}
         {{ exceptions.raise_compiler_error(argument ~ " must list at least one column name, got " ~ names) }}
     {%- endif -%}
-    [{% for name in names %}{{ anon_string(name) }}{% if not loop.last %}, {% endif %}{% endfor %}]
+    [{% for name in names %}{{ anonymizer.anon_string(name) }}{% if not loop.last %}, {% endif %}{% endfor %}]
 {%- endmacro %}
 
 {#- The fully qualified name of the tested relation, as a string literal for query_table(). -#}
@@ -28,7 +28,7 @@
         {#- a `where:` config makes `model` a subquery, which query_table() cannot read -#}
         {{ exceptions.raise_compiler_error(test_name ~ " reads a table by name: the where config is not supported") }}
     {%- endif -%}
-    {{ anon_string(model.render()) }}
+    {{ anonymizer.anon_string(model.render()) }}
 {%- endmacro %}
 
 {#- `value` checked to be a number (at least `minimum`) and written as a SQL number. -#}
