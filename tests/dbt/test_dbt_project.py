@@ -1,10 +1,12 @@
 """The example dbt-duckdb project (examples/dbt) run end to end by dbt itself.
 
-A copy of the project in a temporary folder is built with ``dbt build`` (in-process, with
-``dbt.cli.main.dbtRunner``): seed -> staging model -> release step (a Python model running
-the anonymizer) -> marts over the published view, with the k_anonymous and l_diverse
-generic tests, which call the SQL macros the profile's plugin (``anonymizer.dbt_plugin``)
-installs. The checks read the DuckDB file afterwards and compare with the Python engine:
+A copy of the project and of the anonymizer's dbt package (``integrations/dbt``, which the
+project's ``packages.yml`` names by a relative path) in a temporary folder is installed with
+``dbt deps`` and built with ``dbt build`` (in-process, with ``dbt.cli.main.dbtRunner``):
+seed -> staging model -> release step (a Python model calling ``anonymizer.dbt.release``)
+-> marts over the published view, with the package's generic tests, which call the SQL
+macros the profile's plugin (``anonymizer.dbt_plugin``) installs; the release tests read k,
+the QIs and l from the release step's table. The checks read the DuckDB file afterwards and compare with the Python engine:
 the published rows are the ones ``anonymizer.anonymize`` publishes for the same spec and
 data, the marts are computed from the published view, a second build publishes nothing new,
 and failing tests report as many failing rows as the engine counts failing classes.
@@ -19,6 +21,8 @@ usage statistics are off, and any Internet connection attempt during a dbt run f
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -36,7 +40,9 @@ from anonymizer.models.check import evaluate_all
 from anonymizer.engine.names import ident, table
 from dbt.cli.main import dbtRunner  # dbt-core and dbt-duckdb are dev dependencies
 
-EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "dbt"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "dbt"
+PACKAGE = ROOT / "integrations" / "dbt"
 QIS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
 SEED_ROWS = 2000
 
@@ -98,24 +104,35 @@ def snapshot_state(db: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The example project copied, built twice with ``dbt build``; the runs' results and
-    the release's state after each."""
+    """The example project and the package copied (same relative layout), ``dbt deps``, then
+    built twice with ``dbt build``; the runs' results and the release's state after each."""
     root = tmp_path_factory.mktemp("dbt")
-    project = root / "project"
-    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(
-        "target", "logs", "dbt_packages", "*.duckdb", "*.duckdb.wal", ".user.yml"))
+    project = root / "examples" / "dbt"
+    ignore = shutil.ignore_patterns("target", "logs", "dbt_packages", "package-lock.yml", "*.duckdb",
+                                    "*.duckdb.wal", ".user.yml")
+    shutil.copytree(EXAMPLE, project, ignore=ignore)
+    shutil.copytree(PACKAGE, root / "integrations" / "dbt", ignore=ignore)
     db = root / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("ANONYMIZER_DBT_DB", str(db))
         mp.setenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
         mp.setenv("DBT_VERSION_CHECK", "false")
         _no_internet(mp)
+        deps = dbt(project, "deps")
         first = dbt(project, "build")
         state1 = snapshot_state(db) if first.success else None
         second = dbt(project, "build")
         state2 = snapshot_state(db) if second.success else None
-        yield {"project": project, "db": db, "first": first, "second": second,
+        yield {"project": project, "db": db, "deps": deps, "first": first, "second": second,
                "state1": state1, "state2": state2}
+
+
+def test_deps_installs_the_local_package(built):
+    """``dbt deps`` offline: the package is linked from its local path, named by its project."""
+    assert built["deps"].success, built["deps"].exception
+    link = built["project"] / "dbt_packages" / "anonymizer"
+    assert link.is_symlink() and link.resolve() == (built["project"] / "../../integrations/dbt").resolve()
+    assert yaml.safe_load((link / "dbt_project.yml").read_text())["name"] == "anonymizer"
 
 
 def test_build_succeeds_with_every_node(built):
@@ -123,12 +140,12 @@ def test_build_succeeds_with_every_node(built):
     assert res.success, problems(res)
     by_name = results_by_name(res)
     assert {"adult_sample", "stg_adult", "adult_release", "adult_people", "income_by_age_band",
-            "published_adult_k5_is_5_anonymous", "published_adult_k5_is_2_diverse_in_occupation",
+            "published_adult_k5_is_k_anonymous", "published_adult_k5_is_l_diverse",
             "adult_people_is_5_anonymous", "adult_people_is_2_diverse_in_occupation"} <= set(by_name)
     assert not problems(res)
     # the anonymizer's tests ran after the release step that publishes the view they read
     order = [r.node.name for r in res.result.results]
-    assert order.index("adult_release") < order.index("published_adult_k5_is_5_anonymous")
+    assert order.index("adult_release") < order.index("published_adult_k5_is_k_anonymous")
 
 
 def test_plugin_installed_the_macros(built):
@@ -177,6 +194,24 @@ def test_audit_row_recorded_and_returned_by_the_model(built):
     assert "adult_k5__v1 AS r" in built["state1"]["view_sql"][0][0]
 
 
+def test_release_tests_read_k_qis_and_l_from_the_spec(built):
+    """The release step's table carries what the spec declares (read here from the YAML
+    by hand), and the release tests ran with those figures on the published view."""
+    spec = yaml.safe_load((built["project"] / "releases" / "adult_k5.yml").read_text())
+    qis = [name for name, c in spec["columns"].items() if isinstance(c, dict) and c["role"] == "quasi"]
+    with connect(built["db"]) as con:
+        (privacy,) = con.execute("SELECT privacy FROM main.adult_release").fetchone()
+    assert json.loads(privacy) == {
+        "view": '"published"."adult_k5"', "quasi_identifiers": qis == QIS and QIS, "sensitive": ["occupation"],
+        "k": spec["models"][0]["k"], "l_diversity": [{"kind": "distinct", "sensitive": "occupation", "l": 2, "c": None}]}
+    by_name = results_by_name(built["first"])
+    k_sql = by_name["published_adult_k5_is_k_anonymous"].node.compiled_code
+    l_sql = by_name["published_adult_k5_is_l_diverse"].node.compiled_code
+    qi_list = "[" + ", ".join(f"'{q}'" for q in QIS) + "]"
+    assert "'\"published\".\"adult_k5\"'" in k_sql and qi_list in k_sql and "where size < 5" in k_sql
+    assert qi_list in l_sql and "['occupation']" in l_sql and "where distinct_l < 2" in l_sql
+
+
 def test_marts_computed_from_the_published_view(built):
     with connect(built["db"]) as con:
         mart = con.execute("SELECT age_band, people, high_income FROM main.income_by_age_band ORDER BY age_low").fetchall()
@@ -214,16 +249,21 @@ def negative(built):
     raw_qis = ["age", "sex", "race", "marital_status", "education"]
     neg = {"config": {"tags": ["negative"]}}
     _add_tests(project / "models" / "staging" / "_staging.yml", "models", "stg_adult", [
-        {"k_anonymous": {"name": "stg_adult_is_5_anonymous", **neg,
+        {"anonymizer.k_anonymous": {"name": "stg_adult_is_5_anonymous", **neg,
                          "arguments": {"quasi_identifiers": raw_qis, "k": 5}}},
-        {"k_anonymous": {"name": "stg_adult_unknown_column", **neg,
-                         "arguments": {"quasi_identifiers": ["age", "it's"], "k": 5}}}])
+        {"anonymizer.k_anonymous": {"name": "stg_adult_unknown_column", **neg,
+                         "arguments": {"quasi_identifiers": ["age", "it's"], "k": 5}}},
+        # the release's own figures (k = 5, distinct 2-diversity) and QIs, on the raw data
+        {"anonymizer.release_k_anonymous": {"name": "stg_adult_is_release_k_anonymous", **neg,
+                                            "arguments": {"release": "ref('adult_release')"}}},
+        {"anonymizer.release_l_diverse": {"name": "stg_adult_is_release_l_diverse", **neg,
+                                          "arguments": {"release": "ref('adult_release')"}}}])
     published = {"quasi_identifiers": QIS, "sensitive": ["occupation"], "published_by": "ref('adult_release')"}
     _add_tests(project / "models" / "sources.yml", "sources", "adult_k5", [
-        {"l_diverse": {"name": "published_is_distinct_6_diverse", **neg, "arguments": {**published, "l": 6}}},
-        {"l_diverse": {"name": "published_is_entropy_3_diverse", **neg,
+        {"anonymizer.l_diverse": {"name": "published_is_distinct_6_diverse", **neg, "arguments": {**published, "l": 6}}},
+        {"anonymizer.l_diverse": {"name": "published_is_entropy_3_diverse", **neg,
                        "arguments": {**published, "l": 3, "kind": "entropy"}}},
-        {"l_diverse": {"name": "published_is_recursive_3_diverse", **neg,
+        {"anonymizer.l_diverse": {"name": "published_is_recursive_3_diverse", **neg,
                        "arguments": {**published, "l": 3, "kind": "recursive", "c": 2}}}])
     res = dbt(project, "test", "--select", "tag:negative")
     return {"res": res, "raw_qis": raw_qis}
@@ -256,7 +296,8 @@ def test_column_names_are_string_literals(negative):
 
 def test_l_diverse_with_too_large_l_fails_by_the_engines_count(built, negative):
     by_name = results_by_name(negative["res"])
-    assert set(by_name) == {"stg_adult_is_5_anonymous", "stg_adult_unknown_column", "published_is_distinct_6_diverse",
+    assert set(by_name) == {"stg_adult_is_5_anonymous", "stg_adult_unknown_column", "stg_adult_is_release_k_anonymous",
+                            "stg_adult_is_release_l_diverse", "published_is_distinct_6_diverse",
                             "published_is_entropy_3_diverse", "published_is_recursive_3_diverse"}
     models = {"published_is_distinct_6_diverse": DistinctLDiversity(6, "occupation"),
               "published_is_entropy_3_diverse": EntropyLDiversity(3, "occupation"),
@@ -272,6 +313,20 @@ def test_l_diverse_with_too_large_l_fails_by_the_engines_count(built, negative):
         assert not engine.holds and r.failures == engine.failing > 0, (name, r.failures, engine)
 
 
+def test_release_tests_on_another_table_fail_by_the_engines_count(built, negative):
+    """release_k_anonymous and release_l_diverse with ``release: ref('adult_release')`` test
+    the raw staging table with the spec's k, QIs and l: as many failing rows as the engine
+    counts failing classes for 5-anonymity and distinct 2-diversity over the 7 QIs."""
+    by_name = results_by_name(negative["res"])
+    with connect(built["db"]) as con:
+        found = evaluate_all(Engine(con), [KAnonymity(5), DistinctLDiversity(2, "occupation")],
+                             table("main", "stg_adult"), [ident(q) for q in QIS], {"occupation": ident("occupation")})
+    for name, engine in zip(("stg_adult_is_release_k_anonymous", "stg_adult_is_release_l_diverse"), found):
+        r = by_name[name]
+        assert str(r.status) == "fail", (name, r.message)
+        assert not engine.holds and r.failures == engine.failing > 100, (name, r.failures, engine)
+
+
 def test_release_step_inside_a_dbt_transaction(built, negative):
     """With a pre-hook, dbt opens a transaction around the Python model: the release still
     publishes (on its own cursor), here a new version since the spec changed. Runs last:
@@ -279,7 +334,7 @@ def test_release_step_inside_a_dbt_transaction(built, negative):
     project = built["project"]
     releases = project / "models" / "releases" / "_releases.yml"
     doc = yaml.safe_load(releases.read_text())
-    doc["models"][0]["config"]["pre_hook"] = "create or replace table main.hooked as select 1 as x"
+    doc["models"][0].setdefault("config", {})["pre_hook"] = "create or replace table main.hooked as select 1 as x"
     releases.write_text(yaml.safe_dump(doc, sort_keys=False))
     spec = project / "releases" / "adult_k5.yml"
     spec.write_text(spec.read_text().replace("suppression_limit: 0.05", "suppression_limit: 0.06"))
@@ -306,9 +361,21 @@ def test_failed_release_fails_the_model_and_keeps_what_was_published(built, nega
     assert not res.success and res.exception is None
     by_name = results_by_name(res)
     assert str(by_name["adult_release"].status) == "error"
-    message = by_name["adult_release"].message
-    assert "PrivacyCheckFailed" in message and "suppression_limit allows 20" in message
-    assert "nothing was published" in message
-    assert {"adult_people", "income_by_age_band", "published_adult_k5_is_5_anonymous"} <= {
+    # the line under dbt-duckdb's header names the privacy model, by how much it fails, and
+    # what stays published; 4% of the rows (the suppressed rows of version 2) would need
+    # suppression, 1% are allowed
+    lines = [line.strip() for line in by_name["adult_release"].message.splitlines()]
+    assert lines[0] == "Runtime Error in model adult_release (models/releases/adult_release.py)"
+    summary = lines[lines.index("Python model failed:") + 1]
+    suppressed_v2 = before["audit"][-1][-1]
+    assert suppressed_v2 > SEED_ROWS // 100
+    assert summary.startswith(
+        f"anonymizer.dbt.ReleaseFailed: release adult_k5: 5-anonymity does not hold: {suppressed_v2} rows would "
+        f"need suppression ({suppressed_v2} in classes failing 5-anonymity), suppression_limit allows 20, ")
+    classes = re.fullmatch(r".*, (\d+) equivalence class\(es\) fail; nothing was published; "
+                           r"published\.adult_k5 keeps version 2", summary)
+    assert classes and suppressed_v2 / 4 <= int(classes[1]) <= suppressed_v2   # a failing class has 1 to 4 rows
+    assert [line for line in lines if line][-1].startswith("anonymizer.errors.PrivacyCheckFailed: verification failed")
+    assert {"adult_people", "income_by_age_band", "published_adult_k5_is_k_anonymous"} <= {
         n for n, r in by_name.items() if str(r.status) == "skipped"}
     assert snapshot_state(built["db"]) == before
