@@ -2,7 +2,8 @@
 
 With it, every model, test and ``dbt show`` of a dbt-duckdb project can call the macros of
 ``sql/anonymizer_macros.sql`` (``anon_classes``, ``anon_l_classes``, ...), and
-generic tests such as ``k_anonymous`` (see ``examples/dbt``) are plain SQL over them.
+generic tests of the dbt package ``anonymizer`` (``integrations/dbt``, such as
+``anonymizer.k_anonymous``) are plain SQL over them.
 
 Use it in ``profiles.yml`` with dbt-duckdb's ``plugins:`` setting::
 
@@ -22,7 +23,8 @@ with ``CREATE OR REPLACE MACRO`` (see :func:`anonymizer.macros.install`), so the
 in the database file and replaced by the shipped version on every dbt invocation. Cursors
 that dbt opens later share the database's catalog and see them.
 
-This is the only module of the package that imports dbt; nothing else needs dbt installed.
+With :mod:`anonymizer.dbt` (the release step, which imports dbt inside its function), this is
+the only module of the package that imports dbt; nothing else needs dbt installed.
 """
 
 from __future__ import annotations
