@@ -22,6 +22,7 @@ from anonymizer.models import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.plan import prepare
 from anonymizer.measure import measure_table
+from anonymizer.release.history import history, prune, rollback
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
 from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
@@ -60,6 +61,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     make_weird(con)
     anonymize(WEIRD, con)
     anonymize(WEIRD, con)   # a re-run: the view stands, its owner is looked up (publish/view_owner)
+    anonymize(dict(WEIRD, models=[{"type": "k-anonymity", "k": 4}, *WEIRD["models"][1:]]), con)   # v2
+    _audit_trail(con)
     anonymize(dict(WEIRD, output={"view": "my view", "database": str(tmp_path / "my db.duckdb"),   # publish/export
                                   "export": str(tmp_path / "my view.csv")}), con)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},
@@ -127,6 +130,15 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
 
 
+def _audit_trail(con) -> None:
+    """history, rollback and prune (publish/audit_rows, repoint, audit_rollback, drop_snapshot, ...)."""
+    engine = Engine(con)
+    rollback(engine, "_anon_releases", "weird", 1)
+    assert history(engine, "_anon_releases", "weird")["current"] == 3
+    assert anonymize(WEIRD, con).version == 4   # v1's spec again: published anew after a rollback
+    assert [d["version"] for d in prune(engine, "_anon_releases", "weird", 1)["dropped"]] == [1, 2]
+
+
 def _recursive_mondrian(con) -> None:
     """Mondrian's rounds as recursive statements (families/generalized/mondrian/rounds, mondrian/batch_*), a round a
     statement, on names that need quoting: strict along a hierarchy and relaxed, with
@@ -177,9 +189,10 @@ def test_the_spark_forms_render_and_transpile():
     forms = [t for t in list_templates() if t.startswith("dialects/spark/")]
     assert forms
     context = {"schema": '"_anon_releases"', "audit": '"_anon_releases"."_audit"',   # publish/
+               "columns": [('"spec_text"', "VARCHAR")],
                "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0"}                  # models/
     for form in forms:
         text = render(form.removeprefix("dialects/spark/"), "spark", **context)
         assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders
         statements = to_spark(text, lambda table: [])
-        assert statements and all(":" in s or "CREATE" in s for s in statements), form
+        assert statements and all(":" in s or "CREATE" in s or "ALTER" in s for s in statements), form

@@ -1,6 +1,7 @@
 """The ``anonymizer`` command: a thin shell over the same API Python users call.
 
 One module per user task: ``run`` (run, validate, demo), ``check``, ``report``,
+``history`` (history, rollback, prune),
 ``hierarchy``, ``macros``, ``bench``, ``reproduce``; ``params`` declares the options they
 share; ``aliases`` turns the old spellings (``lgb``, ``ir``, ``msb``, ``lattice``,
 ``bench --bench X``, ``hierarchy --column X``) into the new ones. A command's module is
@@ -36,7 +37,8 @@ EXIT_PRIVACY, EXIT_INPUT, EXIT_BUG = 1, 2, 3
 
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
-COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report", "hierarchy": "hierarchy",
+COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report",
+            "history": "history", "rollback": "history", "prune": "history", "hierarchy": "hierarchy",
             "macros": "macros", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
 #: where a group that met an old spelling leaves the note for the end of the command
 NOTE = "anonymizer.cli.note"
@@ -134,6 +136,8 @@ def main() -> None:
       anonymizer check --db d.duckdb --table t --qi age,sex --sensitive disease
                                            measure k, l, t and risk of any table
       anonymizer report --db d.duckdb      what was published: versions, figures, timings
+      anonymizer history RELEASE --db d.duckdb
+                                           a release's versions; then rollback --to N, prune --keep N
       anonymizer hierarchy show --table adult --column age --builder intervals --widths 5,10
                                            see a column's hierarchy before releasing with it
       anonymizer macros install --db d.duckdb

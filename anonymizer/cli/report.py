@@ -3,7 +3,9 @@
 Every release appends one row per version to ``_anon_releases._audit`` (see
 :mod:`anonymizer.release.publish`): release, version, view_name, snapshot, spec_hash,
 source_fingerprint, algorithm, parameters, figures, rows_in, rows_out, suppressed, timings,
-created_at. This command only reads it: the database is opened read-only, the schema name
+created_at, and (since the audit trail of issue 19; older rows have them empty) spec_text,
+published_at, library_version, engine_version, event, rolled_back_to, pruned_at. This
+command only reads it: the database is opened read-only, the schema name
 is quoted by the one quoting point, and the release name is a bound parameter.
 """
 
@@ -135,8 +137,10 @@ def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
     lines = [] if full else [f"release {release}: {len(rows)} version(s)"]
     for r in rows:
         figures, timings = r.get("figures") or {}, r.get("timings") or {}
-        lines.append(f"{f'release {release} ' if full else ''}version {r['version']}, {_when(r['created_at'])}: "
-                     f"{r['view_name']} (snapshot {r['snapshot']})")
+        event = f", rollback to v{r['rolled_back_to']}" if r.get("event") == "rollback" else ""
+        lines.append(f"{f'release {release} ' if full else ''}version {r['version']}{event}, "
+                     f"{_when(r.get('published_at') or r['created_at'])}: {r['view_name']} (snapshot {r['snapshot']}"
+                     + (", pruned)" if r.get("pruned_at") else ")"))
         lines.append(f"  spec {r['spec_hash']}, algorithm {r['algorithm']}; rows {r['rows_in']} in, "
                      f"{r['rows_out']} out, {r['suppressed']} suppressed")
         for model in figures.get("models", []):
@@ -150,8 +154,13 @@ def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
             lines.append("  seconds   " + ", ".join(f"{k} {v:.2f}" for k, v in timings.items()
                                                    if isinstance(v, (int, float))) + f" (total {total:.2f})")
         if full:
+            if r.get("library_version"):
+                lines.append(f"  versions  anonymizer {r['library_version']}, {r['engine_version']}")
             lines.append(f"  source    {r['source_fingerprint']} (rows:content hash of the columns read)")
             lines.append("  parameters " + json.dumps(r.get("parameters"), indent=2, default=str)
                          .replace("\n", "\n  "))
             lines.append("  figures " + json.dumps(figures, indent=2, default=str).replace("\n", "\n  "))
+            if r.get("spec_text"):
+                lines.append("  spec (as written, without its seed):\n    "
+                             + r["spec_text"].rstrip().replace("\n", "\n    "))
     return "\n".join(lines)

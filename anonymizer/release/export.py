@@ -27,7 +27,7 @@ import duckdb
 from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import EQ_CLASS
 from anonymizer.errors import ExportError, TemplateError
-from anonymizer.release.publish import latest
+from anonymizer.release.publish import latest, snapshot_name
 from anonymizer.engine.names import ident, in_catalog
 from anonymizer.spec.types import EXPORT_FORMATS, Export, ReleaseSpec
 
@@ -64,12 +64,12 @@ def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tupl
     """``(quoted relation, file, is a snapshot)`` for every table of the release's latest
     version: its main snapshot to ``path`` (its view, for a view that joins the snapshot with
     the class table: what a reader sees, written class by class) and each further view the
-    audit row lists (``<view>_<part>``, snapshot ``<release>__v<N>__<part>``) to
+    audit row lists (``<view>_<part>``, snapshot ``<snapshot>__<part>``) to
     :func:`part_path`."""
     last = latest(engine, spec)
     if last is None:
         raise ExportError(path, f"release {spec.release} has nothing published to export")
-    out, snap = spec.output, f"{spec.release}__v{last['version']}"
+    out, snap = spec.output, snapshot_name(spec.output, last)   # a rollback's names an earlier one
     figures = json.loads(last["figures"]) if last["figures"] else {}
     prefix = f"{out.schema}.{out.view}_".lower()
     parts = [v[len(prefix):] for v in figures.get("views", []) if v.lower().startswith(prefix)]

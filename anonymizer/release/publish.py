@@ -37,9 +37,16 @@ from sqlglot import exp
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError
 from anonymizer.engine.names import ident, in_catalog, table
-from anonymizer.spec.types import ReleaseSpec
+from anonymizer.spec.types import Output, ReleaseSpec
 
 AUDIT = "_audit"
+#: the audit's columns added after its first version (:func:`upgrade_audit` adds them to an
+#: older table): the spec as written (seed left out), when, which library and engine, the
+#: event (``publish`` or ``rollback``), the version a rollback returned to, when a prune
+#: dropped the row's snapshot.
+AUDIT_COLUMNS = (("spec_text", "VARCHAR"), ("published_at", "TIMESTAMP"), ("library_version", "VARCHAR"),
+                 ("engine_version", "VARCHAR"), ("event", "VARCHAR"), ("rolled_back_to", "INTEGER"),
+                 ("pruned_at", "TIMESTAMP"))
 
 
 
@@ -89,20 +96,42 @@ def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
     audit = audit_table(spec)
     engine.run("publish/audit_table.sql.j2", schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema),
                audit=audit)
+    upgrade_audit(engine, audit)
     return audit
 
 
+def upgrade_audit(engine: Engine, audit: str) -> None:
+    """Add the columns of :data:`AUDIT_COLUMNS` an audit table lacks (one created by an
+    older version, or just now): its rows stay, read as publications."""
+    have = {c.lower() for c in engine.columns(audit)}
+    missing = [(ident(name), kind) for name, kind in AUDIT_COLUMNS if name not in have]
+    if missing:
+        engine.run("publish/audit_upgrade.sql.j2", audit=audit, columns=missing)
+
+
+def audit_rows(engine: Engine, audit: str, template: str, release: str) -> list[dict]:
+    """Audit rows of ``release`` (``template``: ``publish/latest.sql.j2`` or
+    ``publish/audit_rows.sql.j2``), each a dict of every column the table has: an older
+    table lacks the newer columns, so read them with ``.get()``."""
+    names = list(engine.columns(audit))
+    return [dict(zip(names, row)) for row in engine.rows(template, {"release": release}, audit=audit)]
+
+
 def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
-    """The latest audit row of this release, as a dict, or ``None`` (also when there is no
-    audit table yet: reading creates nothing, so a release that fails leaves no trace)."""
+    """The latest audit row of this release (a publication or a rollback), as a dict, or
+    ``None`` (also when there is no audit table yet: reading creates nothing, so a release
+    that fails leaves no trace)."""
     if _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is None:
         return None
-    row = engine.one("publish/latest.sql.j2", {"release": spec.release}, audit=audit_table(spec))
-    if row is None:
-        return None
-    keys = ("version", "spec_hash", "source_fingerprint", "snapshot", "view_name", "figures",
-            "rows_in", "rows_out", "suppressed")
-    return dict(zip(keys, row))
+    rows = audit_rows(engine, audit_table(spec), "publish/latest.sql.j2", spec.release)
+    return rows[0] if rows else None
+
+
+def snapshot_name(out: Output, row: dict) -> str:
+    """The snapshot table an audit row names (its ``snapshot``, ``<snapshot schema>.<table>``),
+    without the schema: a rollback's row names an earlier version's snapshot, so the name is
+    read, never rebuilt from the row's version."""
+    return row["snapshot"][len(out.snapshot_schema) + 1:]
 
 
 def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
@@ -117,11 +146,14 @@ def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: s
     last = latest(engine, spec)
     if not last or last["spec_hash"] != spec_hash or last["source_fingerprint"] != source_print:
         return None
-    snap = f"{spec.release}__v{last['version']}"
+    if last.get("event") == "rollback":   # the view reads an earlier version: publish the spec anew
+        return None
+    snap = snapshot_name(spec.output, last)
     views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
     for view, snapshot in views:   # every view still reads the release's latest snapshot
         found = _relation(engine, spec, spec.output.schema, view)
-        if found is None or found[0] != "view" or not reads(found[1], _definition(spec, snapshot, last["figures"],
+        if found is None or found[0] != "view" or not reads(found[1], _definition(spec.output, snapshot,
+                                                                                  last["figures"],
                                                                                   view == spec.output.view)):
             return None
         if _relation(engine, spec, spec.output.snapshot_schema, snapshot) is None:
@@ -140,41 +172,45 @@ def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None
     parts = _parts(spec) if parts is None else parts
     has_audit = _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is not None
     for name in [spec.output.view] + [f"{spec.output.view}_{p}" for p in parts]:
-        _check_view(engine, spec, name, has_audit)
+        check_view(engine, spec.output, spec.release, name, has_audit)
 
 
-def _check_view(engine: Engine, spec: ReleaseSpec, name: str, has_audit: bool) -> None:
-    shown = f"{spec.output.schema}.{name}"
-    found = _relation(engine, spec, spec.output.schema, name)
+def check_view(engine: Engine, out: Output, release: str, name: str, has_audit: bool = True) -> str | None:
+    """Refuse unless the view ``out.schema.name`` is new (``None``) or ``release``'s, reading
+    the snapshot its owner's audit row names; returns that snapshot table (no schema)."""
+    shown = f"{out.schema}.{name}"
+    found = engine.relation(out.catalog, out.schema, name)
     if found is None:
-        return
+        return None
     kind, sql = found
     owner = None
     if kind == "view" and has_audit:
-        owner = engine.one("publish/view_owner.sql.j2", {"view": shown}, audit=audit_table(spec))
+        owner = engine.one("publish/view_owner.sql.j2", {"view": shown},
+                           audit=in_catalog(out.catalog, out.snapshot_schema, AUDIT))
     if owner is None:
         raise ViewNotOwned(shown, f"{shown} exists and was not created by a release (a {kind} of the "
                                   f"database); drop it or choose another output.view")
-    release, version, main, figures = owner
-    if release != spec.release:
-        raise ViewNotOwned(shown, f"view {shown} belongs to release {release}; choose another output.view", release)
+    holder, version, main, figures, snap = owner
+    if holder != release:
+        raise ViewNotOwned(shown, f"view {shown} belongs to release {holder}; choose another output.view", holder)
     part = "" if main.lower() == shown.lower() else f"__{shown[len(main) + 1:]}"
-    snapshot = f"{release}__v{version}{part}"
-    if not reads(sql, _definition(spec, snapshot, figures, main.lower() == shown.lower())):
+    snapshot = snapshot_name(out, {"snapshot": snap}) + part
+    if not reads(sql, _definition(out, snapshot, figures, main.lower() == shown.lower())):
         raise ViewNotOwned(shown, f"view {shown} of release {release} was changed outside the anonymizer "
-                                  f"(it no longer reads {spec.output.snapshot_schema}.{snapshot}, the "
+                                  f"(it no longer reads {out.snapshot_schema}.{snapshot}, the "
                                   f"release's v{version}); drop the view to publish the release again, or "
                                   f"choose another output.view", release)
+    return snapshot
 
 
-def _definition(spec: ReleaseSpec, snapshot: str, figures: str | dict | None, main: bool) -> str:
+def _definition(out: Output, snapshot: str, figures: str | dict | None, main: bool) -> str:
     """The definition promotion wrote for a view of the release whose audit row has
     ``figures``: the one recorded there for a main view that joins (``view_sql``), else
     ``SELECT * FROM <snapshot schema>.<snapshot>``."""
     recorded = (json.loads(figures) if isinstance(figures, str) else figures or {}).get("view_sql")
     if main and recorded:
         return recorded
-    return f"SELECT * FROM {table(spec.output.snapshot_schema, snapshot)}"
+    return f"SELECT * FROM {table(out.snapshot_schema, snapshot)}"
 
 
 def reads(view_sql: str | None, definition: str) -> bool:
@@ -230,7 +266,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         candidate: quoted work table holding the verified candidate.
         columns: the published column names.
         record: audit values (spec_hash, fingerprint, algorithm, parameters, figures,
-            rows_in, rows_out, suppressed, timings).
+            rows_in, rows_out, suppressed, timings, spec_text); the row adds the publish time
+            and the library's and engine's versions.
         parts: further tables of the same release, each ``(part, candidate, columns)``,
             published as view ``<view>_<part>`` from snapshot ``<release>__v<N>__<part>``.
         order: candidate columns the snapshot's rows are written in (default: the first
@@ -268,10 +305,22 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
             **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
             **{k: json.dumps(record[k], default=str) for k in ("parameters", "timings")},
-            "figures": json.dumps(figures),
+            "figures": json.dumps(figures), "spec_text": record["spec_text"], **versions(engine),
         }
         engine.run("publish/audit_insert.sql.j2", params, audit=audit)
     return Published(version, params["view_name"], params["snapshot"])
+
+
+def versions(engine: Engine) -> dict[str, str]:
+    """The library's and the engine's versions, for an audit row (``duckdb 1.1.3``)."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        library = version("anonymizer")
+    except PackageNotFoundError:   # run from a source tree that was never installed
+        library = "unknown"
+    (engine_version,) = engine.one("publish/engine_version.sql.j2")
+    return {"library_version": library,
+            "engine_version": f"{engine.dialect} {str(engine_version).split()[0].removeprefix('v')}"}
 
 
 def _promote(engine: Engine, spec: ReleaseSpec, view_name: str, snap: str, joined: dict | None) -> None:

@@ -33,6 +33,7 @@ from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
+from anonymizer.release.history import chosen, spec_text
 from anonymizer.release.publish import Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
 from anonymizer.spec.types import ReleaseSpec
 
@@ -193,7 +194,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
         with phase(engine, clock, "publish", f"writing the snapshot{'s' if ready.parts else ''}, "
                                              f"promoting {spec.output.view}{''.join(', ' + v for v in views)}"):
             record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility},
-                             ready.rows, ready.suppressed, clock)
+                             ready.rows, ready.suppressed, clock, chosen(ready.algorithm))
             published = publish(engine, spec, ready.table, ready.columns, record, parts=ready.parts,
                                 order=ready.order, join=ready.join)
         version, view, snapshot = published.version, published.view, published.snapshot
@@ -246,16 +247,19 @@ def phase(engine: Engine, clock: dict, name: str, what: str) -> Iterator[None]:
     engine.say(f"{name}: done in {clock[name]:.2f}s")
 
 
-def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict) -> dict:
-    """The audit row's values (see :func:`anonymizer.release.publish.publish`)."""
+def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict,
+            picked: dict) -> dict:
+    """The audit row's values (see :func:`anonymizer.release.publish.publish`): ``picked`` is
+    what the algorithm chose (:func:`~anonymizer.release.history.chosen`: a lattice search's
+    node, where the spec's ``levels`` are empty), the spec text is recorded without its seed."""
     spec = plan.spec
     options = {k: v for k, v in asdict(spec.algorithm).items() if k != "seed"}   # a seed would replay every draw
     return {**prints, "algorithm": spec.algorithm.name,
-            "parameters": {"models": [str(m) for m in spec.models], "algorithm": options,
+            "parameters": {"models": [str(m) for m in spec.models], "algorithm": options, "chosen": picked,
                            "randomness": plan.key.kind, "suppression_limit": spec.suppression_limit,
                            "nulls": spec.nulls},
             "figures": figures, "rows_in": plan.rows, "rows_out": rows_out, "suppressed": suppressed,
-            "timings": clock}
+            "timings": clock, "spec_text": spec_text(spec)}
 
 
 def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:

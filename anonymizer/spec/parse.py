@@ -55,6 +55,7 @@ numeric QI may declare ``domain: [L, U]`` when its domain is wider than the valu
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -97,6 +98,7 @@ def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | Non
         >>> s.algorithm.name, s.output.view, str(s.models[0])
         ('mondrian', 'r', '2-anonymity')
     """
+    text = None
     if isinstance(source, Mapping):
         data, base = dict(source), Path(base_dir or ".")
     else:
@@ -109,7 +111,7 @@ def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | Non
             raise SpecError(where, f"malformed YAML: {getattr(exc, 'problem', exc)}") from exc
     if not isinstance(data, dict):
         raise SpecError("spec", "must be a mapping of fields (release, source, columns, models, ...)", data)
-    return parse_spec(data, base)
+    return replace(parse_spec(data, base), text=text)
 
 
 def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:

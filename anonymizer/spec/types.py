@@ -164,6 +164,7 @@ class ReleaseSpec:
     default_role: str | None = None
     output: Output = field(default_factory=lambda: Output("release"))
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    text: str | None = field(default=None, compare=False, repr=False)   # the YAML as written (None: a dict)
     engine: Settings = field(default_factory=Settings)
     backend: EngineChoice = field(default_factory=EngineChoice)   # which engine runs it (DuckDB by default)
 
