@@ -50,7 +50,9 @@ class ReleaseFailed(AnonymizerError):
     def __init__(self, spec: ReleaseSpec, failed: PrivacyCheckFailed, published: dict | None):
         view = f"{spec.output.schema}.{spec.output.view}"
         figure = failed.achieved if isinstance(failed.achieved, str) else f"achieved {failed.achieved}"
-        stays = (f"{view} keeps version {published['version']}" if published
+        back = published and published.get("rolled_back_to")
+        stays = (f"{view} keeps version {published['version']}"
+                 + (f" (a rollback to v{back})" if back else "") if published
                  else f"{view} does not exist yet")
         classes = f", {failed.classes} equivalence class(es) fail" if failed.classes else ""
         super().__init__(f"release {spec.release}: {failed.model} does not hold: {figure}{classes}; "
