@@ -43,9 +43,9 @@ RISK_THRESHOLD = 0.2
 #: at most this many distinct class sizes are listed one by one; beyond, sizes are bucketed.
 MAX_SIZE_ROWS = 20
 
-_ORDERED_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                  "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE",
-                  "TIME", "TIMESTAMP", "INTERVAL")
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                  "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+_ORDERED_TYPES = _NUMERIC_TYPES + ("DATE", "TIME", "TIMESTAMP", "INTERVAL")
 
 
 def table_parts(name: str | Sequence[str]) -> tuple[str, ...]:
@@ -195,7 +195,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     number(c, "c", 0, low_open=True)
     number(threshold, "threshold", 0, 1)
     number(risky_classes, "risky_classes", 0, whole=True)
-    pop = population_of(engine, population, qis)
+    pop = population_of(engine, population, qis, cols)
     risk = _Risk(pop, threshold, risky_classes)
     if counted is not None:
         return _measure(engine, counted, shown, qis, cols, sensitive, c, distance, hierarchies, reference, risk)
@@ -206,15 +206,23 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
                         reference, risk)
 
 
-def population_of(engine: Engine, population: str | Sequence[str] | None,
-                  qis: Sequence[str]) -> risk_models.Population | None:
+def population_of(engine: Engine, population: str | Sequence[str] | None, qis: Sequence[str],
+                  cols: Mapping[str, str]) -> risk_models.Population | None:
     """The population table named ``population`` (the module's naming rule), checked to have
-    the columns ``qis``; ``None`` for none."""
+    the columns ``qis`` with the types the sample's columns ``cols`` have (any two numeric
+    types match); ``None`` for none."""
     if population is None:
         return None
     parts = table_parts(population)
     shown, rel = ".".join(parts), qualified(*parts)
-    _check_columns(engine.columns(rel, shown), qis, "population", shown)
+    pop_cols = engine.columns(rel, shown)
+    _check_columns(pop_cols, qis, "population", shown)
+    for name in qis:
+        mine, theirs = cols[name].upper(), pop_cols[name].upper()
+        if mine != theirs and not (mine.startswith(_NUMERIC_TYPES) and theirs.startswith(_NUMERIC_TYPES)):
+            raise SpecError("population", f"column {name!r} of table {shown} is {theirs}, the measured table's "
+                                          f"is {mine}: give the population at the same generalization (the "
+                                          f"same labels)", shown)
     return risk_models.Population(rel, shown, tuple(ident(q) for q in qis))
 
 
@@ -340,7 +348,7 @@ def record_risk(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis:
     if taken:
         raise SpecError("table", f"{shown} already has a column {', '.join(map(repr, taken))}, the name of "
                                  f"a risk column; select the table's other columns into a view first", shown)
-    pop = population_of(engine, population, qis)
+    pop = population_of(engine, population, qis, cols)
     if pop is not None:
         risk_models.risk_profile(engine, risk_models.classes_sql(rel, pop.qis, population=pop), 1.0, shown, pop)
     return con.sql(risk_models.record_risk_sql(rel, qis, pop))
