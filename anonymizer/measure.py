@@ -35,16 +35,17 @@ from anonymizer.models.catalog import (
 )
 from anonymizer.models.check import evaluate_all, global_sql
 from anonymizer.engine.names import ident, table as qualified
+from anonymizer.metrics import risk as risk_models
 
-#: a record is "at risk" when its prosecutor risk 1/|E| is above this (classes below 5 rows,
-#: the threshold El Emam et al. use for public releases).
+#: a record is "at risk" when its re-identification risk (1/|E| for the prosecutor) is above
+#: this (classes below 5 rows, the threshold El Emam et al. use for public releases).
 RISK_THRESHOLD = 0.2
 #: at most this many distinct class sizes are listed one by one; beyond, sizes are bucketed.
 MAX_SIZE_ROWS = 20
 
-_ORDERED_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-                  "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE",
-                  "TIME", "TIMESTAMP", "INTERVAL")
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+                  "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+_ORDERED_TYPES = _NUMERIC_TYPES + ("DATE", "TIME", "TIMESTAMP", "INTERVAL")
 
 
 def table_parts(name: str | Sequence[str]) -> tuple[str, ...]:
@@ -132,7 +133,9 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
                   sensitive: Sequence[str] = (), c: float = 2.0,
                   distance: str | Mapping[str, str] | None = None,
                   hierarchies: Mapping[str, str] | None = None,
-                  reference: str | Sequence[str] | None = None, counted: Counted | None = None) -> dict[str, Any]:
+                  reference: str | Sequence[str] | None = None, counted: Counted | None = None,
+                  population: str | Sequence[str] | None = None, threshold: float = RISK_THRESHOLD,
+                  risky_classes: int = 0) -> dict[str, Any]:
     """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
 
     Args:
@@ -158,13 +161,23 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         counted: ``table``'s rows already counted by :func:`count_rows` over ``qis`` and
             ``sensitive`` (a release verifies and measures from one count); by default the
             table is counted here, into a temporary table dropped at the end.
+        population: the population table of journalist and marketer risk (named by the same
+            rule; it must have the QI columns, holding the labels of the measured table's
+            generalization: see :mod:`anonymizer.metrics.risk`). By default the measured
+            table is its own population, as in ARX.
+        threshold: the record risk above which a record (and its class) is at risk.
+        risky_classes: list at most this many classes above the threshold (by prosecutor
+            risk, the riskiest first) in ``risk["risky_classes"]``.
 
     Returns:
         a JSON-ready dict: ``table``, ``qis``, ``rows``, ``classes``, ``k``,
         ``class_sizes`` (list of ``{min_size, max_size, classes, rows}``),
         ``risk`` (``highest`` = 1/k, ``average`` = classes/rows, ``threshold``,
         ``records_at_risk`` = rows whose risk 1/|E| is above the threshold, and
-        ``share_at_risk``), and ``sensitive``: ``{name: {distinct_l, entropy_l,
+        ``share_at_risk``: the prosecutor's, kept at the top for older readers; then
+        ``prosecutor``, ``journalist`` and ``marketer`` as
+        :func:`anonymizer.metrics.risk.risk_profile` gives them, and ``risky_classes``
+        when asked), and ``sensitive``: ``{name: {distinct_l, entropy_l,
         recursive_l, c, t, distance, reference, alpha}}`` (``reference``: the table ``t``
         was measured against).
 
@@ -180,26 +193,83 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     _check_columns(cols, qis, "qis", shown)
     _check_columns(cols, sensitive, "sensitive", shown)
     number(c, "c", 0, low_open=True)
+    number(threshold, "threshold", 0, 1)
+    number(risky_classes, "risky_classes", 0, whole=True)
+    pop = population_of(engine, population, qis, cols)
+    risk = _Risk(pop, threshold, risky_classes)
     if counted is not None:
-        return _measure(engine, counted, shown, qis, cols, sensitive, c, distance, hierarchies, reference)
+        return _measure(engine, counted, shown, qis, cols, sensitive, c, distance, hierarchies, reference, risk)
     weight, cls = (ident(next(w for w in (f"{stem}{i}" for i in range(len(cols) + 1)) if w not in cols))
                    for stem in ("__anon_rows", "__anon_class"))
     with engine.scratch(_row_counts_sql(rel, qis, sensitive, weight, cls), template="metrics/row_counts.sql.j2") as hist:
         return _measure(engine, Counted(hist, weight, cls), shown, qis, cols, sensitive, c, distance, hierarchies,
-                        reference)
+                        reference, risk)
+
+
+def population_of(engine: Engine, population: str | Sequence[str] | None, qis: Sequence[str],
+                  cols: Mapping[str, str]) -> risk_models.Population | None:
+    """The population table named ``population`` (the module's naming rule), checked to have
+    the columns ``qis`` with the types the sample's columns ``cols`` have (any two numeric
+    types match); ``None`` for none."""
+    if population is None:
+        return None
+    parts = table_parts(population)
+    shown, rel = ".".join(parts), qualified(*parts)
+    pop_cols = engine.columns(rel, shown)
+    _check_columns(pop_cols, qis, "population", shown)
+    for name in qis:
+        mine, theirs = cols[name].upper(), pop_cols[name].upper()
+        if mine != theirs and not (mine.startswith(_NUMERIC_TYPES) and theirs.startswith(_NUMERIC_TYPES)):
+            raise SpecError("population", f"column {name!r} of table {shown} is {theirs}, the measured table's "
+                                          f"is {mine}: give the population at the same generalization (the "
+                                          f"same labels)", shown)
+    return risk_models.Population(rel, shown, tuple(ident(q) for q in qis))
+
+
+@dataclass(frozen=True)
+class _Risk:
+    """What :func:`measure_table` was asked about risk: the population, threshold, and how
+    many risky classes to list."""
+
+    population: risk_models.Population | None
+    threshold: float
+    listed: int
+
+
+def _risk(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], asked: _Risk) -> dict[str, Any]:
+    """``measure_table``'s ``risk`` dict from the counted rows (classes grouped by their id,
+    or by their QI values when they are matched with a population or listed)."""
+    by_values = asked.population is not None or asked.listed > 0
+    group = [ident(q) for q in qis] if by_values else [counted.cls]
+    with engine.scratch(risk_models.classes_sql(counted.table, group, counted.weight, asked.population),
+                        template="metrics/risk_classes.sql.j2") as classes:
+        profile = risk_models.risk_profile(engine, classes, asked.threshold, shown, asked.population)
+        pros = profile["prosecutor"]
+        found: dict[str, Any] = {
+            "highest": pros["highest"],
+            "average": pros["average"],
+            "threshold": asked.threshold,
+            "records_at_risk": pros["records_at_risk"],
+            "share_at_risk": pros["share_at_risk"],
+            **profile,
+        }
+        if asked.listed:
+            found["risky_classes"] = risk_models.risky_classes(engine, classes, qis, asked.threshold, asked.listed)
+    return found
 
 
 def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], cols: Mapping[str, str],
              sensitive: Sequence[str], c: float, distance: str | Mapping[str, str] | None,
-             hierarchies: Mapping[str, str] | None, reference: str | Sequence[str] | None) -> dict[str, Any]:
+             hierarchies: Mapping[str, str] | None, reference: str | Sequence[str] | None,
+             risk: _Risk) -> dict[str, Any]:
     """:func:`measure_table` over the table's rows ``counted``."""
     hist, weight, group_cols = counted.table, counted.weight, [counted.cls]
     sizes_sql = render("models/class_sizes.sql.j2", source=hist, qis=group_cols, weight=weight)
-    rows, classes, k, _dm, at_risk = engine.one("metrics/class_summary.sql.j2",
-                                                {"threshold": RISK_THRESHOLD}, sizes=sizes_sql)
+    rows, classes, k, _dm, _at_risk = engine.one("metrics/class_summary.sql.j2",
+                                                 {"threshold": risk.threshold}, sizes=sizes_sql)
     if not rows:
         raise DataError(shown, "is empty: there is nothing to measure")
-    rows, classes, k, at_risk = int(rows), int(classes), int(k), int(at_risk)
+    rows, classes, k = int(rows), int(classes), int(k)
     result: dict[str, Any] = {
         "table": shown,
         "qis": list(qis),
@@ -207,13 +277,7 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
         "classes": classes,
         "k": k,
         "class_sizes": _size_distribution(engine, sizes_sql),
-        "risk": {
-            "highest": 1.0 / k,
-            "average": classes / rows,
-            "threshold": RISK_THRESHOLD,
-            "records_at_risk": at_risk,
-            "share_at_risk": at_risk / rows,
-        },
+        "risk": _risk(engine, counted, shown, qis, risk),
         "sensitive": {},
     }
     ref_shown = shown
@@ -253,3 +317,38 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
             }
     return result
 
+
+
+def record_risk(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis: Sequence[str],
+                population: str | Sequence[str] | None = None) -> duckdb.DuckDBPyRelation:
+    """Every row of ``table`` with its record-level re-identification risk, as a DuckDB
+    relation (nothing is read until it is): ``prosecutor_risk`` = 1/f_j and
+    ``journalist_risk`` = 1/F_j, f_j and F_j being the rows of its equivalence class over
+    ``qis`` in the table and in ``population`` (without one, the table itself: ARX's
+    ``RiskModelSampleSummary``; see :mod:`anonymizer.metrics.risk`).
+
+    Example:
+        >>> con = duckdb.connect()
+        >>> _ = con.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1), (1), (2)) v(a)")
+        >>> record_risk(con, "t", ["a"]).order("a, prosecutor_risk").fetchall()
+        [(1, 0.5, 0.5), (1, 0.5, 0.5), (2, 1.0, 1.0)]
+
+    Raises:
+        SpecError: unknown or repeated QI columns, or the table already has a column named
+            ``prosecutor_risk`` or ``journalist_risk``.
+        DataError: a table does not exist, or ``population`` does not hold the table's
+            classes (:func:`anonymizer.metrics.risk.risk_profile`).
+    """
+    parts = table_parts(table)
+    shown, rel = ".".join(parts), qualified(*parts)
+    engine = Engine(con)
+    cols = engine.columns(rel, shown)
+    _check_columns(cols, qis, "qis", shown)
+    taken = [name for name in ("prosecutor_risk", "journalist_risk") if name in cols]
+    if taken:
+        raise SpecError("table", f"{shown} already has a column {', '.join(map(repr, taken))}, the name of "
+                                 f"a risk column; select the table's other columns into a view first", shown)
+    pop = population_of(engine, population, qis, cols)
+    if pop is not None:
+        risk_models.risk_profile(engine, risk_models.classes_sql(rel, pop.qis, population=pop), 1.0, shown, pop)
+    return con.sql(risk_models.record_risk_sql(rel, qis, pop))

@@ -21,7 +21,14 @@
 --   anon_classes(tbl, qis)                                class: class, size
 --   anon_k(tbl, qis)                                      table: rows, classes, k, average_class_size, discernibility
 --   anon_class_profile(tbl, qis)                          class size: size, classes, rows, share_of_rows
+--   anon_risk_classes(tbl, qis, population := NULL)      class: class, size, population_size, prosecutor_risk, journalist_risk
+--   anon_risk(tbl, qis, threshold := 0.2, population := NULL)
+--                                                         attacker model: model, highest, lowest, average, records_at_risk,
+--                                                         classes_at_risk, share_at_risk, threshold, population
 --   anon_prosecutor_risk(tbl, qis, threshold := 0.2)      table: highest, average, threshold, records_at_risk, share_at_risk
+--   anon_risky_classes(tbl, qis, threshold := 0.2, population := NULL)
+--                                                         class above the threshold: as anon_risk_classes
+--   anon_record_risk(tbl, qis, population := NULL)        row of tbl: its columns, prosecutor_risk, journalist_risk
 --   anon_sensitive_counts(tbl, qis, sensitive)            class, attribute and value: class, attribute, value, n
 --   anon_l_classes(tbl, qis, sensitive, c := 2)           class and attribute: class, attribute, size, distinct_l, entropy_l, recursive_l
 --   anon_l_diversity(tbl, qis, sensitive, c := 2)         attribute: attribute, distinct_l, entropy_l, recursive_l, c
@@ -69,7 +76,7 @@ END AS ok
 FROM anon_columns(tbl);
 
 -- ---------------------------------------------------------------------------------------
--- k-anonymity, class profile, prosecutor risk
+-- k-anonymity, class profile
 
 -- anon_classes(tbl, qis): one row per equivalence class: class (STRUCT of the QI values),
 -- size (its rows). k-anonymity (Samarati and Sweeney 1998) holds when every size >= k.
@@ -100,16 +107,102 @@ FROM anon_classes(tbl, qis)
 GROUP BY size
 ORDER BY size;
 
--- anon_prosecutor_risk(tbl, qis, threshold): a record's prosecutor risk is 1/|E| for its
--- class E (El Emam and Dankar 2008). highest = 1/k, average = classes/rows,
--- records_at_risk = rows whose risk is above `threshold` (default 0.2: classes under 5 rows).
+-- ---------------------------------------------------------------------------------------
+-- Re-identification risk: the prosecutor, journalist and marketer attacker models exactly as
+-- ARX computes them (org.deidentifier.arx.risk.RiskModelSampleSummary; El Emam, "Guide to
+-- the De-Identification of Personal Health Information", 2013).
+--
+-- f = a class's rows in tbl (the sample), n = tbl's rows, J = its classes; F = the rows of
+-- `population` with the class's QI values. The population holds the sample's records and
+-- more, at the sample's generalization (the same QI columns, by name, with the same labels);
+-- without one, F = f (ARX's rule when the sample is the whole data set). A record is at risk
+-- when its risk is above `threshold` (default 0.2: classes under 5 rows).
+
+-- anon_risk_classes(tbl, qis, population := NULL): one row per class of tbl: class, size (f),
+-- population_size (F), prosecutor_risk (1/f), journalist_risk (1/F). An error when the
+-- population lacks a class of tbl or holds fewer of its rows. (The two tables are stacked
+-- BY NAME, so their columns may come in any order.)
+CREATE OR REPLACE MACRO anon_risk_classes(tbl, qis, population := NULL) AS TABLE
+SELECT class, size, population_size,
+       1.0 / size AS prosecutor_risk,
+       CASE WHEN population_size >= size THEN 1.0 / population_size
+            ELSE error('population: ' || population || ' is not a population of ' || tbl
+                       || ' at its generalization: it lacks, or holds fewer rows of, the class '
+                       || class::VARCHAR) END AS journalist_risk
+FROM (
+    SELECT struct_pack(*COLUMNS(lambda x_: list_contains(qis, x_))) AS class,
+           count(*) FILTER (WHERE __anon_sample) AS size,
+           CASE WHEN population IS NULL THEN count(*) FILTER (WHERE __anon_sample)
+                ELSE count(*) FILTER (WHERE NOT __anon_sample) END AS population_size
+    FROM (
+        SELECT COLUMNS(lambda x_: list_contains(qis, x_)), true AS __anon_sample
+        FROM query_table(tbl)
+        WHERE (SELECT ok FROM anon_require(tbl, qis, 'qis'))
+        UNION ALL BY NAME
+        SELECT COLUMNS(lambda x_: list_contains(qis, x_)), false AS __anon_sample
+        FROM query_table(coalesce(population, tbl))
+        WHERE population IS NOT NULL AND (SELECT ok FROM anon_require(coalesce(population, tbl), qis, 'population'))
+    )
+    GROUP BY 1
+)
+WHERE size > 0;
+
+-- anon_risk(tbl, qis, threshold := 0.2, population := NULL): one row per attacker model
+-- (prosecutor, journalist, marketer): highest, lowest, average, records_at_risk,
+-- classes_at_risk, share_at_risk, threshold, population (the table F is counted in).
+--   prosecutor: risk 1/f; highest 1/min f, lowest 1/max f, average J/n, records at risk
+--               sum f over classes with 1/f > threshold (getProsecutorRisk);
+--   journalist: risk 1/F; the same with F, but average max(J / sum F, sum(f/F) / n)
+--               (getJournalistRisk); equal to the prosecutor's without a population;
+--   marketer:   average = sum(f/F) / n, the expected share of records re-identified
+--               (getMarketerRisk; J/n without a population); its other columns are NULL.
+CREATE OR REPLACE MACRO anon_risk(tbl, qis, threshold := 0.2, population := NULL) AS TABLE
+WITH c AS MATERIALIZED (SELECT * FROM anon_risk_classes(tbl, qis, population := population))
+SELECT model, highest, lowest, average, records_at_risk, classes_at_risk,
+       records_at_risk / (SELECT sum(size) FROM c) AS share_at_risk,
+       threshold::DOUBLE AS threshold, coalesce(population, tbl) AS population
+FROM (
+    SELECT 1 AS o, 'prosecutor' AS model, max(prosecutor_risk) AS highest, min(prosecutor_risk) AS lowest,
+           count(*) / sum(size) AS average,
+           coalesce(sum(size) FILTER (WHERE prosecutor_risk > threshold), 0)::BIGINT AS records_at_risk,
+           count(*) FILTER (WHERE prosecutor_risk > threshold) AS classes_at_risk
+    FROM c
+    UNION ALL
+    SELECT 2, 'journalist', max(journalist_risk), min(journalist_risk),
+           greatest(count(*) / sum(population_size), sum(size / population_size) / sum(size)),
+           coalesce(sum(size) FILTER (WHERE journalist_risk > threshold), 0)::BIGINT,
+           count(*) FILTER (WHERE journalist_risk > threshold)
+    FROM c
+    UNION ALL
+    SELECT 3, 'marketer', NULL, NULL, sum(size / population_size) / sum(size), NULL, NULL
+    FROM c
+)
+ORDER BY o;
+
+-- anon_prosecutor_risk(tbl, qis, threshold := 0.2): the prosecutor's row of anon_risk
+-- (El Emam and Dankar 2008): highest = 1/k, average = classes/rows, threshold,
+-- records_at_risk (rows whose risk 1/f is above `threshold`), share_at_risk.
 CREATE OR REPLACE MACRO anon_prosecutor_risk(tbl, qis, threshold := 0.2) AS TABLE
-SELECT 1.0 / min(size) AS highest,
-       count(*) / sum(size) AS average,
-       threshold::DOUBLE AS threshold,
-       coalesce(sum(size) FILTER (WHERE 1.0 / size > threshold), 0)::BIGINT AS records_at_risk,
-       coalesce(sum(size) FILTER (WHERE 1.0 / size > threshold), 0) / sum(size) AS share_at_risk
-FROM anon_classes(tbl, qis);
+SELECT highest, average, threshold::DOUBLE AS threshold, records_at_risk, share_at_risk
+FROM anon_risk(tbl, qis, threshold := threshold)
+WHERE model = 'prosecutor';
+
+-- anon_risky_classes(tbl, qis, threshold := 0.2, population := NULL): the rows of
+-- anon_risk_classes whose prosecutor risk is above `threshold` (they hold every class whose
+-- journalist risk is, F >= f), the riskiest first (by size, population_size, class).
+CREATE OR REPLACE MACRO anon_risky_classes(tbl, qis, threshold := 0.2, population := NULL) AS TABLE
+SELECT * FROM anon_risk_classes(tbl, qis, population := population)
+WHERE prosecutor_risk > threshold
+ORDER BY size, population_size, class;
+
+-- anon_record_risk(tbl, qis, population := NULL): every row of tbl with two more columns,
+-- prosecutor_risk (1/f) and journalist_risk (1/F; 1/f without a population) of its class.
+CREATE OR REPLACE MACRO anon_record_risk(tbl, qis, population := NULL) AS TABLE
+SELECT t.* EXCLUDE (__anon_class), r.prosecutor_risk, r.journalist_risk
+FROM (SELECT *, struct_pack(*COLUMNS(lambda x_: list_contains(qis, x_))) AS __anon_class
+      FROM query_table(tbl)) AS t
+JOIN anon_risk_classes(tbl, qis, population := population) AS r
+    ON t.__anon_class IS NOT DISTINCT FROM r.class;
 
 -- ---------------------------------------------------------------------------------------
 -- l-diversity (Machanavajjhala et al. 2007)

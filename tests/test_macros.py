@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer import anonymize
 from anonymizer.macros import install, installed, macros_path, macros_sql
-from anonymizer.measure import measure_table
+from anonymizer.measure import measure_table, record_risk
 from tests.families.generalized.conftest import engine  # noqa: F401 - a fresh engine per test
 from tests.conftest import ARX
 from tests.hierarchy.conftest import build, labels
@@ -63,6 +63,7 @@ def assert_same_figures(con, tbl: str, parts, qis, sensitive, c=2.0):
         risk = one(con, "SELECT * FROM anon_prosecutor_risk($t, $q)", t=tbl, q=qis)
         for key in ("highest", "average", "threshold", "records_at_risk", "share_at_risk"):
             assert risk[key] == pytest.approx(eng["risk"][key]), key
+        assert_same_risk(con, tbl, qis, eng["risk"])
         profile = rows(con, "SELECT * FROM anon_class_profile($t, $q)", t=tbl, q=qis)
         assert sum(p["classes"] for p in profile) == eng["classes"]
         assert sum(p["rows"] for p in profile) == eng["rows"]
@@ -157,6 +158,63 @@ def test_prosecutor_risk_by_hand():
     assert one(con, "SELECT records_at_risk FROM anon_prosecutor_risk('t', ['g'], threshold := 0.19)") == \
         {"records_at_risk": 9}
     assert measure_table(con, "t", ["g"])["risk"]["records_at_risk"] == 4
+
+
+def assert_same_risk(con, tbl: str, qis, want: dict, population: str | None = None, threshold: float = 0.2):
+    """anon_risk's three rows equal measure_table's prosecutor, journalist and marketer."""
+    got = rows(con, "SELECT * FROM anon_risk($t, $q, threshold := $h, population := $p)", t=tbl, q=qis,
+               h=threshold, p=population)
+    assert [r["model"] for r in got] == ["prosecutor", "journalist", "marketer"]
+    for r in got:
+        for key, value in want[r["model"]].items():
+            if key == "population":
+                assert r["population"] == (population or tbl)
+            else:
+                assert r[key] == pytest.approx(value, rel=1e-12), (r["model"], key)
+        assert r["threshold"] == threshold
+
+
+def test_risk_of_a_sample_of_adult_against_adult(mcon):
+    """A tenth of Adult measured against all of Adult as its population: anon_risk,
+    anon_risky_classes and anon_record_risk equal measure_table and record_risk."""
+    mcon.execute("CREATE OR REPLACE TABLE adult_tenth AS SELECT * FROM adult WHERE hash(rowid) % 10 = 0")
+    qis = ["age", "sex", "race"]
+    eng = measure_table(mcon, "adult_tenth", qis, population="adult", threshold=0.1, risky_classes=10**6)["risk"]
+    assert eng["journalist"]["records_at_risk"] < eng["prosecutor"]["records_at_risk"], "the population matters"
+    assert eng["marketer"]["average"] < eng["prosecutor"]["average"]
+    assert_same_risk(mcon, "adult_tenth", qis, eng, population="adult", threshold=0.1)
+    risky = rows(mcon, "SELECT * FROM anon_risky_classes('adult_tenth', $q, 0.1, population := 'adult')", q=qis)
+    assert len(risky) == eng["prosecutor"]["classes_at_risk"] == len(eng["risky_classes"])
+    assert [(r["size"], r["population_size"]) for r in risky] == \
+        [(c["size"], c["population_size"]) for c in eng["risky_classes"]]
+    assert {frozenset(r["class"].items()) for r in risky} == \
+        {frozenset(c["class"].items()) for c in eng["risky_classes"]}
+    python = record_risk(mcon, "adult_tenth", qis, population="adult")
+    both = one(mcon, "SELECT count(*) AS n, sum(prosecutor_risk) AS p, sum(journalist_risk) AS j, "
+                     "count(*) FILTER (WHERE journalist_risk IS NULL) AS missing FROM anon_record_risk("
+                     "'adult_tenth', $q, population := 'adult')", q=qis)
+    (mine,) = python.aggregate("count(*) AS n, sum(prosecutor_risk) AS p, sum(journalist_risk) AS j").fetchall()
+    assert (both["n"], both["missing"]) == (mine[0], 0)
+    assert both["p"] == pytest.approx(mine[1]) == pytest.approx(eng["prosecutor"]["average"] * mine[0])  # sum 1/f = J
+    assert both["j"] == pytest.approx(mine[2]) == pytest.approx(eng["marketer"]["average"] * mine[0])    # sum 1/F
+
+
+def test_risk_of_the_worked_example():
+    """The worked example of tests/metrics/test_risk.py (10 records in classes of 4, 3, 2, 1;
+    in the population 8, 6, 5, 2): the journalist's average is 4/21, the marketer's 0.19."""
+    con = duckdb.connect()
+    install(con)
+    con.execute("CREATE TABLE s AS SELECT g FROM (VALUES (4), (3), (2), (1)) v(g), range(g)")
+    con.execute("CREATE TABLE p AS SELECT g FROM (VALUES (4, 8), (3, 6), (2, 5), (1, 2), (9, 9)) v(g, m), range(m)")
+    got = {r["model"]: r for r in rows(con, "SELECT * FROM anon_risk('s', ['g'], population := 'p')")}
+    assert got["journalist"]["average"] == pytest.approx(4 / 21) and got["journalist"]["highest"] == 0.5
+    assert got["marketer"]["average"] == pytest.approx(0.19) and got["prosecutor"]["average"] == pytest.approx(0.4)
+    assert (got["journalist"]["records_at_risk"], got["journalist"]["classes_at_risk"]) == (1, 1)
+    with pytest.raises(duckdb.Error, match=re.escape("population: s is not a population of p at its generalization")):
+        con.execute("SELECT * FROM anon_risk('p', ['g'], population := 's')").fetchall()
+    con.execute("CREATE TABLE s2 AS SELECT g, 1 AS h FROM s")
+    with pytest.raises(duckdb.Error, match=re.escape("population: unknown column(s) h in table p; it has g")):
+        con.execute("SELECT * FROM anon_risk('s2', ['g', 'h'], population := 'p')").fetchall()
 
 
 def test_class_rows_agree_with_pycanon_on_a_release(mcon):
@@ -414,7 +472,8 @@ def test_cli_installs_into_a_database_file_usable_without_python_helpers(tmp_pat
         con.execute("CREATE TABLE t AS SELECT range % 4 AS a, range % 3 AS s FROM range(24)")
         assert con.execute("SELECT k FROM anon_k('t', ['a'])").fetchone() == (6,)
         names = {n for n, _, _ in installed(con)}
-    assert {"anon_classes", "anon_k", "anon_class_profile", "anon_prosecutor_risk", "anon_l_diversity",
+    assert {"anon_classes", "anon_k", "anon_class_profile", "anon_prosecutor_risk", "anon_risk", "anon_risk_classes",
+            "anon_risky_classes", "anon_record_risk", "anon_l_diversity",
             "anon_t_closeness", "anon_ncp_numeric", "anon_ncp_categorical", "anon_release", "anon_interval",
             "anon_mask", "anon_top_code", "anon_bottom_code", "anon_date_trunc"} <= names
     path = CliRunner().invoke(main, ["macros", "path"]).output.strip()

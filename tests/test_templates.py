@@ -21,7 +21,7 @@ from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.models import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.plan import prepare
-from anonymizer.measure import measure_table
+from anonymizer.measure import measure_table, record_risk
 from anonymizer.release.history import history, prune, rollback
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
@@ -117,6 +117,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
     _identity_reserved(con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
+    measure_table(con, "published.adult", ["age", "sex"], population="published.adult", risky_classes=3)   # risk
+    record_risk(con, "published.adult", ["age", "sex"], population="published.adult").limit(1).fetchall()
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup
     _recursive_mondrian(con)

@@ -21,10 +21,18 @@ from anonymizer.cli.params import (Finite, csv_list, db_option, echo_json, engin
 @click.option("--reference", default=None, metavar="TABLE",
               help="Table whose sensitive distribution t-closeness compares with (default: the measured table; "
                    "give a release's input to measure it as the release's gate does).")
+@click.option("--population", default=None, metavar="TABLE",
+              help="Population table of journalist and marketer risk: the table the measured one was drawn "
+                   "from, with the same QI columns and labels (default: the measured table itself).")
+@click.option("--risk-threshold", type=Finite(0, 1), default=0.2, show_default=True,
+              help="A record is at risk when its re-identification risk is above this.")
+@click.option("--risky-classes", type=click.IntRange(0), default=0, show_default=True, metavar="N",
+              help="List at most N classes above the risk threshold, the riskiest first.")
 @json_option
 @engine_options
 def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, reference: str | None,
-          as_json: bool, **engine: str | None) -> None:
+          population: str | None, risk_threshold: float, risky_classes: int, as_json: bool,
+          **engine: str | None) -> None:
     """Measure any table: k, l-diversity (distinct, entropy, recursive), t-closeness,
     re-identification risk and class sizes, grouping by the QI columns.
 
@@ -34,18 +42,26 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, re
     suppression), so `--table published.adult --reference adult` reproduces the release's
     figure.
 
+    Re-identification risk is ARX's (RiskModelSampleSummary): prosecutor (a record's risk
+    1/f, f = its class's rows), journalist (1/F, F = the rows of --population with its QI
+    values; the prosecutor's without a population) and marketer (the expected share of
+    records re-identified, sum f/F over rows). --risky-classes N lists the classes above
+    --risk-threshold.
+
     With --engine spark the table is one of Spark's catalog and the figures are computed
     by Spark.
 
     \b
     Examples:
       anonymizer check --db d.duckdb --table published.adult --qi age,sex,race --sensitive occupation
+      anonymizer check --db d.duckdb --table sample --qi age,zip --population everyone --risky-classes 10
       anonymizer check --engine spark --spark-warehouse wh/ --table published.adult --qi age,sex,race
     """
     from anonymizer.measure import measure_table
     sens = [s for item in sensitive for s in csv_list(item)]
     with open_engine(engine_choice(**engine, db_given=given("db")), db, read_only=True) as con:
-        result = measure_table(con, table, csv_list(qi), sens, c=c, reference=reference)
+        result = measure_table(con, table, csv_list(qi), sens, c=c, reference=reference, population=population,
+                               threshold=risk_threshold, risky_classes=risky_classes)
     if as_json:
         echo_json(result)
     else:
@@ -65,9 +81,7 @@ def format_measure(result: Mapping[str, Any]) -> str:
         f"table {result.get('table', '?')}: {result['rows']} rows in {result['classes']} "
         f"equivalence classes over {qis}",
         f"  k-anonymity: k = {result['k']} (smallest class)",
-        f"  prosecutor risk: highest {_fmt(risk['highest'])}, average {_fmt(risk['average'])}; "
-        f"{risk['records_at_risk']} records ({risk['share_at_risk']:.1%}) in classes with risk "
-        f"above {_fmt(risk['threshold'])}",
+        *_risk_lines(risk),
         "  class sizes:",
     ]
     for entry in result["class_sizes"]:
@@ -82,3 +96,27 @@ def format_measure(result: Mapping[str, Any]) -> str:
                         else "") + "), "
                      f"alpha = {_fmt(m['alpha'])}")
     return "\n".join(lines)
+
+
+def _risk_lines(risk: Mapping[str, Any]) -> list[str]:
+    """The risk lines of :func:`format_measure`: one per attacker model, then the risky
+    classes when listed."""
+    above = f"above {_fmt(risk['threshold'])}"
+    lines = []
+    for model in ("prosecutor", "journalist"):
+        m = risk[model]
+        named = f" (population {m['population']})" if model == "journalist" else ""
+        lines.append(f"  {model} risk{named}: highest {_fmt(m['highest'])}, average {_fmt(m['average'])}; "
+                     f"{m['records_at_risk']} records ({m['share_at_risk']:.1%}) in {m['classes_at_risk']} "
+                     f"classes with risk {above}")
+    lines.append(f"  marketer risk (population {risk['marketer']['population']}): "
+                 f"{_fmt(risk['marketer']['average'])} (expected share of records re-identified)")
+    if "risky_classes" in risk:
+        shown = risk["risky_classes"]
+        lines.append(f"  classes with prosecutor risk {above}: {risk['prosecutor']['classes_at_risk']}"
+                     + (f", the riskiest {len(shown)}:" if shown else ""))
+        for entry in shown:
+            values = ", ".join(f"{name}={value!r}" for name, value in entry["class"].items()) or "(all rows)"
+            lines.append(f"    {values}: {entry['size']} rows (population {entry['population_size']}), "
+                         f"prosecutor {_fmt(entry['prosecutor_risk'])}, journalist {_fmt(entry['journalist_risk'])}")
+    return lines

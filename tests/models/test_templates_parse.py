@@ -13,6 +13,9 @@ from anonymizer.engine.names import ident, table
 HIST = f"(SELECT * FROM {table('my schema', 'hist')})"
 MODEL = {"hist": HIST, "p": "m0", "glob": ident("g l"), "hier": ident('h"r'), "has_value": True}
 SIZES = render("models/class_sizes.sql.j2", source=ident("t"), qis=[ident("select")])
+POP = render("metrics/population_sizes.sql.j2", population=ident("p p"), qis=[ident("select")])
+POP_ALL = render("metrics/population_sizes.sql.j2", population=ident("p p"), qis=[])
+CLASSES = render("metrics/risk_classes.sql.j2", source=ident("t"), qis=[ident("select")], population=POP)
 QIS = [qi(0, ident("dom 0"), True, 5), qi(1, ident("dom1"), False, 4)]
 CONTEXTS = {
     "models/class_sizes.sql.j2": [{"source": ident("t"), "qis": [ident("select"), ident('a"b')]},
@@ -32,6 +35,17 @@ CONTEXTS = {
     "metrics/cells.sql.j2": [{"candidate": ident("cand"), "cid": ident("__cid"), "qis": QIS},
                              {"candidate": ident("classes"), "cid": ident("__cid"), "qis": QIS,
                               "weight": ident("class size")}],
+    "metrics/population_sizes.sql.j2": [{"population": ident("p p"), "qis": [ident("select"), ident('a"b')]},
+                                        {"population": ident("p"), "qis": []}],
+    "metrics/risk_classes.sql.j2": [{"source": ident("t"), "qis": [ident("select")], "population": POP},
+                                    {"source": HIST, "qis": [ident("c 1")], "weight": ident("n 1")},
+                                    {"source": ident("t"), "qis": [], "population": POP_ALL}],
+    "metrics/risk_summary.sql.j2": [{"classes": CLASSES}],
+    "metrics/risky_classes.sql.j2": [{"classes": CLASSES, "d": 1}],
+    "metrics/record_risk.sql.j2": [{"source": ident("t"), "qis": [ident("select")], "population": POP,
+                                    "prosecutor": ident("p r"), "journalist": ident("j r")},
+                                   {"source": ident("t"), "qis": [], "prosecutor": ident("p"),
+                                    "journalist": ident("j")}],
     "metrics/row_counts.sql.j2": [{"source": ident("t"), "columns": [ident("select"), ident('a"b')],
                                    "group": [ident("select")], "weight": ident("n 1"), "cls": ident("c 1")},
                                   {"source": ident("t"), "columns": [], "group": [], "weight": ident("n"),
