@@ -11,9 +11,11 @@ suppressed rows, the timings and the version history.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
 from anonymizer.report.gather import gather
 from anonymizer.report.page import page, versions
 from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
@@ -69,3 +71,16 @@ class DryRun:
                "timings": result.timings}
         note = "Dry run: the figures are the verified candidate's; nothing was published."
         return page(header, self.spec_text, [note], row, self.gathered, [])
+
+
+def write_page(path: str | Path, html: str, option: str = "--html") -> str:
+    """Write the page ``html`` to ``path``; return the path written.
+
+    Raises:
+        SpecError: the path cannot be written (named by ``option``).
+    """
+    try:
+        Path(path).write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(option, f"cannot be written ({exc.strerror or exc})", str(path)) from None
+    return str(path)
