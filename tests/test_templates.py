@@ -116,6 +116,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup
     _recursive_mondrian(con)
+    _report(con)
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
     for template, texts in executed.items():
@@ -124,6 +125,16 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 sqlglot.parse(text, read="duckdb")
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
+
+
+def _report(con) -> None:
+    """The HTML report (report/): a published version, read through its recorded view, and a
+    dry run's candidate, read through its join."""
+    from anonymizer.cli.report import _audit_table, _versions
+    from anonymizer.report import DryRun, release_page
+    rows = _versions(con, _audit_table(con, "db", "_anon_releases"), "db", "adult_demo", None)
+    release_page(con, rows, rows[-1], str(data_path("demo.yml")))
+    run_release(demo_spec(k=20), con, dry_run=True, inspect=DryRun("spec"))
 
 
 def _recursive_mondrian(con) -> None:
