@@ -122,6 +122,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup
     _recursive_mondrian(con)
+    _report(con)
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
     for template, texts in executed.items():
@@ -139,6 +140,16 @@ def _audit_trail(con) -> None:
     assert history(engine, "_anon_releases", "weird")["current"] == 3
     assert anonymize(WEIRD, con).version == 4   # v1's spec again: published anew after a rollback
     assert [d["version"] for d in prune(engine, "_anon_releases", "weird", 1)["dropped"]] == [1, 2]
+
+
+def _report(con) -> None:
+    """The HTML report (report/): a published version, read through its recorded view, and a
+    dry run's candidate, read through its join."""
+    from anonymizer.cli.report import _audit_table, _versions
+    from anonymizer.report import DryRun, release_page
+    rows = _versions(con, _audit_table(con, "db", "_anon_releases"), "db", "adult_demo", None)
+    release_page(con, rows, rows[-1], str(data_path("demo.yml")))
+    run_release(demo_spec(k=20), con, dry_run=True, inspect=DryRun("spec"))
 
 
 def _recursive_mondrian(con) -> None:

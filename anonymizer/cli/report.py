@@ -16,7 +16,7 @@ import json
 import click
 
 from anonymizer.errors import DataError, SpecError
-from anonymizer.cli.params import db_option, echo_json, json_option, open_db
+from anonymizer.cli.params import db_option, echo_json, json_option, open_db, progress
 
 #: the audit columns holding JSON text
 JSON_COLUMNS = ("parameters", "figures", "timings")
@@ -30,8 +30,15 @@ JSON_COLUMNS = ("parameters", "figures", "timings")
               help="With RELEASE: this version in full (parameters and every figure).")
 @click.option("--schema", default="_anon_releases", show_default=True,
               help="The releases' snapshot schema, which holds the audit table (a spec's output.snapshot_schema).")
+@click.option("--html", "html", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="With RELEASE: write one self-contained HTML page for the version (default: the latest): spec, "
+                   "models and achieved figures, risk, class sizes, information loss, every QI's and sensitive "
+                   "attribute's distribution before and after, suppressed rows, timings, version history.")
+@click.option("--spec", "spec", metavar="SPEC", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="With --html: the release's spec file, for a version whose audit row does not hold its spec text.")
 @json_option
-def report(release: str | None, db: str, version: int | None, schema: str, as_json: bool) -> None:
+def report(release: str | None, db: str, version: int | None, schema: str, html: str | None, spec: str | None,
+           as_json: bool) -> None:
     """Report what was published into DB, from its audit table: without RELEASE one line per
     release (latest version, view, rows in and out, when); with RELEASE every version of it
     with its spec hash, algorithm, achieved figures (k, l, t, NCP, ...) and timings; with
@@ -42,9 +49,13 @@ def report(release: str | None, db: str, version: int | None, schema: str, as_js
       anonymizer report --db warehouse.duckdb
       anonymizer report adult_demo --db warehouse.duckdb
       anonymizer report adult_demo --version 2 --db warehouse.duckdb --json
+      anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html
     """
     if version is not None and release is None:
         raise SpecError("--version", "needs a RELEASE")
+    if html is not None:
+        _html(release, db, version, schema, html, spec, as_json)
+        return
     with open_db(db, read_only=True) as con:
         audit = _audit_table(con, db, schema)
         if release is None:
@@ -59,6 +70,25 @@ def report(release: str | None, db: str, version: int | None, schema: str, as_js
         click.echo(format_releases(found, db, shown))
     else:
         click.echo(format_versions(release, found, full=version is not None))
+
+
+def _html(release: str | None, db: str, version: int | None, schema: str, path: str, spec: str | None,
+          as_json: bool) -> None:
+    """``--html``: the page of ``release``'s ``version`` (default: its latest), written to ``path``."""
+    from anonymizer.report import release_page, write_page
+    if release is None:
+        raise SpecError("--html", "needs a RELEASE")
+    say = progress(as_json)
+    if say:
+        say(f"report {release}: gathering the figures from {db}")
+    with open_db(db, read_only=True) as con:
+        rows = _versions(con, _audit_table(con, db, schema), db, release, None)
+        row = rows[-1] if version is None else _versions(con, _audit_table(con, db, schema), db, release, version)[0]
+        written = write_page(path, release_page(con, rows, row, spec))
+    if as_json:
+        echo_json({"release": release, "version": row["version"], "html": written})
+    else:
+        click.echo(f"report of {release} v{row['version']} written to {written}")
 
 
 _LATEST = """

@@ -33,11 +33,14 @@ from anonymizer.cli.params import (db_option, emit, engine_choice, engine_option
               help="Verify and measure the release, publish nothing (no snapshot, view, audit row or export).")
 @click.option("--log-sql", "log_sql", metavar="FILE", type=click.Path(dir_okay=False), default=None,
               help="Write every SQL statement the run executed, with its time, to FILE (also when it fails).")
+@click.option("--html", "html", metavar="FILE", type=click.Path(dir_okay=False), default=None,
+              help="With --dry-run: write the HTML report of the verified candidate to FILE (as `anonymizer report "
+                   "RELEASE --html` does for a published version).")
 @engine_options
 @quiet_option()
 def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep_work: bool,
         memory_limit: str | None, temp_directory: str | None, dry_run: bool, log_sql: str | None,
-        quiet: bool, **engine: str | None) -> None:
+        html: str | None, quiet: bool, **engine: str | None) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
     The spec names the source table (or a CSV/Parquet file to load), the role of every
@@ -60,6 +63,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --export out/adult.parquet
       anonymizer run adult.yml --db raw.duckdb --memory-limit 8GB
       anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
+      anonymizer run adult.yml --db raw.duckdb --dry-run --html adult.html
       anonymizer run adult.yml --engine spark --spark-warehouse wh/   (source and release in Spark's catalog)
     """
     from anonymizer.release.run import run_release
@@ -68,6 +72,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     if export is not None:
         parsed = replace(parsed, output=replace(parsed.output, export=parse_export(export, Path("."), "--export")))
     choice = engine_choice(parsed.backend, **engine, db_given=given("db"))
+    report = _dry_run_report(spec, html, dry_run, choice.spark)
     if choice.spark:
         _refuse_duckdb_options(memory_limit, temp_directory)
     separate = parsed.output.database is not None
@@ -85,7 +90,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     try:
         with open_engine(choice, source_db, read_only=reads_only) as con:
             result = run_release(parsed, con, progress=progress(quiet or as_json), keep_work=keep_work,
-                                 force=force, dry_run=dry_run, log=statements)
+                                 force=force, dry_run=dry_run, log=statements, inspect=report)
     finally:
         if log_sql is not None:
             try:
@@ -93,6 +98,24 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
             except SpecError as exc:   # the run's own outcome (and exit status) stands
                 click.echo(f"warning: {exc}", err=True)
     emit(result, as_json)
+    if report is not None:
+        from anonymizer.report import write_page
+        written = write_page(html, report.page(result))
+        if not as_json:
+            click.echo(f"\nreport of the dry run written to {written}")
+
+
+def _dry_run_report(spec: str, html: str | None, dry_run: bool, spark: bool):
+    """``--html``: the report that gathers the dry run's figures (``None`` without it)."""
+    if html is None:
+        return None
+    if not dry_run:
+        raise SpecError("--html", "reports a dry run (with --dry-run); for a published release use "
+                                  "`anonymizer report RELEASE --html FILE`")
+    if spark:
+        raise SpecError("--html", "reads the candidate in DuckDB; a dry run on Spark has no HTML report yet")
+    from anonymizer.report import DryRun
+    return DryRun(Path(spec).read_text(encoding="utf-8"))
 
 
 def _write_log(path: Path, statements: list) -> None:

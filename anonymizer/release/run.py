@@ -77,7 +77,7 @@ def spec_fingerprint(spec: ReleaseSpec) -> str:
 def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql.SparkSession", *,
                 progress: Callable[[str], None] | None = None, keep_work: bool = False,
                 force: bool = False, data: "pandas.DataFrame | None" = None, dry_run: bool = False,
-                log: list[StatementLog] | None = None) -> ReleaseResult:
+                log: list[StatementLog] | None = None, inspect: Callable | None = None) -> ReleaseResult:
     """Anonymize ``spec``'s source in ``con`` and publish it (see module docstring), into
     ``con``'s database or, with ``output.database``, into that file, attached for the run
     (created if missing) and detached afterwards unless ``con`` held it already; nothing
@@ -101,7 +101,7 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
     with attach_database(con, database) if attach else nullcontext() as catalog:
         spec = replace(spec, output=replace(spec.output, catalog=catalog))
         result = publish_release(spec, con, progress=progress, keep_work=keep_work, force=force, data=data,
-                                 dry_run=dry_run, log=log, views=attach or database is None)
+                                 dry_run=dry_run, log=log, views=attach or database is None, inspect=inspect)
         if spec.output.export is not None and not dry_run:
             try:
                 result.exports = export_release(Engine(con, progress=progress), spec, spec.output.export)
@@ -116,7 +116,8 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
 def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
                     progress: Callable[[str], None] | None = None, keep_work: bool = False,
                     force: bool = False, data: "pandas.DataFrame | None" = None, dry_run: bool = False,
-                    log: list[StatementLog] | None = None, views: bool = True) -> ReleaseResult:
+                    log: list[StatementLog] | None = None, views: bool = True,
+                    inspect: Callable | None = None) -> ReleaseResult:
     """Anonymize ``spec``'s source in ``con`` and publish it where ``spec.output`` says
     (``output.catalog``: an attached database; see :func:`run_release`).
 
@@ -132,6 +133,9 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             whose output database does not exist yet).
         data: a DataFrame to anonymize instead of the spec's source (staged in the run's work
             database; nothing is written to the database but the release).
+        inspect: in a dry run, called as ``inspect(engine, plan, ready)`` with the verified
+            candidate (:class:`~anonymizer.release.candidate.Verified`) while the run's work
+            tables still stand (the HTML report of a dry run reads them).
     Raises:
         SpecError, DataError: bad spec or data (nothing is published).
         PrivacyCheckFailed: the candidate fails a model or the suppression limit.
@@ -161,6 +165,8 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work database"):
             plan = prepare(engine, spec, source)
         ready = verified(engine, plan, clock).ready
+        if dry_run and inspect is not None:
+            inspect(engine, plan, ready)
         return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
                        dry_run)
 

@@ -1,0 +1,86 @@
+"""The HTML report of a release (``anonymizer report RELEASE --html out.html``) or of a dry
+run (``anonymizer run SPEC --dry-run --html out.html``): one self-contained page with the
+spec, the models and their achieved figures, the risk profile, the class sizes, the
+information loss, every QI's and sensitive attribute's distribution before and after, the
+suppressed rows, the timings and the version history.
+
+:mod:`.subject` finds what the page is about, :mod:`.gather` computes its figures in SQL,
+:mod:`.plots` draws them, :mod:`.page` lays the page out.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.report.gather import gather
+from anonymizer.report.page import page, versions
+from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
+
+
+def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None) -> str:
+    """The page of the published version whose audit row is ``row`` (``history``: every
+    audit row of its release), read through ``con`` (read-only is enough).
+
+    Raises:
+        SpecError: no spec to read the roles from (see :func:`.subject.release_spec`).
+    """
+    engine = Engine(con)
+    spec, text, notes = release_spec(row, spec_path)
+    source, said = source_state(engine, spec, row)
+    released = published_view(engine, row)
+    try:
+        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive])
+    finally:
+        engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
+    header = {"release": row["release"], "version": row["version"], "view": row["view_name"],
+              "snapshot": row["snapshot"], "when": str(row.get("published_at") or row["created_at"])[:19],
+              "library_version": row.get("library_version") or "(not recorded)",
+              "engine_version": row.get("engine_version") or "DuckDB (version not recorded)"}
+    return page(header, text, [said, *notes], row, gathered, history)
+
+
+class DryRun:
+    """What a dry run hands the report: called by :func:`anonymizer.release.run.run_release`
+    (its ``inspect``) with the engine, the plan and the verified candidate before the run's
+    work tables go, it gathers the page's figures from the candidate; :meth:`page` then lays
+    the page out with the run's result."""
+
+    def __init__(self, spec_text: str):
+        self.spec_text, self.gathered, self.parameters = spec_text, None, {}
+
+    def __call__(self, engine: Engine, plan, ready) -> None:
+        self.parameters = {"suppression_limit": plan.spec.suppression_limit, "nulls": plan.spec.nulls}
+        released = candidate_view(engine, ready.table, ready.parts, ready.join)
+        try:
+            self.gathered = gather(engine, released, plan.source, [q.column.name for q in plan.qis],
+                                   [k.column.name for k in plan.sensitive])
+        finally:
+            engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
+
+    def page(self, result) -> str:
+        """The page of the dry run whose result is ``result`` (a ReleaseResult)."""
+        header = {"release": result.release, "version": None, "view": result.view, "snapshot": None,
+                  "when": datetime.now().isoformat(sep=" ", timespec="seconds"), **versions()}
+        row = {"release": result.release, "algorithm": result.algorithm.get("name"),
+               "figures": {"models": result.models, "utility": result.utility}, "parameters": self.parameters,
+               "rows_in": result.rows_in, "rows_out": result.rows_out, "suppressed": result.suppressed,
+               "timings": result.timings}
+        note = "Dry run: the figures are the verified candidate's; nothing was published."
+        return page(header, self.spec_text, [note], row, self.gathered, [])
+
+
+def write_page(path: str | Path, html: str, option: str = "--html") -> str:
+    """Write the page ``html`` to ``path``; return the path written.
+
+    Raises:
+        SpecError: the path cannot be written (named by ``option``).
+    """
+    try:
+        Path(path).write_text(html, encoding="utf-8")
+    except OSError as exc:
+        raise SpecError(option, f"cannot be written ({exc.strerror or exc})", str(path)) from None
+    return str(path)
