@@ -1,7 +1,9 @@
 """Errors of the anonymizer, one class per phase, each building its message from fields.
 
 Every error a user can cause derives from :class:`AnonymizerError`; input errors also
-derive from ``ValueError`` so that generic callers can catch them as such.
+derive from ``ValueError`` so that generic callers can catch them as such. The command
+line maps them to exit statuses (:mod:`anonymizer.cli`): :class:`PrivacyCheckFailed` 1,
+:class:`DatabaseError` 3, every other :class:`AnonymizerError` 2 (spec or input).
 """
 
 from __future__ import annotations
@@ -46,6 +48,21 @@ class UnsupportedError(AnonymizerError):
     """A combination the engine does not offer (e.g. an algorithm option for a model)."""
 
 
+class DatabaseError(AnonymizerError):
+    """The database or engine cannot do the work asked, through no fault of the spec: the
+    file cannot be opened, another process holds it, it is read-only, I/O failed, memory ran
+    out, the Spark session failed.
+
+    Args:
+        where: what failed, e.g. ``--db raw.duckdb`` or ``the database``.
+        problem: why, as a sentence fragment.
+    """
+
+    def __init__(self, where: str, problem: str):
+        self.where, self.problem = where, problem
+        super().__init__(f"{where}: {problem}")
+
+
 class PrivacyCheckFailed(AnonymizerError):
     """The candidate output does not satisfy a declared privacy model; nothing is published.
 
@@ -53,14 +70,19 @@ class PrivacyCheckFailed(AnonymizerError):
         model: the model as text, e.g. ``5-anonymity``.
         achieved: the figure measured on the candidate.
         classes: how many equivalence classes fail.
+        reason: why the model does not hold, as a sentence fragment, when a figure alone
+            (``achieved X``) does not say it.
     """
 
-    def __init__(self, model: str, achieved: object, classes: int, view: str | None = None):
+    def __init__(self, model: str, achieved: object, classes: int, view: str | None = None, *,
+                 reason: str | None = None):
         self.model, self.achieved, self.classes, self.view = model, achieved, classes, view
+        self.reason = reason
         where = f" for {view}" if view else ""
+        why = f"): {reason}" if reason else f", achieved {achieved})"
         super().__init__(
             f"verification failed{where}: {model} does not hold "
-            f"({classes} equivalence class(es) fail, achieved {achieved}); nothing was published"
+            f"({classes} equivalence class(es) fail{why}; nothing was published"
         )
 
 

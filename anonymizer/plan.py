@@ -207,9 +207,10 @@ def check_suppression(plan: Plan, suppressed: int) -> None:
     spec = plan.spec
     allowed = int(spec.suppression_limit * plan.rows)
     if suppressed > allowed:
-        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
-                                 f"{suppressed} rows suppressed", 0,
-                                 f"{spec.output.schema}.{spec.output.view}")
+        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)", suppressed, 0,
+                                 f"{spec.output.schema}.{spec.output.view}",
+                                 reason=f"{suppressed} rows would be suppressed, {suppressed - allowed} more than "
+                                        "it allows")
 
 
 def _has_rowid(engine: Engine, source: str) -> bool:

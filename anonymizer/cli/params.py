@@ -218,8 +218,10 @@ def progress(quiet: bool):
     return lambda msg: click.echo(f"· {msg}", err=True)
 
 
-def echo_json(value) -> None:
-    click.echo(json.dumps(value, default=str))
+def echo_json(value: dict) -> None:
+    """A command's one ``--json`` object on success: ``value`` with ``"ok": true`` (a failure's
+    is :func:`anonymizer.cli.failure.echo_failure`'s)."""
+    click.echo(json.dumps({"ok": True, **value}, default=str))
 
 
 def emit(result, as_json: bool) -> None:

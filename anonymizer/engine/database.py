@@ -3,8 +3,8 @@
 :func:`open_database` is the one door through which the command line opens ``--db``. A
 file that is not a DuckDB database, a missing or read-only directory, a read-only file, a
 database another process holds, a file written by another DuckDB version: each becomes a
-:class:`DatabaseOpenError` (an input error, exit status 2 on the command line) naming the
-file and the problem. A database file the call creates is removed again (with its
+:class:`DatabaseOpenError` (a :class:`~anonymizer.errors.DatabaseError`, exit status 3 on
+the command line) naming the file and the problem. A database file the call creates is removed again (with its
 ``.wal`` journal) when the work inside fails, so a failed command leaves no empty
 database behind.
 """
@@ -21,18 +21,18 @@ from typing import Iterator
 
 import duckdb
 
-from anonymizer.errors import AnonymizerError
+from anonymizer.errors import DatabaseError
 from anonymizer.engine.names import ident
 
 MEMORY = ":memory:"
 
 
-class DatabaseOpenError(AnonymizerError):
+class DatabaseOpenError(DatabaseError):
     """The database file cannot be opened (or created) as asked."""
 
     def __init__(self, path: str | Path, problem: str, label: str = "database"):
-        self.path, self.problem = str(path), problem
-        super().__init__(f"{label} {path}: {problem}")
+        super().__init__(f"{label} {path}", problem)
+        self.path = str(path)
 
 
 @contextmanager
