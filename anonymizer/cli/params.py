@@ -211,11 +211,17 @@ def open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
         yield con
 
 
-def progress(quiet: bool):
-    """A progress printer for the library's ``progress=`` (stderr), or ``None`` when quiet."""
+@contextmanager
+def progress(quiet: bool, phases: tuple[str, ...] = ()):
+    """``with progress(quiet) as say:`` a progress callback for the library's ``progress=``
+    (:class:`anonymizer.cli.progress.Progress`: a bar in a terminal, timestamped lines on
+    stderr elsewhere), or ``None`` when quiet. ``phases``: the steps a bar counts."""
     if quiet:
-        return None
-    return lambda msg: click.echo(f"· {msg}", err=True)
+        yield None
+        return
+    from anonymizer.cli.progress import Progress
+    with Progress(phases=phases) as say:
+        yield say
 
 
 def echo_json(value: dict) -> None:

@@ -62,7 +62,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
       anonymizer run adult.yml --engine spark --spark-warehouse wh/   (source and release in Spark's catalog)
     """
-    from anonymizer.release.run import run_release
+    from anonymizer.release.run import PHASES, run_release
     from anonymizer.spec.parse import load_spec, parse_export
     parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
     if export is not None:
@@ -83,9 +83,10 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     if log_sql is not None:
         _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
     try:
-        with open_engine(choice, source_db, read_only=reads_only) as con:
-            result = run_release(parsed, con, progress=progress(quiet or as_json), keep_work=keep_work,
-                                 force=force, dry_run=dry_run, log=statements)
+        with open_engine(choice, source_db, read_only=reads_only) as con, \
+                progress(quiet or as_json, PHASES) as say:
+            result = run_release(parsed, con, progress=say, keep_work=keep_work, force=force, dry_run=dry_run,
+                                 log=statements)
     finally:
         if log_sql is not None:
             try:
@@ -206,10 +207,9 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool, **engine: str | Non
     """
     from anonymizer.demo import demo_spec, load_adult, load_adult_on_spark
     from anonymizer.engine.choice import DEFAULT_WAREHOUSE
-    from anonymizer.release.run import run_release
+    from anonymizer.release.run import PHASES, run_release
     choice = engine_choice(**engine, db_given=given("db"))
-    say = progress(quiet or as_json)
-    with open_engine(choice, db) as con:
+    with open_engine(choice, db) as con, progress(quiet or as_json, PHASES) as say:
         if choice.spark:
             if say:
                 say("copying the bundled Adult table into Spark's catalog (table adult)")
