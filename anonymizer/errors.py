@@ -2,15 +2,23 @@
 
 Every error a user can cause derives from :class:`AnonymizerError`; input errors also
 derive from ``ValueError`` so that generic callers can catch them as such. The command
-line maps them to exit statuses (:mod:`anonymizer.cli`): :class:`PrivacyCheckFailed` 1,
-:class:`DatabaseError` 3, every other :class:`AnonymizerError` 2 (spec or input).
+line maps their :attr:`~AnonymizerError.kind` to its exit status (:mod:`anonymizer.cli`):
+``privacy`` 1 (:class:`PrivacyCheckFailed`), ``input`` 2 (the rest), ``database`` 3
+(:class:`DatabaseError`).
 """
 
 from __future__ import annotations
 
 
 class AnonymizerError(Exception):
-    """Root of every error this package raises on purpose."""
+    """Root of every error this package raises on purpose.
+
+    Attributes:
+        kind: who is to act: ``input`` (fix the spec, option or data), ``privacy`` (the
+            release does not satisfy its models), ``database`` (the database or engine).
+    """
+
+    kind = "input"
 
 
 class SpecError(AnonymizerError, ValueError):
@@ -58,6 +66,8 @@ class DatabaseError(AnonymizerError):
         problem: why, as a sentence fragment.
     """
 
+    kind = "database"
+
     def __init__(self, where: str, problem: str):
         self.where, self.problem = where, problem
         super().__init__(f"{where}: {problem}")
@@ -73,6 +83,8 @@ class PrivacyCheckFailed(AnonymizerError):
         reason: why the model does not hold, as a sentence fragment, when a figure alone
             (``achieved X``) does not say it.
     """
+
+    kind = "privacy"
 
     def __init__(self, model: str, achieved: object, classes: int, view: str | None = None, *,
                  reason: str | None = None):

@@ -16,9 +16,9 @@ Exit status (:mod:`anonymizer.cli.failure` sorts the errors):
  2   spec or input error         any other :class:`~anonymizer.errors.AnonymizerError`
                                  (``SpecError``, ``DataError``, ...), a bad option, an
                                  unknown table, column, release or version, a file that
-                                 cannot be read
+                                 cannot be read, a --db path with no database file there
  3   database or engine error    :class:`~anonymizer.errors.DatabaseError`: the database
-                                 cannot be opened (not a DuckDB file, another DuckDB
+                                 file cannot be opened (not a DuckDB file, another DuckDB
                                  version, locked by another process, read-only), I/O,
                                  out of memory, a full disk, a Spark or Py4J failure
  4   internal error              anything else: a bug (the traceback is printed; please
@@ -146,9 +146,9 @@ def main() -> None:
       0  done
       1  a privacy check failed (nothing was published)
       2  spec or input error: a bad spec or option, an unknown table, column,
-         release or version (one line on stderr names it)
-      3  database or engine error: the database cannot be opened (locked by another
-         process, read-only, not a DuckDB file), I/O, out of memory, Spark failed
+         release or version, no database file at --db (one line on stderr names it)
+      3  database or engine error: the database file cannot be opened (locked by
+         another process, read-only, not a DuckDB file), I/O, out of memory, Spark failed
       4  an unexpected internal error (a bug: please report the traceback)
     With --json a command prints one JSON object on stdout, also when it fails:
     {"ok": false, "exit_status": N, "error": {"kind": ..., "message": ...}}.

@@ -7,7 +7,7 @@ permissions, memory, a lost connection), a Spark or Py4J failure, a full disk be
 :class:`~anonymizer.errors.DatabaseError`, also when the engine wrapped them in a
 :class:`~anonymizer.errors.TemplateError`; anything else that is no
 :class:`~anonymizer.errors.AnonymizerError` is a bug. :func:`status` gives the exit
-status (the table in :mod:`anonymizer.cli`). Neither duckdb nor pyspark is imported here:
+status (the table in :mod:`anonymizer.cli`) from the error's ``kind``. Neither duckdb nor pyspark is imported here:
 an error of a library that is not loaded was not raised by it.
 """
 
@@ -21,12 +21,13 @@ from typing import NoReturn
 
 import click
 
-from anonymizer.errors import AnonymizerError, DatabaseError, PrivacyCheckFailed
+from anonymizer.errors import AnonymizerError, DatabaseError
 
 #: exit statuses (see :mod:`anonymizer.cli`).
 EXIT_OK, EXIT_PRIVACY, EXIT_INPUT, EXIT_DATABASE, EXIT_BUG = 0, 1, 2, 3, 4
 #: exit status -> the ``error.kind`` of the ``--json`` object
 KINDS = {EXIT_PRIVACY: "privacy", EXIT_INPUT: "input", EXIT_DATABASE: "database", EXIT_BUG: "internal"}
+STATUSES = {kind: code for code, kind in KINDS.items()}
 #: the DuckDB exceptions that come from the environment (files, locks, memory), not from a bug
 _DUCKDB_ENVIRONMENT = ("IOException", "PermissionException", "OutOfMemoryException", "InterruptException",
                        "ConnectionException", "FatalException")
@@ -81,12 +82,9 @@ def known(exc: BaseException) -> AnonymizerError | None:
 
 
 def status(err: AnonymizerError | None) -> int:
-    """The exit status of a known error (``None``: a bug)."""
-    if err is None:
-        return EXIT_BUG
-    if isinstance(err, PrivacyCheckFailed):
-        return EXIT_PRIVACY
-    return EXIT_DATABASE if isinstance(err, DatabaseError) else EXIT_INPUT
+    """The exit status of a known error: its :attr:`~anonymizer.errors.AnonymizerError.kind`'s
+    (``None``: a bug)."""
+    return EXIT_BUG if err is None else STATUSES[err.kind]
 
 
 def fields(err: BaseException) -> dict:

@@ -204,7 +204,7 @@ def open_engine(choice, db: str | None, read_only: bool = False, must_exist: boo
 @contextmanager
 def open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
     """The one way a command opens ``--db`` (``None``: in memory). Every opening problem is a
-    one-line :class:`~anonymizer.engine.database.DatabaseOpenError` (exit status 2); ``read_only``
+    one-line :class:`~anonymizer.engine.database.DatabaseOpenError` (exit status 3; 2 for no such file); ``read_only``
     never creates the file; a file created here is removed if the command fails."""
     from anonymizer.engine.database import open_database
     with open_database(db, read_only=read_only, must_exist=must_exist, label="--db") as con:
