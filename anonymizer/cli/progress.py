@@ -61,6 +61,7 @@ class Progress:
         if run or done:
             self.display.console.print(f"· {message}", markup=False, highlight=False)
         self.display.update(self.task, description=message)
+        self.display.refresh()
 
     def __exit__(self, kind, *_) -> None:
         if self.display is None:
