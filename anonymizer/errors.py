@@ -1,14 +1,24 @@
 """Errors of the anonymizer, one class per phase, each building its message from fields.
 
 Every error a user can cause derives from :class:`AnonymizerError`; input errors also
-derive from ``ValueError`` so that generic callers can catch them as such.
+derive from ``ValueError`` so that generic callers can catch them as such. The command
+line maps their :attr:`~AnonymizerError.kind` to its exit status (:mod:`anonymizer.cli`):
+``privacy`` 1 (:class:`PrivacyCheckFailed`), ``input`` 2 (the rest), ``database`` 3
+(:class:`DatabaseError`).
 """
 
 from __future__ import annotations
 
 
 class AnonymizerError(Exception):
-    """Root of every error this package raises on purpose."""
+    """Root of every error this package raises on purpose.
+
+    Attributes:
+        kind: who is to act: ``input`` (fix the spec, option or data), ``privacy`` (the
+            release does not satisfy its models), ``database`` (the database or engine).
+    """
+
+    kind = "input"
 
 
 class SpecError(AnonymizerError, ValueError):
@@ -46,6 +56,23 @@ class UnsupportedError(AnonymizerError):
     """A combination the engine does not offer (e.g. an algorithm option for a model)."""
 
 
+class DatabaseError(AnonymizerError):
+    """The database or engine cannot do the work asked, through no fault of the spec: the
+    file cannot be opened, another process holds it, it is read-only, I/O failed, memory ran
+    out, the Spark session failed.
+
+    Args:
+        where: what failed, e.g. ``--db raw.duckdb`` or ``the database``.
+        problem: why, as a sentence fragment.
+    """
+
+    kind = "database"
+
+    def __init__(self, where: str, problem: str):
+        self.where, self.problem = where, problem
+        super().__init__(f"{where}: {problem}")
+
+
 class PrivacyCheckFailed(AnonymizerError):
     """The candidate output does not satisfy a declared privacy model; nothing is published.
 
@@ -53,14 +80,21 @@ class PrivacyCheckFailed(AnonymizerError):
         model: the model as text, e.g. ``5-anonymity``.
         achieved: the figure measured on the candidate.
         classes: how many equivalence classes fail.
+        reason: why the model does not hold, as a sentence fragment, when a figure alone
+            (``achieved X``) does not say it.
     """
 
-    def __init__(self, model: str, achieved: object, classes: int, view: str | None = None):
+    kind = "privacy"
+
+    def __init__(self, model: str, achieved: object, classes: int, view: str | None = None, *,
+                 reason: str | None = None):
         self.model, self.achieved, self.classes, self.view = model, achieved, classes, view
+        self.reason = reason
         where = f" for {view}" if view else ""
+        why = f"): {reason}" if reason else f", achieved {achieved})"
         super().__init__(
             f"verification failed{where}: {model} does not hold "
-            f"({classes} equivalence class(es) fail, achieved {achieved}); nothing was published"
+            f"({classes} equivalence class(es) fail{why}; nothing was published"
         )
 
 

@@ -166,15 +166,29 @@ def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], 
     return real
 
 
+def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> tuple[ReleaseSpec, str, int]:
+    """What a release checks of its source before any work, with one aggregate query: the
+    table exists, every column the spec names is one of it with a role and a type that fit
+    (:func:`resolve_columns`), it has rows, k is not above them, and NULLs are allowed if
+    present. Returns the resolved spec, the quoted source and its row count; ``anonymizer
+    validate --db`` runs it alone (the work database must be open: a file source is staged there).
+
+    Raises:
+        SpecError, DataError: what :func:`prepare` would refuse, naming the field or table.
+    """
+    source = source or load_source(engine, spec)
+    spec = resolve_columns(spec, engine.columns(source), source)
+    rows, _ = _null_counts(engine, spec, source)
+    return spec, source, rows
+
+
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).
 
     ``source``: the quoted source relation when the caller already loaded it.
     """
     engine.open_work()
-    source = source or load_source(engine, spec)
-    spec = resolve_columns(spec, engine.columns(source), source)
-    rows, nulls = _null_counts(engine, spec, source)
+    spec, source, rows = check_source(engine, spec, source)
     plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, source, i, col))
@@ -207,9 +221,10 @@ def check_suppression(plan: Plan, suppressed: int) -> None:
     spec = plan.spec
     allowed = int(spec.suppression_limit * plan.rows)
     if suppressed > allowed:
-        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)",
-                                 f"{suppressed} rows suppressed", 0,
-                                 f"{spec.output.schema}.{spec.output.view}")
+        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)", suppressed, 0,
+                                 f"{spec.output.schema}.{spec.output.view}",
+                                 reason=f"{suppressed} rows would be suppressed, {suppressed - allowed} more than "
+                                        "it allows")
 
 
 def _has_rowid(engine: Engine, source: str) -> bool:

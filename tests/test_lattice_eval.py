@@ -186,6 +186,7 @@ def test_cli_reproduces_paper_001_experiment(tmp_path):
     res = invoke("reproduce", "p001", "--db", tmp_path / "e.duckdb", "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
+    assert out.pop("ok") is True
     assert {b: (c["nodes"], c["max_height"]) for b, c in out.items()} == {
         "cgh": (125, 12), "dbgh": (300, 18), "cbgh": (180, 14)}
     for c in out.values():

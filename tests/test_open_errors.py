@@ -1,7 +1,7 @@
 """Opening problems and non-finite parameters (issue 15, defects 10 and 7).
 
-Every way ``--db`` or a spec can fail to open is one line on stderr and exit status 2, never
-a traceback; a database file a failing command created is removed; commands that only read
+Every way ``--db`` or a spec can fail to open is one line on stderr and never a traceback:
+exit status 3 for the database (issue 19's table), 2 for the spec; a database file a failing command created is removed; commands that only read
 never create one. NaN and infinite parameters are refused with the field named.
 """
 
@@ -32,14 +32,15 @@ def cli(*args, cwd: Path | None = None, preexec_fn=None) -> subprocess.Completed
                           text=True, cwd=cwd, preexec_fn=preexec_fn, timeout=120)
 
 
-def one_line(res, *words: str) -> str:
-    """Exit status 2, no traceback, and exactly one line on stderr naming ``words``."""
+def one_line(res, *words: str, status: int = 3) -> str:
+    """Exit ``status`` (3: the database cannot be opened), no traceback, and exactly one line
+    on stderr naming ``words``."""
     assert "Traceback" not in res.stderr, res.stderr
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, res.stderr
     for word in words:
         assert word in lines[0], lines[0]
-    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert res.returncode == status, (res.returncode, res.stderr)
     return lines[0]
 
 
@@ -79,7 +80,7 @@ def test_not_a_database(tmp_path, spec, command):
 def test_missing_directory(tmp_path, spec, command):
     db = tmp_path / "nowhere" / "w.duckdb"
     args = [str(spec) if a == "SPEC" else a for a in command]
-    one_line(cli(*args, "--db", db), "nowhere", "does not exist")
+    one_line(cli(*args, "--db", db), "nowhere", "does not exist", status=2)
     assert not db.parent.exists()
 
 
@@ -198,7 +199,7 @@ def test_latin1_spec(tmp_path):
     spec.write_bytes("release: r\n# données du café\nsource: {table: people}\ncolumns: {age: quasi}\n"
                      "models: [{type: k-anonymity, k: 2}]\n".encode("latin-1"))
     for args in (["validate", spec], ["run", spec, "-q", "--db", tmp_path / "w.duckdb"]):
-        one_line(cli(*args), "latin.yml", "not UTF-8", "line 2")
+        one_line(cli(*args), "latin.yml", "not UTF-8", "line 2", status=2)
     assert not (tmp_path / "w.duckdb").exists()
     with pytest.raises(SpecError, match="latin.yml: is not UTF-8 text"):
         load_spec(spec)
@@ -207,7 +208,7 @@ def test_latin1_spec(tmp_path):
 # -- no empty database left behind ----------------------------------------------------------------
 def test_failed_command_leaves_no_new_database(tmp_path, spec):
     db = tmp_path / "new.duckdb"
-    one_line(cli("run", spec, "-q", "--db", db), 'table "people"', "does not exist")
+    one_line(cli("run", spec, "-q", "--db", db), 'table "people"', "does not exist", status=2)
     assert not db.exists() and not Path(f"{db}.wal").exists()
 
 
@@ -235,14 +236,14 @@ def test_successful_command_keeps_its_new_database(tmp_path):
 def test_reading_commands_create_nothing(tmp_path):
     """Guard (true before the fix too, by checks now replaced by the one door)."""
     db = tmp_path / "none.duckdb"
-    one_line(cli("check", "--db", db, "--table", "t", "--qi", "a"), "none.duckdb", "no such database file")
+    one_line(cli("check", "--db", db, "--table", "t", "--qi", "a"), "none.duckdb", "no such database file", status=2)
     one_line(cli("hierarchy", "--db", db, "--table", "t", "--column", "a", "--builder", "masking"),
-             "none.duckdb", "no such database file")
+             "none.duckdb", "no such database file", status=2)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_default_database_not_left_behind(tmp_path, spec):
-    one_line(cli("run", spec, "-q", cwd=tmp_path), "does not exist")
+    one_line(cli("run", spec, "-q", cwd=tmp_path), "does not exist", status=2)
     assert not (tmp_path / "anonymizer.duckdb").exists()
 
 
@@ -254,7 +255,7 @@ def test_environment_error_inside_a_command_is_one_line(tmp_path, spec, monkeypa
         raise duckdb.IOException("IO Error: Could not write file \"w.duckdb.wal\": No space left on device")
     monkeypatch.setattr("anonymizer.release.run.run_release", full)
     res = CliRunner().invoke(main, ["run", str(spec), "-q", "--db", str(tmp_path / "w.duckdb")])
-    assert res.exit_code == 2 and "No space left on device" in res.output and "Traceback" not in res.output
+    assert res.exit_code == 3 and "No space left on device" in res.output and "Traceback" not in res.output
 
 
 def test_a_bug_is_not_reported_as_a_privacy_failure(tmp_path, spec, monkeypatch):
@@ -264,12 +265,13 @@ def test_a_bug_is_not_reported_as_a_privacy_failure(tmp_path, spec, monkeypatch)
         raise KeyError("oops")
     monkeypatch.setattr("anonymizer.release.run.run_release", bug)
     res = CliRunner().invoke(main, ["run", str(spec), "-q", "--db", str(tmp_path / "w.duckdb")])
-    assert res.exit_code == 3 and "internal error" in res.output
+    assert res.exit_code == 4 and "internal error" in res.output
 
 
 def test_help_documents_exit_statuses():
     out = CliRunner().invoke(main, ["--help"]).output
-    assert "1  a privacy check failed" in out and "2  bad input" in out and "cannot be opened" in out
+    assert "1  a privacy check failed" in out and "2  spec or input error" in out and "cannot be opened" in out
+    assert "3  database or engine error" in out and "4  an unexpected internal error" in out
 
 
 # -- non-finite parameters (defect 7) --------------------------------------------------------------

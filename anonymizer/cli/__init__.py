@@ -8,14 +8,30 @@ share; ``aliases`` turns the old spellings (``lgb``, ``ir``, ``msb``, ``lattice`
 imported when the command runs (or its help is shown), and the modules import the engine
 only inside their commands, so ``anonymizer --help`` loads neither duckdb nor pandas.
 
-Exit status:
+Exit status (:mod:`anonymizer.cli.failure` sorts the errors):
 
-- 0: done;
-- 1: a privacy check failed (nothing was published);
-- 2: bad input, or the database cannot be opened (not a DuckDB file, a missing or
-  read-only directory, a file in use by another process, ...), or a file cannot be read
-  or written; one line on stderr says which and why;
-- 3: an unexpected internal error (a bug: the traceback is printed; please report it).
+===  ==========================  ==========================================================
+ 0   done
+ 1   a privacy check failed      :class:`~anonymizer.errors.PrivacyCheckFailed`: a model or
+                                 the suppression limit does not hold; nothing was published
+ 2   spec or input error         any other :class:`~anonymizer.errors.AnonymizerError`
+                                 (``SpecError``, ``DataError``, ...), a bad option, an
+                                 unknown table, column, release or version, a file that
+                                 cannot be read, a --db path with no database file there
+ 3   database or engine error    :class:`~anonymizer.errors.DatabaseError`: the database
+                                 file cannot be opened (not a DuckDB file, another DuckDB
+                                 version, locked by another process, read-only), I/O,
+                                 out of memory, a full disk, a Spark or Py4J failure
+ 4   internal error              anything else: a bug (the traceback is printed; please
+                                 report it)
+===  ==========================  ==========================================================
+
+Apart from status 4, a failure is one line on stderr. With ``--json`` a command prints
+exactly one JSON object on stdout, also when it fails: ``{"ok": true, ...}`` on success,
+``{"ok": false, "exit_status": N, "error": {"kind": "privacy" | "input" | "database" |
+"internal", "message": ..., ...}}`` on failure, the error's fields beside its message
+(``model``, ``achieved``, ``classes`` of a privacy failure; ``field``, ``value`` of a spec
+error; ``where``, ``problem`` of a database error).
 
 Every command that opens ``--db`` goes through :func:`~anonymizer.cli.params.open_db`:
 commands that only read open the file read-only and never create it; a database file a
@@ -25,15 +41,10 @@ command creates is removed again (with its ``.wal``) if the command fails.
 from __future__ import annotations
 
 import importlib
-import sys
-import traceback
 
 import click
 
-from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
-
-#: exit statuses (see the module docstring).
-EXIT_PRIVACY, EXIT_INPUT, EXIT_BUG = 1, 2, 3
+from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail
 
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
@@ -42,25 +53,8 @@ COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report
             "macros": "macros", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
 #: where a group that met an old spelling leaves the note for the end of the command
 NOTE = "anonymizer.cli.note"
-
-
-def fail(exc: Exception) -> None:
-    """One line on stderr, and exit status 1 (privacy check) or 2 (anything else)."""
-    click.echo(f"error: {exc}", err=True)
-    sys.exit(EXIT_PRIVACY if isinstance(exc, PrivacyCheckFailed) else EXIT_INPUT)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _environment_error(exc: Exception) -> bool:
-    """Whether ``exc`` is a DuckDB error that comes from the environment (files, locks,
-    memory), not from a bug."""
-    duckdb = sys.modules.get("duckdb")   # not loaded: not raised by it
-    return duckdb is not None and isinstance(exc, (duckdb.IOException, duckdb.PermissionException,
-                                                   duckdb.OutOfMemoryException, duckdb.InterruptException))
+#: whether the command line asked for ``--json`` (so a failure prints its JSON object too)
+JSON = "anonymizer.cli.json"
 
 
 class Group(click.Group):
@@ -96,8 +90,13 @@ class Group(click.Group):
 
 
 class _Commands(Group):
-    """The top group: a known failure of any command is one line on stderr and exit status
-    1 (privacy check) or 2 (input, files, database), never a traceback."""
+    """The top group: a failure of any command is one line on stderr (a bug: its traceback)
+    and the exit status of :mod:`anonymizer.cli.failure`; with ``--json`` also one JSON
+    object on stdout."""
+
+    def parse_args(self, ctx, args):
+        ctx.meta[JSON] = "--json" in args
+        return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
         try:
@@ -105,22 +104,17 @@ class _Commands(Group):
             if NOTE in ctx.meta:
                 click.echo(ctx.meta[NOTE], err=True)
             return done
-        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+        except click.exceptions.ClickException as exc:   # a bad option or argument: an input error
+            exc.exit_code = EXIT_INPUT
+            if ctx.meta.get(JSON):
+                exc.show()
+                echo_failure(EXIT_INPUT, exc.format_message())
+                ctx.exit(EXIT_INPUT)
             raise
-        except AnonymizerError as exc:
-            fail(exc)
-        except OSError as exc:
-            where = f"{exc.filename}: " if exc.filename else ""
-            fail(AnonymizerError(f"{where}{exc.strerror or _one_line(exc)}"))
-        except UnicodeError as exc:
-            fail(AnonymizerError(f"a file is not UTF-8 text: {_one_line(exc)}"))
+        except (click.exceptions.Exit, click.exceptions.Abort):
+            raise
         except Exception as exc:
-            if _environment_error(exc):
-                fail(AnonymizerError(f"the database: {_one_line(exc)}"))
-            traceback.print_exc()
-            click.echo("error: an unexpected internal error (a bug; please report it with the traceback "
-                       "above)", err=True)
-            sys.exit(EXIT_BUG)
+            fail(exc, ctx.meta.get(JSON, False))
 
 
 @click.group(cls=_Commands, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
@@ -155,6 +149,11 @@ def main() -> None:
     Exit status:
       0  done
       1  a privacy check failed (nothing was published)
-      2  bad input, or the database or a file cannot be opened (one line on stderr says why)
-      3  an unexpected internal error (a bug: please report the traceback)
+      2  spec or input error: a bad spec or option, an unknown table, column,
+         release or version, no database file at --db (one line on stderr names it)
+      3  database or engine error: the database file cannot be opened (locked by
+         another process, read-only, not a DuckDB file), I/O, out of memory, Spark failed
+      4  an unexpected internal error (a bug: please report the traceback)
+    With --json a command prints one JSON object on stdout, also when it fails:
+    {"ok": false, "exit_status": N, "error": {"kind": ..., "message": ...}}.
     """

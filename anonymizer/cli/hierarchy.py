@@ -163,8 +163,8 @@ def lattice(spec: str, db: str, table_name: str | None, plot: str | None, as_jso
     from anonymizer.families.generalized.lattice.evaluate import evaluate_spec, format_lattice
     from anonymizer.spec.parse import load_spec
     parsed = load_spec(spec)
-    with open_db(db) as con:
-        found = evaluate_spec(con, parsed, table_name, progress(quiet or as_json))
+    with open_db(db) as con, progress(quiet or as_json) as say:
+        found = evaluate_spec(con, parsed, table_name, say)
     if plot:
         from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice
         plot_lattice({parsed.release: found.nodes}, plot)

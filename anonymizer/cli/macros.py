@@ -25,7 +25,7 @@ def macros() -> None:
 
 @macros.command(name="install")
 @db_option(help="DuckDB database file (created if missing).")
-@click.option("--json", "as_json", is_flag=True, help="Print the installed macros as JSON.")
+@click.option("--json", "as_json", is_flag=True, help="Print the installed macros as one JSON object.")
 def macros_install(db: str, as_json: bool) -> None:
     """Create (or replace) every anon_* macro in the database's main schema.
 
@@ -37,7 +37,7 @@ def macros_install(db: str, as_json: bool) -> None:
     with open_db(db) as con:
         found = install(con)
     if as_json:
-        echo_json([{"name": n, "kind": k, "parameters": p} for n, k, p in found])
+        echo_json({"database": db, "macros": [{"name": n, "kind": k, "parameters": p} for n, k, p in found]})
         return
     click.echo(f"installed {len(found)} macros into {db}:")
     for name, kind, params in found:

@@ -204,22 +204,30 @@ def open_engine(choice, db: str | None, read_only: bool = False, must_exist: boo
 @contextmanager
 def open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
     """The one way a command opens ``--db`` (``None``: in memory). Every opening problem is a
-    one-line :class:`~anonymizer.engine.database.DatabaseOpenError` (exit status 2); ``read_only``
+    one-line :class:`~anonymizer.engine.database.DatabaseOpenError` (exit status 3; 2 for no such file); ``read_only``
     never creates the file; a file created here is removed if the command fails."""
     from anonymizer.engine.database import open_database
     with open_database(db, read_only=read_only, must_exist=must_exist, label="--db") as con:
         yield con
 
 
-def progress(quiet: bool):
-    """A progress printer for the library's ``progress=`` (stderr), or ``None`` when quiet."""
+@contextmanager
+def progress(quiet: bool, phases: tuple[str, ...] = ()):
+    """``with progress(quiet) as say:`` a progress callback for the library's ``progress=``
+    (:class:`anonymizer.cli.progress.Progress`: a bar in a terminal, timestamped lines on
+    stderr elsewhere), or ``None`` when quiet. ``phases``: the steps a bar counts."""
     if quiet:
-        return None
-    return lambda msg: click.echo(f"· {msg}", err=True)
+        yield None
+        return
+    from anonymizer.cli.progress import Progress
+    with Progress(phases=phases) as say:
+        yield say
 
 
-def echo_json(value) -> None:
-    click.echo(json.dumps(value, default=str))
+def echo_json(value: dict) -> None:
+    """A command's one ``--json`` object on success: ``value`` with ``"ok": true`` (a failure's
+    is :func:`anonymizer.cli.failure.echo_failure`'s)."""
+    click.echo(json.dumps({"ok": True, **value}, default=str))
 
 
 def emit(result, as_json: bool) -> None:

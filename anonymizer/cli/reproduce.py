@@ -91,9 +91,8 @@ def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plo
         run_experiment,
         to_json,
     )
-    with open_db(db) as con:
-        rows = run_experiment(con, ks=ks, ls=ls, densities=densities, queries=queries, seed=seed,
-                              progress=progress(quiet))
+    with open_db(db) as con, progress(quiet) as say:
+        rows = run_experiment(con, ks=ks, ls=ls, densities=densities, queries=queries, seed=seed, progress=say)
     written = []
     if plots:
         from anonymizer.reproduce.p000_lgb.plots import plot_experiment
@@ -129,8 +128,8 @@ def p001(db: str, plot: str | None, as_json: bool, quiet: bool) -> None:
       anonymizer reproduce p001 --plot paper001.png
     """
     from anonymizer.reproduce.p001_hierarchies.experiment import comparison, format_comparison, paper001
-    with open_db(db) as con:
-        lattices = paper001(con, progress(quiet or as_json))
+    with open_db(db) as con, progress(quiet or as_json) as say:
+        lattices = paper001(con, say)
     if plot:
         from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice
         plot_lattice({name: t.nodes for name, t in lattices.items()}, plot)
@@ -178,8 +177,8 @@ def p002(batch: str | float, sizes: list[int], dims: list[int], plots: str | Non
     """
     from anonymizer.reproduce.p002_msb.experiment import format_table, run_experiment
     from anonymizer.reproduce.p002_msb.findings import findings, format_findings
-    with open_db(db) as con:
-        rows = run_experiment(con, sizes=sizes, dims=dims, batch=batch, seed=seed, progress=progress(quiet))
+    with open_db(db) as con, progress(quiet) as say:
+        rows = run_experiment(con, sizes=sizes, dims=dims, batch=batch, seed=seed, progress=say)
     written = []
     if plots:
         from anonymizer.reproduce.p002_msb.plots import plot_experiment
@@ -251,8 +250,8 @@ def p004(plots: str | None, seed: int, repeats: int, db: str | None, as_json: bo
     """
     from anonymizer.reproduce.p004_identity_reserved.experiment import format_experiment, main_experiment
     options = {key: value for key, value in chosen.items() if value is not None}
-    with open_db(db) as con:
-        result = main_experiment(con, seed=seed, repeats=repeats, plots=plots, progress=progress(quiet), **options)
+    with open_db(db) as con, progress(quiet) as say:
+        result = main_experiment(con, seed=seed, repeats=repeats, plots=plots, progress=say, **options)
     if as_json:
         echo_json(result)
     else:

@@ -9,8 +9,8 @@ from pathlib import Path
 import click
 
 from anonymizer.errors import SpecError
-from anonymizer.cli.params import (db_option, emit, engine_choice, engine_options, given, json_option,
-                                   memory_limit_option, open_engine, progress, quiet_option)
+from anonymizer.cli.params import (db_option, echo_json, emit, engine_choice, engine_options, given, json_option,
+                                   memory_limit_option, open_db, open_engine, progress, quiet_option)
 
 
 @click.command()
@@ -66,7 +66,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --dry-run --html adult.html
       anonymizer run adult.yml --engine spark --spark-warehouse wh/   (source and release in Spark's catalog)
     """
-    from anonymizer.release.run import run_release
+    from anonymizer.release.run import PHASES, run_release
     from anonymizer.spec.parse import load_spec, parse_export
     parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
     if export is not None:
@@ -88,9 +88,10 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
     if log_sql is not None:
         _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
     try:
-        with open_engine(choice, source_db, read_only=reads_only) as con:
-            result = run_release(parsed, con, progress=progress(quiet or as_json), keep_work=keep_work,
-                                 force=force, dry_run=dry_run, log=statements, inspect=report)
+        with open_engine(choice, source_db, read_only=reads_only) as con, \
+                progress(quiet or as_json, PHASES) as say:
+            result = run_release(parsed, con, progress=say, keep_work=keep_work, force=force, dry_run=dry_run,
+                                 log=statements, inspect=report)
     finally:
         if log_sql is not None:
             try:
@@ -160,20 +161,50 @@ def _same_file(a: str, b) -> bool:
 
 @click.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
-def validate(spec: str) -> None:
-    """Validate the release SPEC without touching any database.
+@db_option(None, help="Also check the spec against this database's source table, opened read-only: the "
+                      "table and every column named exist, roles and types fit, k is not above its rows.")
+@json_option
+def validate(spec: str, db: str | None, as_json: bool) -> None:
+    """Validate the release SPEC; with --db, against the source table too.
 
     Reads the YAML file, checks every field (roles, models, algorithm, output) and prints
     what the release would do; an invalid spec exits with status 2 and names the field.
+    Without --db no database is touched. With --db, DB is opened read-only and the source
+    table is checked as `run` checks it before any work (plan.check_source): it exists,
+    every column the spec names is one of it, numeric QIs are numeric, flag columns
+    BOOLEAN, hierarchies fit their columns, every column has a role, and the table has at
+    least k rows (one count).
 
     \b
-    Example:
+    Examples:
       anonymizer validate examples/adult_mondrian.yml
+      anonymizer validate release.yml --db raw.duckdb --json
     """
     from anonymizer.spec.parse import load_spec
     parsed = load_spec(spec)
-    click.echo(f"{spec}: valid release {parsed.release!r}: {len(parsed.quasi)} quasi-identifiers, "
-               f"{', '.join(str(m) for m in parsed.models)}; {parsed.algorithm.name}")
+    found = {"spec": spec, "release": parsed.release, "quasi": [c.name for c in parsed.quasi],
+             "models": [str(m) for m in parsed.models], "algorithm": parsed.algorithm.name}
+    text = (f"{spec}: valid release {parsed.release!r}: {len(parsed.quasi)} quasi-identifiers, "
+            f"{', '.join(found['models'])}; {parsed.algorithm.name}")
+    if db is not None:
+        found["source"] = _check_source(parsed, db)
+        columns = ", ".join(f"{name} ({c['role']}, {c['type']})" for name, c in found["source"]["columns"].items())
+        text += f"\n  source {found['source']['table']}: {found['source']['rows']} rows; {columns}"
+    if as_json:
+        echo_json(found)
+    else:
+        click.echo(text)
+
+
+def _check_source(parsed, db: str) -> dict:
+    """``validate --db``: :func:`anonymizer.plan.check_source` on ``db`` opened read-only."""
+    from anonymizer.engine.session import Engine
+    from anonymizer.plan import check_source
+    with open_db(db, read_only=True) as con, Engine(con).workspace() as engine:
+        resolved, _, rows = check_source(engine, parsed)
+    where = parsed.source.path or f"{parsed.source.table} in {db}"
+    return {"table": str(where), "rows": rows,
+            "columns": {c.name: {"role": c.role, "type": c.type} for c in resolved.columns}}
 
 
 @click.command()
@@ -199,10 +230,9 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool, **engine: str | Non
     """
     from anonymizer.demo import demo_spec, load_adult, load_adult_on_spark
     from anonymizer.engine.choice import DEFAULT_WAREHOUSE
-    from anonymizer.release.run import run_release
+    from anonymizer.release.run import PHASES, run_release
     choice = engine_choice(**engine, db_given=given("db"))
-    say = progress(quiet or as_json)
-    with open_engine(choice, db) as con:
+    with open_engine(choice, db) as con, progress(quiet or as_json, PHASES) as say:
         if choice.spark:
             if say:
                 say("copying the bundled Adult table into Spark's catalog (table adult)")

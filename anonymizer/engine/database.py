@@ -3,8 +3,9 @@
 :func:`open_database` is the one door through which the command line opens ``--db``. A
 file that is not a DuckDB database, a missing or read-only directory, a read-only file, a
 database another process holds, a file written by another DuckDB version: each becomes a
-:class:`DatabaseOpenError` (an input error, exit status 2 on the command line) naming the
-file and the problem. A database file the call creates is removed again (with its
+:class:`DatabaseOpenError` (a :class:`~anonymizer.errors.DatabaseError`, exit status 3 on
+the command line) naming the file and the problem; a path that names no database file
+(nothing there, a directory) is a :class:`NoSuchDatabase`, an input error (exit status 2). A database file the call creates is removed again (with its
 ``.wal`` journal) when the work inside fails, so a failed command leaves no empty
 database behind.
 """
@@ -21,18 +22,24 @@ from typing import Iterator
 
 import duckdb
 
-from anonymizer.errors import AnonymizerError
+from anonymizer.errors import DatabaseError
 from anonymizer.engine.names import ident
 
 MEMORY = ":memory:"
 
 
-class DatabaseOpenError(AnonymizerError):
+class DatabaseOpenError(DatabaseError):
     """The database file cannot be opened (or created) as asked."""
 
     def __init__(self, path: str | Path, problem: str, label: str = "database"):
-        self.path, self.problem = str(path), problem
-        super().__init__(f"{label} {path}: {problem}")
+        super().__init__(f"{label} {path}", problem)
+        self.path = str(path)
+
+
+class NoSuchDatabase(DatabaseOpenError):
+    """The path names no database file (nothing there, or a directory): an input error."""
+
+    kind = "input"
 
 
 @contextmanager
@@ -64,7 +71,7 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
                 _remove_created(p)
             raise DatabaseOpenError(p, explain(exc, p, read_only)) from None
     except DatabaseOpenError as exc:
-        raise DatabaseOpenError(path, exc.problem, label) from None
+        raise type(exc)(path, exc.problem, label) from None
     try:
         yield con
     except BaseException:
@@ -104,7 +111,7 @@ def attach_database(con: duckdb.DuckDBPyConnection, path: str | Path, *,
     try:
         _precheck(p, False, False, existed)
     except DatabaseOpenError as exc:
-        raise DatabaseOpenError(path, exc.problem, label) from None
+        raise type(exc)(path, exc.problem, label) from None
     alias = f"_anon_output_{uuid.uuid4().hex[:10]}"
     try:
         con.execute(f"ATTACH $path AS {ident(alias)} (READ_WRITE)", {"path": str(p)})
@@ -154,13 +161,13 @@ def _exists(p: Path) -> bool:
 
 def _precheck(p: Path, read_only: bool, must_exist: bool, existed: bool) -> None:
     if p.is_dir():
-        raise DatabaseOpenError(p, "is a directory, not a database file")
+        raise NoSuchDatabase(p, "is a directory, not a database file")
     parent = p.parent if str(p.parent) else Path(".")
     if not existed and not parent.is_dir():
-        raise DatabaseOpenError(p, f"directory {parent} does not exist" if not must_exist
-                                else "no such database file (and its directory does not exist)")
+        raise NoSuchDatabase(p, f"directory {parent} does not exist" if not must_exist
+                             else "no such database file (and its directory does not exist)")
     if not existed and must_exist:
-        raise DatabaseOpenError(p, "no such database file")
+        raise NoSuchDatabase(p, "no such database file")
     if read_only:
         if not os.access(p, os.R_OK):
             raise DatabaseOpenError(p, "cannot be read (permission denied)")

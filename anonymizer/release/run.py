@@ -242,6 +242,10 @@ def verified(engine: Engine, plan: Plan, clock: dict) -> Run:
     return Run(rounds, built, ready)
 
 
+#: the timed phases of a release, in order (:func:`phase`; a dry run has no ``publish``)
+PHASES = ("prepare", "algorithm", "generalize", "verify", "metrics", "publish")
+
+
 @contextmanager
 def phase(engine: Engine, clock: dict, name: str, what: str) -> Iterator[None]:
     """One phase of a release: says what it does when it starts and how long it took when it

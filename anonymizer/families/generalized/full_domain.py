@@ -175,8 +175,8 @@ def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
 def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
     worst = max(found.per_model, key=lambda m: m[2])
     needed = found.failing_rows + plan.null_suppressed
+    nulls = f", {plan.null_suppressed} with missing values" if plan.null_suppressed else ""
     raise PrivacyCheckFailed(
-        worst[0],
-        f"{needed} rows would need suppression ({worst[2]} in classes failing {worst[0]}), "
-        f"suppression_limit allows {limit}",
-        worst[1])
+        worst[0], needed, worst[1],
+        reason=f"{needed} rows would need suppression ({worst[2]} in classes failing {worst[0]}{nulls}), "
+               f"but suppression_limit allows {limit} rows")
