@@ -1,7 +1,7 @@
 """The ``anonymizer`` command: a thin shell over the same API Python users call.
 
 One module per user task: ``run`` (run, validate, demo), ``check``, ``report``,
-``hierarchy``, ``macros``, ``bench``, ``reproduce``; ``params`` declares the options they
+``hierarchy``, ``macros``, ``sql``, ``bench``, ``reproduce``; ``params`` declares the options they
 share; ``aliases`` turns the old spellings (``lgb``, ``ir``, ``msb``, ``lattice``,
 ``bench --bench X``, ``hierarchy --column X``) into the new ones. A command's module is
 imported when the command runs (or its help is shown), and the modules import the engine
@@ -37,7 +37,7 @@ EXIT_PRIVACY, EXIT_INPUT, EXIT_BUG = 1, 2, 3
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
 COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report", "hierarchy": "hierarchy",
-            "macros": "macros", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
+            "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
 #: where a group that met an old spelling leaves the note for the end of the command
 NOTE = "anonymizer.cli.note"
 
@@ -138,6 +138,7 @@ def main() -> None:
                                            see a column's hierarchy before releasing with it
       anonymizer macros install --db d.duckdb
                                            SQL macros for analysts (anon_k, anon_l_diversity, ...)
+      anonymizer sql --db d.duckdb         a SQL prompt (or -c, -f, stdin) on the library's own DuckDB
       anonymizer bench mondrian --rows 1000000
                                            time Mondrian against a plain GROUP BY scan
       anonymizer reproduce p004 --plots plots/
