@@ -49,12 +49,13 @@ def split(text: str) -> tuple[list[tuple[int, str]], str, int]:
 
     A statement ends at a ``;`` that DuckDB's tokenizer reads as an operator (not inside a
     string, a quoted name or a comment). Returns ``(statements, rest, rest_start)``: each
-    statement as (character offset of its first token, its text); statements of comments
-    only are left out; ``rest_start`` is the character offset where ``rest`` begins.
+    statement as (character offset of its first token, its text from that token on, without
+    the comments before it); statements of comments only are left out; ``rest_start`` is
+    the character offset where ``rest`` begins.
 
     Example:
         >>> split("SELECT ';'; -- a; b\\nSELECT 2; SELECT")
-        ([(0, "SELECT ';'"), (20, ' -- a; b\\nSELECT 2')], ' SELECT', 29)
+        ([(0, "SELECT ';'"), (20, 'SELECT 2')], ' SELECT', 29)
     """
     import duckdb
     data = text.encode("utf-8")          # the tokenizer's offsets count bytes
@@ -62,7 +63,7 @@ def split(text: str) -> tuple[list[tuple[int, str]], str, int]:
     for offset, kind in duckdb.tokenize(text):
         if kind == duckdb.token_type.operator and data[offset:offset + 1] == b";":
             if first is not None:
-                statements.append((len(data[:first].decode()), data[begin:offset].decode()))
+                statements.append((len(data[:first].decode()), data[first:offset].decode()))
             begin, first = offset + 1, None
         elif kind != duckdb.token_type.comment and first is None:
             first = offset
@@ -92,6 +93,10 @@ class Shell:
         """Run the statements of ``lines`` (named ``source`` in messages); a line starting
         with ``.`` between statements is a dot-command; a last statement may lack its ``;``."""
         buffer, start = "", 1          # the statement being read, and its first line's number
+
+        def at(offset: int) -> str:    # where the buffer's character ``offset`` is
+            return f"{source} line {start + buffer.count(chr(10), 0, offset)}"
+
         for number, line in enumerate(lines, 1):
             if line.lstrip().startswith(".") and code_start(buffer) is None:
                 buffer, self.pending = "", False
@@ -102,13 +107,13 @@ class Shell:
             buffer += line if line.endswith("\n") else line + "\n"
             statements, rest, rest_start = split(buffer)
             for offset, text in statements:
-                self.guarded(self.statement, text, f"{source} line {start + buffer.count(chr(10), 0, offset)}")
+                self.guarded(self.statement, text, at(offset))
             if statements:
                 start += buffer.count("\n", 0, rest_start)
                 buffer = rest if rest.strip() else ""
             self.pending = code_start(buffer) is not None
         if (offset := code_start(buffer)) is not None:      # the last statement, without its `;`
-            self.guarded(self.statement, buffer, f"{source} line {start + buffer.count(chr(10), 0, offset)}")
+            self.guarded(self.statement, buffer[offset:], at(offset))
         self.pending = False
 
     def guarded(self, step, text: str, where: str) -> None:
