@@ -141,3 +141,38 @@ def test_split_reads_strings_comments_and_multibyte_text_as_duckdb_does():
     statements, rest, start = split(text)
     assert statements == [(0, "SELECT 'ü;', \"a;b\" FROM x"), (text.index("SELECT $$"), "SELECT $$e;$$")]
     assert rest == " SELECT 'open;" and text[start:] == rest
+
+
+def test_a_terminal_gets_the_prompt(tmp_path):
+    """A real terminal (a pty): the banner, the prompts, a result, an error that does not end
+    the session, and Ctrl-D ending it with status 0."""
+    import os
+    import pty
+    import select
+    import sys
+    import time
+    db = table(tmp_path / "w.duckdb")
+    pid, fd = pty.fork()
+    if pid == 0:   # the child: the command on the terminal
+        os.execvp(sys.executable, [sys.executable, "-m", "anonymizer.cli", "sql", "--db", str(db)])
+    seen = ""
+
+    def expect(text: str) -> None:
+        nonlocal seen
+        end = time.time() + 120
+        while text not in seen and time.time() < end:
+            if select.select([fd], [], [], 0.5)[0]:
+                try:
+                    seen += os.read(fd, 65536).decode(errors="replace")
+                except OSError:
+                    break
+        assert text in seen, seen
+
+    expect("anon D> ")
+    os.write(fd, b"SELECT k FROM anon_k('t',\n")
+    expect("   ...> ")
+    os.write(fd, b"['a']);\nSELECT nope;\n")
+    expect("error: statement 2 (<stdin> line 3)")
+    os.write(fd, b"\x04")
+    assert os.waitpid(pid, 0)[1] == 0
+    assert "loaded for this session" in seen and "│     6 │" in seen
