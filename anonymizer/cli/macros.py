@@ -47,7 +47,7 @@ def macros_install(db: str, as_json: bool) -> None:
 
 @macros.command(name="path")
 def macros_path_command() -> None:
-    """Print where the library file is (for `.read` in the DuckDB CLI).
+    """Print where the library file is (for `.read` in the DuckDB CLI or `anonymizer sql`).
 
     \b
     Example (in the DuckDB CLI):

@@ -183,8 +183,8 @@ def prompt_lines(shell: Shell):
               help="Load the anon_* macro library for the session if the database has none installed "
                    "(TEMP macros: the file is not changed).")
 @click.option("--json", "as_json", is_flag=True,
-              help="Print one JSON object: each statement with its columns and rows, and the error that "
-                   "stopped them (null if none).")
+              help="Print one JSON object: each statement with its columns and rows (a statement that writes: "
+                   "DuckDB's Count of rows), and the error that stopped them (null if none).")
 def sql(db: str, commands: tuple[str, ...], file: str | None, read_only: bool, macros: bool, as_json: bool) -> None:
     """Run SQL on a database with the library's own DuckDB (it opens what releases wrote).
 
