@@ -145,10 +145,11 @@ def test_split_reads_strings_comments_and_multibyte_text_as_duckdb_does():
 
 def test_a_terminal_gets_the_prompt(tmp_path):
     """A real terminal (a pty): the banner, the prompts, a result, an error that does not end
-    the session, and Ctrl-D ending it with status 0."""
+    the session, and Ctrl-D at the next prompt ending it with status 0."""
     import os
     import pty
     import select
+    import signal
     import sys
     import time
     db = table(tmp_path / "w.duckdb")
@@ -157,22 +158,36 @@ def test_a_terminal_gets_the_prompt(tmp_path):
         os.execvp(sys.executable, [sys.executable, "-m", "anonymizer.cli", "sql", "--db", str(db)])
     seen = ""
 
-    def expect(text: str) -> None:
+    def expect(text: str, after: str = "") -> None:
+        """Read the terminal until ``text`` shows (after ``after``, if given)."""
         nonlocal seen
+
+        def shown() -> bool:
+            return after in seen and text in seen[seen.index(after) + len(after):]
+
         end = time.time() + 120
-        while text not in seen and time.time() < end:
+        while not shown() and time.time() < end:
             if select.select([fd], [], [], 0.5)[0]:
                 try:
                     seen += os.read(fd, 65536).decode(errors="replace")
                 except OSError:
                     break
-        assert text in seen, seen
+        assert shown(), seen
 
-    expect("anon D> ")
-    os.write(fd, b"SELECT k FROM anon_k('t',\n")
-    expect("   ...> ")
-    os.write(fd, b"['a']);\nSELECT nope;\n")
-    expect("error: statement 2 (<stdin> line 3)")
-    os.write(fd, b"\x04")
-    assert os.waitpid(pid, 0)[1] == 0
+    done = (0, 0)
+    try:
+        expect("anon D> ")
+        os.write(fd, b"SELECT k FROM anon_k('t',\n")
+        expect("   ...> ")
+        os.write(fd, b"['a']);\nSELECT nope;\n")
+        expect("anon D> ", after="error: statement 2 (<stdin> line 3)")
+        os.write(fd, b"\x04")
+        end = time.time() + 60
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.time() < end:
+            time.sleep(0.2)
+        assert done[0] == pid and done[1] == 0, seen
+    finally:
+        if done[0] == 0:    # still running: end it
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
     assert "loaded for this session" in seen and "│     6 │" in seen
