@@ -8,6 +8,7 @@ macro; ``tests/test_macros.py`` checks each against the engine's own figures.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import duckdb
@@ -28,22 +29,27 @@ def macros_sql() -> str:
     return macros_path().read_text(encoding="utf-8")
 
 
-def install(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, list[str]]]:
-    """Create (or replace) every macro of the library in ``con``'s current schema.
+def install(con: duckdb.DuckDBPyConnection, temporary: bool = False) -> list[tuple[str, str, list[str]]]:
+    """Create (or replace) every macro of the library in ``con``'s current schema, or with
+    ``temporary`` as TEMP macros: for this connection only, the database file unchanged
+    (this works on a read-only connection too; ``anonymizer sql`` loads them so).
 
     Returns:
         the macros now installed, as :func:`installed` lists them.
     """
-    con.execute(macros_sql())
-    return installed(con)
+    text = macros_sql()
+    if temporary:
+        text = re.sub(r"^CREATE OR REPLACE MACRO ", "CREATE OR REPLACE TEMP MACRO ", text, flags=re.MULTILINE)
+    con.execute(text)
+    return installed(con, temporary)
 
 
-def installed(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str, list[str]]]:
-    """The library's macros present in ``con``'s database: ``(name, kind, parameters)``
-    with kind ``table`` or ``scalar``, by name."""
+def installed(con: duckdb.DuckDBPyConnection, temporary: bool = False) -> list[tuple[str, str, list[str]]]:
+    """The library's macros present in ``con``'s database (with ``temporary``: its TEMP
+    macros): ``(name, kind, parameters)`` with kind ``table`` or ``scalar``, by name."""
     rows = con.execute(
         "SELECT function_name, function_type, parameters FROM duckdb_functions() "
         "WHERE function_type IN ('macro', 'table_macro') AND starts_with(function_name, $p) "
-        "AND database_name = current_database() ORDER BY function_name",
-        {"p": PREFIX}).fetchall()
+        "AND database_name = CASE WHEN $temp THEN 'temp' ELSE current_database() END ORDER BY function_name",
+        {"p": PREFIX, "temp": temporary}).fetchall()
     return [(name, "table" if kind == "table_macro" else "scalar", list(params)) for name, kind, params in rows]

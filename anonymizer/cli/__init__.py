@@ -2,7 +2,7 @@
 
 One module per user task: ``run`` (run, validate, demo), ``check``, ``report``,
 ``history`` (history, rollback, prune),
-``hierarchy``, ``macros``, ``bench``, ``reproduce``; ``params`` declares the options they
+``hierarchy``, ``macros``, ``sql``, ``bench``, ``reproduce``; ``params`` declares the options they
 share; ``aliases`` turns the old spellings (``lgb``, ``ir``, ``msb``, ``lattice``,
 ``bench --bench X``, ``hierarchy --column X``) into the new ones. A command's module is
 imported when the command runs (or its help is shown), and the modules import the engine
@@ -50,7 +50,7 @@ from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
 COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report",
             "history": "history", "rollback": "history", "prune": "history", "hierarchy": "hierarchy",
-            "macros": "macros", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
+            "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
 #: where a group that met an old spelling leaves the note for the end of the command
 NOTE = "anonymizer.cli.note"
 #: whether the command line asked for ``--json`` (so a failure prints its JSON object too)
@@ -130,12 +130,15 @@ def main() -> None:
       anonymizer check --db d.duckdb --table t --qi age,sex --sensitive disease
                                            measure k, l, t and risk of any table
       anonymizer report --db d.duckdb      what was published: versions, figures, timings
+      anonymizer report RELEASE --db d.duckdb --html r.html
+                                           one HTML page for a privacy officer: models, risk, plots
       anonymizer history RELEASE --db d.duckdb
                                            a release's versions; then rollback --to N, prune --keep N
       anonymizer hierarchy show --table adult --column age --builder intervals --widths 5,10
                                            see a column's hierarchy before releasing with it
       anonymizer macros install --db d.duckdb
                                            SQL macros for analysts (anon_k, anon_l_diversity, ...)
+      anonymizer sql --db d.duckdb         a SQL prompt (or -c, -f, stdin) on the library's own DuckDB
       anonymizer bench mondrian --rows 1000000
                                            time Mondrian against a plain GROUP BY scan
       anonymizer reproduce p004 --plots plots/

@@ -13,12 +13,13 @@ def macros() -> None:
     """The SQL macro library for analysts: measure and generalize tables in plain SQL.
 
     \b
-    Install once into a database, then use it from any DuckDB client, no Python needed:
-      anonymizer macros install --db warehouse.duckdb
-      duckdb warehouse.duckdb          (any DuckDB client of the version that wrote the file)
+    Install once into a database, then use it from any DuckDB client of the version that
+    wrote the file, such as `anonymizer sql` (this package's DuckDB):
+      anonymizer macros install --db anonymizer.duckdb
+      anonymizer sql --db anonymizer.duckdb
         SELECT * FROM anon_k('published.adult', ['age', 'sex']);
         SELECT * FROM anon_l_diversity('published.adult', ['age', 'sex'], ['occupation']);
-        SELECT anon_interval(age, 10), anon_mask(zip, 2) FROM people;
+        SELECT anon_interval(age, 10), anon_bottom_code(age, 18) FROM main.adult;
     Or load the file yourself: `.read` the path that `anonymizer macros path` prints.
     """
 
@@ -46,7 +47,7 @@ def macros_install(db: str, as_json: bool) -> None:
 
 @macros.command(name="path")
 def macros_path_command() -> None:
-    """Print where the library file is (for `.read` in the DuckDB CLI).
+    """Print where the library file is (for `.read` in the DuckDB CLI or `anonymizer sql`).
 
     \b
     Example (in the DuckDB CLI):

@@ -12,7 +12,7 @@ import pytest
 
 from anonymizer.cli import COMMANDS, main
 
-TASKS = ["run", "validate", "check", "report", "history", "rollback", "prune", "hierarchy", "macros", "bench", "demo", "reproduce"]
+TASKS = ["run", "validate", "check", "report", "history", "rollback", "prune", "hierarchy", "macros", "sql", "bench", "demo", "reproduce"]
 
 
 def commands(group: click.Group = main, path: tuple[str, ...] = ()):
