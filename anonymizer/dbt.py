@@ -49,7 +49,8 @@ class ReleaseFailed(AnonymizerError):
 
     def __init__(self, spec: ReleaseSpec, failed: PrivacyCheckFailed, published: dict | None):
         view = f"{spec.output.schema}.{spec.output.view}"
-        figure = failed.achieved if isinstance(failed.achieved, str) else f"achieved {failed.achieved}"
+        figure = failed.reason or (failed.achieved if isinstance(failed.achieved, str)
+                                   else f"achieved {failed.achieved}")
         back = published and published.get("rolled_back_to")
         stays = (f"{view} keeps version {published['version']}"
                  + (f" (a rollback to v{back})" if back else "") if published

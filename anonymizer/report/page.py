@@ -71,8 +71,8 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "header": header, "spec_text": spec_text, "notes": notes, "row": row,
         "parameters": row.get("parameters") or {},
         "models": models, "holds": all(m.get("holds", True) for m in models),
-        "risk_figures": {k: v for k, v in risk.items() if not isinstance(v, dict)},
-        "risk_groups": {k: v for k, v in risk.items() if isinstance(v, dict)},
+        "threshold": risk.get("threshold"),
+        "risk_models": _risk_models(risk, measured["table"]),
         "risk_plot": plots.record_risk(gathered["record_risk"], risk.get("threshold")),
         "record_risk": gathered["record_risk"],
         "measured": measured,
@@ -88,6 +88,25 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "history": history,
     }
     return _HTML.get_template("report/page.html.j2").render(**context)
+
+
+#: the columns of the risk table, in order (ARX's RiskModelSampleSummary figures per model)
+RISK_COLUMNS = ("highest", "lowest", "average", "records_at_risk", "classes_at_risk", "share_at_risk")
+
+
+def _risk_models(risk: dict, measured: str) -> list[dict]:
+    """One row per attacker model of :mod:`anonymizer.metrics.risk` (prosecutor, journalist,
+    marketer): its figures under :data:`RISK_COLUMNS` (``None`` where the model has none) and
+    the population it was measured against (``None``: the released rows themselves, so the
+    journalist's figures are the prosecutor's, as in ARX without a population table)."""
+    found = []
+    for model in ("prosecutor", "journalist", "marketer"):
+        figures = risk.get(model)
+        if isinstance(figures, dict):
+            population = figures.get("population")
+            found.append({"model": model, "figures": [figures.get(c) for c in RISK_COLUMNS],
+                          "population": None if population in (None, "sample", measured) else population})
+    return found
 
 
 def _numbers(value: Any) -> bool:

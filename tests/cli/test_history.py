@@ -22,7 +22,7 @@ def test_history_rollback_prune_from_the_command_line(invoke, tmp_path):
     shown = invoke("history", "people", "--db", db)
     assert shown.exit_code == 0 and "* v3  publish" in shown.stdout and "node      age" in shown.stdout
     back = invoke("rollback", "people", "--to", 1, "--db", db, "--json")
-    assert json.loads(back.stdout) == {"release": "people", "version": 4, "rolled_back_to": 1,
+    assert json.loads(back.stdout) == {"ok": True, "release": "people", "version": 4, "rolled_back_to": 1,
                                        "snapshot": "_anon_releases.people__v1",
                                        "views": ["published.people", "published.people_classes"]}
     found = json.loads(invoke("history", "people", "--db", db, "--json").stdout)

@@ -371,7 +371,7 @@ def test_failed_release_fails_the_model_and_keeps_what_was_published(built, nega
     assert suppressed_v2 > SEED_ROWS // 100
     assert summary.startswith(
         f"anonymizer.dbt.ReleaseFailed: release adult_k5: 5-anonymity does not hold: {suppressed_v2} rows would "
-        f"need suppression ({suppressed_v2} in classes failing 5-anonymity), suppression_limit allows 20, ")
+        f"need suppression ({suppressed_v2} in classes failing 5-anonymity), but suppression_limit allows 20 rows, ")
     classes = re.fullmatch(r".*, (\d+) equivalence class\(es\) fail; nothing was published; "
                            r"published\.adult_k5 keeps version 2", summary)
     assert classes and suppressed_v2 / 4 <= int(classes[1]) <= suppressed_v2   # a failing class has 1 to 4 rows

@@ -72,10 +72,13 @@ def test_the_page_shows_the_audit_and_measure_figures(demo_db, demo_page):
     models = [[m["model"], number(m["figure"]), "holds"] for m in latest["figures"]["models"]]
     assert [row[:3] for row in tables["models"][1:]] == models
     assert models[0][:2] == ["20-anonymity", "20"]
-    risk = {row[0]: row[1] for row in tables["risk"] if len(row) == 2}
-    assert risk["highest"] == number(measured["risk"]["highest"]) == "0.05"
-    assert risk["records at risk"] == number(measured["risk"]["records_at_risk"])
-    assert risk["average"] == number(measured["risk"]["average"])
+    risk = {row[0]: row[1:] for row in tables["risk"] if len(row) == 8}   # model, 6 figures, population
+    for model in ("prosecutor", "journalist"):   # no population: the journalist's are the prosecutor's
+        found = measured["risk"][model]
+        assert risk[model][:6] == [number(found[c]) for c in ("highest", "lowest", "average", "records_at_risk",
+                                                              "classes_at_risk", "share_at_risk")]
+    assert risk["prosecutor"][0] == number(measured["risk"]["highest"]) == "0.05"
+    assert risk["marketer"][2] == number(measured["risk"]["marketer"]["average"])
     sizes = [[f"{s['min_size']}" + (f"–{s['max_size']}" if s["max_size"] != s["min_size"] else ""),
               number(s["classes"]), number(s["rows"])] for s in measured["class_sizes"]]
     assert tables["classes"][1:] == sizes
@@ -124,11 +127,12 @@ def test_distributions_are_pandas_counts(demo_db):
 def test_an_older_version_reads_its_own_snapshot(demo_db, tmp_path):
     out = tmp_path / "v1.html"
     res = run_cli("report", "adult_demo", "--db", demo_db, "--version", "1", "--html", out, "--spec", SPEC, "--json")
-    assert res.exit_code == 0 and json.loads(res.stdout) == {"release": "adult_demo", "version": 1, "html": str(out)}
+    assert res.exit_code == 0 and json.loads(res.stdout) == {"ok": True, "release": "adult_demo", "version": 1,
+                                                             "html": str(out)}
     tables = Tables(out.read_text()).sections
     assert tables["models"][1][:2] == ["10-anonymity", "10"]
-    risk = {row[0]: row[1] for row in tables["risk"] if len(row) == 2}
-    assert risk["highest"] == "0.1"   # v1's k = 10, though the view now shows v2
+    risk = {row[0]: row[1:] for row in tables["risk"] if len(row) == 8}
+    assert risk["prosecutor"][0] == "0.1"   # v1's k = 10, though the view now shows v2
 
 
 def test_the_audits_spec_text_is_read(demo_db, tmp_path):
@@ -137,7 +141,6 @@ def test_the_audits_spec_text_is_read(demo_db, tmp_path):
     db = tmp_path / "copy.duckdb"
     shutil.copy(demo_db, db)
     with duckdb.connect(str(db)) as con:
-        con.execute("ALTER TABLE _anon_releases._audit ADD COLUMN spec_text VARCHAR")
         con.execute("UPDATE _anon_releases._audit SET spec_text = $t", {"t": SPEC.read_text()})
         con.execute("UPDATE adult SET age = age + 1 WHERE age = 40")   # the source changes
     res = run_cli("report", "adult_demo", "--db", db, "--html", tmp_path / "r.html")
@@ -150,12 +153,16 @@ def test_the_audits_spec_text_is_read(demo_db, tmp_path):
 def test_unknown_release_and_missing_spec_are_spec_errors(demo_db, tmp_path):
     res = run_cli("report", "nope", "--db", demo_db, "--html", tmp_path / "x.html", "--spec", SPEC)
     assert res.exit_code == 2 and "RELEASE: is not a release" in res.output
-    res = run_cli("report", "adult_demo", "--db", demo_db, "--html", tmp_path / "x.html")
+    old = tmp_path / "old.duckdb"   # audit rows written before the audit kept the spec text
+    shutil.copy(demo_db, old)
+    with duckdb.connect(str(old)) as con:
+        con.execute("UPDATE _anon_releases._audit SET spec_text = NULL")
+    res = run_cli("report", "adult_demo", "--db", old, "--html", tmp_path / "x.html")
     assert res.exit_code == 2 and "--spec: is needed" in res.output
     res = run_cli("report", "adult_demo", "--db", demo_db, "--version", "9", "--html", tmp_path / "x.html")
     assert res.exit_code == 2 and "has no such version" in res.output
     assert not (tmp_path / "x.html").exists()
-    with duckdb.connect(str(demo_db), read_only=True) as con, pytest.raises(Exception, match="--spec"):
+    with duckdb.connect(str(old), read_only=True) as con, pytest.raises(Exception, match="--spec"):
         release_page(con, audit_rows(con), audit_rows(con)[0])
 
 

@@ -62,6 +62,9 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
     measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
                              reference=input_reference(engine, plan), counted=counted)
     measures["table"] = f"{spec.output.schema}.{spec.output.view}"   # not the work table, gone after the run
+    for model in (measures.get("risk") or {}).values():
+        if isinstance(model, dict) and "population" in model:   # no population given: the rows themselves
+            model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
     utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows, spec.k,
