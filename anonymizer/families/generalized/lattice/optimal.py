@@ -68,8 +68,11 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     best, best_loss = None, float("inf")
     top = tuple(tops)
     if not lattice.ok(top, "optimal (top)"):
-        raise PrivacyCheckFailed("optimal full-domain search", "no node up to the minimum levels satisfies the models",
-                                 lattice.judge(top, "optimal (top)").failing_classes)
+        failing = lattice.judge(top, "optimal (top)").failing_classes
+        raise PrivacyCheckFailed(", ".join(map(str, plan.spec.models)), "no node of the lattice", failing,
+                                 reason=f"the optimal full-domain search finds no node where they hold: even the "
+                                        f"top node {dict(zip((q.name for q in plan.qis), top))} leaves "
+                                        f"{failing} equivalence class(es) failing beyond the suppression limit")
     for node in nodes:
         bound = base_loss + sum(level_loss[i][lv] for i, lv in enumerate(node)) / d
         if bound >= best_loss:

@@ -113,8 +113,12 @@ class _Frost:
         while not self.lattice.ok(tuple(node), "pre-computation", self.score(tuple(node))):   # step 2
             movable = [i for i in self.order if node[i] < self.top[i]]
             if not movable:
-                raise PrivacyCheckFailed("PrivacyFrost2", "no table up to the minimum levels satisfies the models",
-                                         self.lattice.judge(tuple(node), "pre-computation").failing_classes)
+                failing = self.lattice.judge(tuple(node), "pre-computation").failing_classes
+                models = ", ".join(map(str, self.lattice.plan.spec.models))
+                raise PrivacyCheckFailed(models, "no node of the lattice", failing,
+                                         reason="PrivacyFrost2 finds no table where they hold: even the top node "
+                                                f"leaves {failing} equivalence class(es) failing beyond the "
+                                                "suppression limit")
             for i in movable:                       # choice: every QI that can still move
                 node[i] += 1
         return tuple(node)
