@@ -31,13 +31,15 @@ from anonymizer.metrics.suppression import suppression
 
 
 def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]],
-                   total_rows: int, k: int | None = None, weight: str | None = None) -> dict[str, Any]:
+                   total_rows: int, k: int | None = None, weight: str | None = None,
+                   names: Sequence[str] | None = None) -> dict[str, Any]:
     """All utility metrics of a candidate as a JSON-ready dict.
 
     Keys: ``rows`` (N), ``released``, ``suppressed``, ``suppression`` (ratio),
     ``classes``, ``ncp`` (mean per cell, suppressed cells count 1), ``ncp_sum`` (NCP(T)
     over released rows), ``loss`` (ARX), ``discernibility`` (C_DM) and, when ``k`` is
-    given, ``cavg`` (C_AVG).
+    given, ``cavg`` (C_AVG); with ``names`` (the QIs' names, in order), ``ncp_per_qi``: each
+    QI's mean NCP per cell (its suppressed cells counting 1), whose mean over the QIs is ``ncp``.
 
     The candidate is read once: its rows are summed per cell (class and generalized ranges)
     into a temporary table, from which every metric is computed. ``weight``: a column of
@@ -63,6 +65,9 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
             "loss": loss(engine, cells, summary, total_rows, stats=stats, weight=weight),
             "discernibility": discernibility(engine, cells, total_rows, stats=stats),
         }
+        if names is not None:
+            out["ncp_per_qi"] = {name: ncp(engine, cells, [q], total_rows, stats=stats, weight=weight)[1]
+                                 for name, q in zip(names, summary)}
     if k is not None:
         out["cavg"] = cavg(engine, candidate, total_rows, k, stats=stats)
     return out

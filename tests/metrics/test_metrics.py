@@ -61,6 +61,11 @@ def test_report_and_errors(setup):
     assert (r["released"], r["suppressed"], r["classes"], r["discernibility"]) == (6, 2, 2, 34)
     assert r["ncp"] == pytest.approx(10.75 / 16) and r["cavg"] == pytest.approx(1.0)
     assert "cavg" not in utility_report(engine, '"cand"', qis, N)
+    per_qi = utility_report(engine, '"cand"', qis, N, names=["age", "grade"])["ncp_per_qi"]
+    # age: 3 * 10/40 + 3 * 20/40 = 2.25 and 2 suppressed cells of 1, over 8 cells;
+    # grade: 3 * 2/4 + 3 * 4/4 = 4.5 and 2, over 8; their mean is the table's NCP per cell
+    assert per_qi == pytest.approx({"age": (2.25 + 2) / N, "grade": (4.5 + 2) / N})
+    assert sum(per_qi.values()) / 2 == pytest.approx(r["ncp"])
     with pytest.raises(SpecError, match="total_rows"):
         utility_report(engine, '"cand"', qis, 5)
     with pytest.raises(SpecError, match="k"):

@@ -87,6 +87,7 @@ def test_the_page_shows_the_audit_and_measure_figures(demo_db, demo_page):
     assert suppressed["suppressed rows"].startswith(number(latest["suppressed"]))
     loss = {row[0]: row[1] for row in tables["loss"] if len(row) == 2}
     assert loss["ncp"] == number(latest["figures"]["utility"]["ncp"])
+    assert set(latest["figures"]["utility"]["ncp_per_qi"]) == set(QUASI)
     assert [row[0] for row in tables["history"][1:]] == ["1", "2"]
     assert "The source table adult is unchanged since this version was published." in html
 
@@ -95,7 +96,8 @@ def test_the_page_names_no_address_and_runs_no_script(demo_page):
     html = demo_page.read_text()
     assert "http://" not in html and "https://" not in html and "<script" not in html.lower()
     assert not re.search(r"""(src|href)\s*=\s*["']?(?![#"'])""", html)   # only links inside the page
-    assert html.count("<svg") == 2 + len(QUASI) + len(SENSITIVE) + 1   # risk, sizes, each attribute, timings
+    # risk, sizes, NCP per QI, each attribute, timings
+    assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + 1
 
 
 def test_distributions_are_pandas_counts(demo_db):
