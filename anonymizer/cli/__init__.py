@@ -24,6 +24,8 @@ Exit status (:mod:`anonymizer.cli.failure` sorts the errors):
                                  out of memory, a full disk, a Spark or Py4J failure
  4   internal error              anything else: a bug (the traceback is printed; please
                                  report it)
+130  interrupted                 Ctrl-C: a release publishes in one transaction, so all of
+                                 it or nothing
 ===  ==========================  ==========================================================
 
 Apart from status 4, a failure is one line on stderr. With ``--json`` a command prints
@@ -44,7 +46,7 @@ import importlib
 
 import click
 
-from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail
+from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail, interrupted
 
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
@@ -113,6 +115,8 @@ class _Commands(Group):
             raise
         except (click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except KeyboardInterrupt:
+            interrupted(ctx.meta.get(JSON, False))
         except Exception as exc:
             fail(exc, ctx.meta.get(JSON, False))
 
@@ -157,6 +161,7 @@ def main() -> None:
       3  database or engine error: the database file cannot be opened (locked by
          another process, read-only, not a DuckDB file), I/O, out of memory, Spark failed
       4  an unexpected internal error (a bug: please report the traceback)
+    130  interrupted by Ctrl-C (a release publishes all of it or nothing)
     With --json a command prints one JSON object on stdout, also when it fails:
     {"ok": false, "exit_status": N, "error": {"kind": ..., "message": ...}}.
     """

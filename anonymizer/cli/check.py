@@ -98,6 +98,11 @@ def format_measure(result: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _count(n: int, one: str, many: str | None = None) -> str:
+    """``n`` and the noun in the number it takes: 1 record, 2 records."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def _risk_lines(risk: Mapping[str, Any]) -> list[str]:
     """The risk lines of :func:`format_measure`: one per attacker model, then the risky
     classes when listed."""
@@ -107,8 +112,8 @@ def _risk_lines(risk: Mapping[str, Any]) -> list[str]:
         m = risk[model]
         named = f" (population {m['population']})" if model == "journalist" else ""
         lines.append(f"  {model} risk{named}: highest {_fmt(m['highest'])}, average {_fmt(m['average'])}; "
-                     f"{m['records_at_risk']} records ({m['share_at_risk']:.1%}) in {m['classes_at_risk']} "
-                     f"classes with risk {above}")
+                     f"{_count(m['records_at_risk'], 'record')} ({m['share_at_risk']:.1%}) in "
+                     f"{_count(m['classes_at_risk'], 'class', 'classes')} with risk {above}")
     lines.append(f"  marketer risk (population {risk['marketer']['population']}): "
                  f"{_fmt(risk['marketer']['average'])} (expected share of records re-identified)")
     if "risky_classes" in risk:

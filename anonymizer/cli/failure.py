@@ -25,8 +25,11 @@ from anonymizer.errors import AnonymizerError, DatabaseError
 
 #: exit statuses (see :mod:`anonymizer.cli`).
 EXIT_OK, EXIT_PRIVACY, EXIT_INPUT, EXIT_DATABASE, EXIT_BUG = 0, 1, 2, 3, 4
+#: stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it
+EXIT_INTERRUPTED = 130
 #: exit status -> the ``error.kind`` of the ``--json`` object
-KINDS = {EXIT_PRIVACY: "privacy", EXIT_INPUT: "input", EXIT_DATABASE: "database", EXIT_BUG: "internal"}
+KINDS = {EXIT_PRIVACY: "privacy", EXIT_INPUT: "input", EXIT_DATABASE: "database", EXIT_BUG: "internal",
+         EXIT_INTERRUPTED: "interrupted"}
 STATUSES = {kind: code for code, kind in KINDS.items()}
 #: the DuckDB exceptions that come from the environment (files, locks, memory), not from a bug
 _DUCKDB_ENVIRONMENT = ("IOException", "PermissionException", "OutOfMemoryException", "InterruptException",
@@ -112,3 +115,15 @@ def fail(exc: BaseException, as_json: bool = False) -> NoReturn:
     if as_json:
         echo_failure(code, message, details)
     sys.exit(code)
+
+
+def interrupted(as_json: bool = False) -> NoReturn:
+    """End a command stopped by Ctrl-C: one line on stderr (with ``as_json`` the failure object
+    on stdout) and status 130. A release publishes its snapshots, views and audit row in one
+    transaction, so an interrupted run has published all of it or nothing."""
+    message = ("interrupted: the command stopped before it finished (a release publishes in one "
+               "transaction: all of it or nothing)")
+    click.echo(f"error: {message}", err=True)
+    if as_json:
+        echo_failure(EXIT_INTERRUPTED, message)
+    sys.exit(EXIT_INTERRUPTED)

@@ -25,7 +25,7 @@ from anonymizer.errors import DatabaseError, TemplateError
 from anonymizer.release.run import PHASES
 
 # the table documented in anonymizer/cli/__init__.py, README "The command line" and --help
-TABLE = {0: "done", 1: "privacy", 2: "input", 3: "database", 4: "internal"}
+TABLE = {0: "done", 1: "privacy", 2: "input", 3: "database", 4: "internal", 130: "interrupted"}
 
 
 def cli(*args, env=None) -> subprocess.CompletedProcess:
@@ -220,6 +220,15 @@ def test_status_4_bug_with_json(tmp_path, db, monkeypatch):
     assert res.exit_code == 4 and "Traceback" in res.stderr and "KeyError: 'oops'" in res.stderr
     error = failure(res.stdout, 4, "internal")
     assert error["type"] == "KeyError" and "a bug" in error["message"]
+
+
+def test_status_130_interrupted_with_json(tmp_path, db, monkeypatch):
+    def ctrl_c(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr("anonymizer.release.run.run_release", ctrl_c)
+    res = invoke("run", spec(tmp_path), "-q", "--db", db, "--json")
+    assert res.exit_code == 130 and "Traceback" not in res.stderr and "interrupted" in res.stderr
+    assert "all of it or nothing" in failure(res.stdout, 130, "interrupted")["message"]
 
 
 def test_table_is_documented():

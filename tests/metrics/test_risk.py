@@ -191,8 +191,8 @@ def test_check_prints_every_model_and_the_risky_classes(tmp_path):
     text = invoke(*args)
     assert text.exit_code == 0, text.output
     assert "  prosecutor risk: highest 1, average 0.4; 6 records (60.0%) in 3 classes with risk above 0.3" in text.output
-    assert "  journalist risk (population population): highest 0.5, average 0.1905; 1 records (10.0%) in 1 " \
-           "classes with risk above 0.3" in text.output
+    assert "  journalist risk (population population): highest 0.5, average 0.1905; 1 record (10.0%) in 1 " \
+           "class with risk above 0.3" in text.output
     assert "  marketer risk (population population): 0.19 (expected share of records re-identified)" in text.output
     assert "  classes with prosecutor risk above 0.3: 3, the riskiest 1:\n" \
            "    age='40-49', sex='M': 1 rows (population 2), prosecutor 1, journalist 0.5\n  class sizes:" in text.output
