@@ -22,6 +22,18 @@ def con():
     c.close()
 
 
+def flat(figures: dict, prefix: str = "") -> dict:
+    """Nested figures as one level (``{"ncp_per_qi": {"age": x}}`` -> ``{"ncp_per_qi.age": x}``),
+    which ``pytest.approx`` compares."""
+    out = {}
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            out.update(flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
 def arx_hierarchy(attr: str) -> str:
     """Path of ARX's hierarchy file for an Adult attribute."""
     return str(ARX / f"adult_hierarchy_{attr}.csv")

@@ -35,5 +35,8 @@ def test_utility_from_the_class_table_equals_the_rows(con):
                     f"AS r JOIN {table(kept, 'classes')} AS c ON c.__cid = r.__cid")
         rows = utility_report(engine, table(kept, "rowwise"), qis, plan.rows, 5)
         classes = utility_report(engine, table(kept, "classes"), qis, plan.rows, 5, weight=ident("class_size"))
+    per_qi = result.utility.pop("ncp_per_qi")   # the release's own: each QI's NCP, their mean the table's
     assert rows == pytest.approx(classes) and rows == pytest.approx(result.utility)
+    assert set(per_qi) == {q.name for q in plan.qis}
+    assert sum(per_qi.values()) / len(per_qi) == pytest.approx(rows["ncp"])
     assert rows["classes"] == result.classes and rows["released"] == 4000
