@@ -118,6 +118,12 @@ ORDER BY size;
 -- without one, F = f (ARX's rule when the sample is the whole data set). A record is at risk
 -- when its risk is above `threshold` (default 0.2: classes under 5 rows).
 
+-- anon_risk_threshold(t): t as a DOUBLE, or an error unless it is a number in [0, 1] (NaN,
+-- infinities and NULL are refused, as `anonymizer check --risk-threshold` refuses them).
+CREATE OR REPLACE MACRO anon_risk_threshold(t) AS
+    CASE WHEN t::DOUBLE BETWEEN 0 AND 1 AND NOT isnan(t::DOUBLE) THEN t::DOUBLE
+         ELSE error('threshold: must be a number in [0, 1], not ' || coalesce(t::VARCHAR, 'NULL')) END;
+
 -- anon_risk_classes(tbl, qis, population := NULL): one row per class of tbl: class, size (f),
 -- population_size (F), prosecutor_risk (1/f), journalist_risk (1/F). An error when the
 -- population lacks a class of tbl or holds fewer of its rows. (The two tables are stacked
@@ -160,7 +166,7 @@ CREATE OR REPLACE MACRO anon_risk(tbl, qis, threshold := 0.2, population := NULL
 WITH c AS MATERIALIZED (SELECT * FROM anon_risk_classes(tbl, qis, population := population))
 SELECT model, highest, lowest, average, records_at_risk, classes_at_risk,
        records_at_risk / (SELECT sum(size) FROM c) AS share_at_risk,
-       threshold::DOUBLE AS threshold, coalesce(population, tbl) AS population
+       anon_risk_threshold(threshold) AS threshold, coalesce(population, tbl) AS population
 FROM (
     SELECT 1 AS o, 'prosecutor' AS model, max(prosecutor_risk) AS highest, min(prosecutor_risk) AS lowest,
            count(*) / sum(size) AS average,
@@ -183,7 +189,7 @@ ORDER BY o;
 -- (El Emam and Dankar 2008): highest = 1/k, average = classes/rows, threshold,
 -- records_at_risk (rows whose risk 1/f is above `threshold`), share_at_risk.
 CREATE OR REPLACE MACRO anon_prosecutor_risk(tbl, qis, threshold := 0.2) AS TABLE
-SELECT highest, average, threshold::DOUBLE AS threshold, records_at_risk, share_at_risk
+SELECT highest, average, anon_risk_threshold(threshold) AS threshold, records_at_risk, share_at_risk
 FROM anon_risk(tbl, qis, threshold := threshold)
 WHERE model = 'prosecutor';
 
@@ -192,7 +198,7 @@ WHERE model = 'prosecutor';
 -- journalist risk is, F >= f), the riskiest first (by size, population_size, class).
 CREATE OR REPLACE MACRO anon_risky_classes(tbl, qis, threshold := 0.2, population := NULL) AS TABLE
 SELECT * FROM anon_risk_classes(tbl, qis, population := population)
-WHERE prosecutor_risk > threshold
+WHERE prosecutor_risk > anon_risk_threshold(threshold)
 ORDER BY size, population_size, class;
 
 -- anon_record_risk(tbl, qis, population := NULL): every row of tbl with two more columns,

@@ -437,6 +437,11 @@ def test_release_lookup_in_another_snapshot_schema(mcon):
     ("SELECT anon_date_trunc(DATE '2020-01-01', 'week')", "unit must be day, month"),
     ("SELECT anon_interval(3, 0)", "width must be > 0"),
     ("SELECT anon_mask('abc', -1)", "n must be >= 0"),
+    ("SELECT * FROM anon_risk('adult', ['age'], threshold := 'nan'::DOUBLE)",
+     "threshold: must be a number in [0, 1], not nan"),
+    ("SELECT * FROM anon_risk('adult', ['age'], threshold := 1e400::DOUBLE)", "not inf"),
+    ("SELECT * FROM anon_prosecutor_risk('adult', ['age'], threshold := NULL)", "not NULL"),
+    ("SELECT * FROM anon_risky_classes('adult', ['age'], threshold := 1.5)", "threshold: must be a number in [0, 1]"),
 ])
 def test_bad_input_names_the_problem(mcon, sql, message):
     with pytest.raises(duckdb.Error, match=re.escape(message)):
