@@ -18,8 +18,6 @@ import click
 from anonymizer.errors import DataError, SpecError
 from anonymizer.cli.params import db_option, echo_json, json_option, open_db, progress
 
-#: the audit columns holding JSON text
-JSON_COLUMNS = ("parameters", "figures", "timings")
 
 
 @click.command()
@@ -130,14 +128,10 @@ def _versions(con, audit: str, db: str, release: str, version: int | None) -> li
 
 def _rows(con, sql: str, params: dict | None = None) -> list[dict]:
     """The rows of ``sql`` as dicts, the audit's JSON columns parsed."""
+    from anonymizer.release.history import parsed
     cursor = con.execute(sql, params or {})
     names = [d[0] for d in cursor.description]
-    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
-    for row in rows:
-        for name in JSON_COLUMNS:
-            if isinstance(row.get(name), str):
-                row[name] = json.loads(row[name])
-    return rows
+    return parsed([dict(zip(names, row)) for row in cursor.fetchall()])
 
 
 # -- text ---------------------------------------------------------------------------------------

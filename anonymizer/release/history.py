@@ -95,6 +95,11 @@ def release_rows(engine: Engine, audit: str, release: str) -> list[dict]:
     rows = audit_rows(engine, audit, "publish/audit_rows.sql.j2", release)
     if not rows:
         raise SpecError("RELEASE", "is not a release of this database's audit table", release)
+    return parsed(rows)
+
+
+def parsed(rows: list[dict]) -> list[dict]:
+    """``rows`` (audit rows as dicts) with their JSON columns parsed, in place."""
     for row in rows:
         for name in JSON_COLUMNS:
             if isinstance(row.get(name), str):
