@@ -9,6 +9,7 @@ lives in :mod:`anonymizer.reproduce` (one package per paper) and
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import click
@@ -20,6 +21,7 @@ from anonymizer.cli.params import (
     batch_option,
     db_option,
     echo_json,
+    given,
     json_option,
     open_db,
     plots_option,
@@ -40,6 +42,36 @@ def _experiment_options(seed: str, db: str = IN_MEMORY):
     return stack(plots_option(), seed_option(seed), db_option(None, db), json_option, quiet_option("No progress lines."))
 
 
+def worked_example_options(paper: str):
+    """``--table N`` / ``--figure N``: print that worked example of ``paper`` beside ours
+    (:mod:`anonymizer.reproduce.worked`) instead of running the experiment."""
+    def decorate(command):
+        @functools.wraps(command)
+        def run(*args, table: str | None = None, figure: str | None = None, **kwargs):
+            if table is None and figure is None:
+                return command(*args, **kwargs)
+            kind, number = ("table", table) if table is not None else ("figure", figure)
+            show_worked(paper, kind, number, kwargs["db"] if given("db") else None, kwargs.get("as_json", False))
+        run = click.option("--figure", metavar="N", help="Print the paper's Figure N beside ours, nothing else "
+                           "(anonymizer reproduce examples lists them).")(run)
+        return click.option("--table", metavar="N", help="Print the paper's Table N beside ours, nothing else.")(run)
+    return decorate
+
+
+def show_worked(paper: str, kind: str, number: str, db: str | None, as_json: bool) -> None:
+    """Compute one worked example in ``db`` (in memory by default) and print it."""
+    from anonymizer.reproduce.worked import example_json, format_example, run
+    with open_db(db) as con:
+        try:
+            title, sides = run(con, paper, kind, number)
+        except LookupError as unknown:
+            raise click.BadParameter(str(unknown.args[0]), param_hint=f"--{kind}") from None
+    if as_json:
+        echo_json(example_json(paper, kind, number, title, sides))
+    else:
+        click.echo(format_example(title, sides))
+
+
 @click.group(cls=Group)
 def reproduce() -> None:
     """Reproduce the papers' experiments, and create their data sets.
@@ -51,11 +83,27 @@ def reproduce() -> None:
       p003   PrivacyFrost2 and the optimal search, Table 2's grid, timed
       p004   identity-reserved anonymity (Wang et al. 2018), section 5
       data   the papers' data sets as tables: flagged-adult, patients, table2
+      examples  the papers' worked examples, each printed beside ours
+
+    \b
+    Examples:
+      anonymizer reproduce p002 --plots msb_plots
+      anonymizer reproduce p004 --table 4
+    """
+
+
+@reproduce.command()
+def examples() -> None:
+    """List the papers' worked examples that ``reproduce pNNN --table N`` or ``--figure N``
+    prints beside ours.
 
     \b
     Example:
-      anonymizer reproduce p002 --plots msb_plots
+      anonymizer reproduce examples && anonymizer reproduce p004 --table 4
     """
+    from anonymizer.reproduce.worked import PACKAGES, listing
+    for paper in PACKAGES:
+        click.echo(f"{paper}\n{listing(paper)}")
 
 
 @reproduce.command()
@@ -66,6 +114,7 @@ def reproduce() -> None:
 @click.option("--queries", type=click.IntRange(1), default=1000, show_default=True,
               help="Random queries per table (section 4.2).")
 @_experiment_options("Seeds the flags and the queries.")
+@worked_example_options("p000")
 def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plots: str | None, seed: int,
          db: str | None, as_json: bool, quiet: bool) -> None:
     """Paper 000's experiment (section 4): LGB, local generalization and bucketization with
@@ -114,6 +163,7 @@ def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plo
               help="Also plot k and DCP against cost (needs pip install 'anonymizer[plots]').")
 @json_option
 @quiet_option()
+@worked_example_options("p001")
 def p001(db: str, plot: str | None, as_json: bool, quiet: bool) -> None:
     """Paper 001's experiment: the hierarchy builders CGH, DBGH and CBGH compared on the
     lattices they give.
@@ -151,6 +201,7 @@ def p001(db: str, plot: str | None, as_json: bool, quiet: bool) -> None:
 @_experiment_options("Seeds the samples and the greedy's ties.",
                      "DuckDB database file to keep the samples (tables paper002_n<n>) and releases in (default: "
                      "in memory); its table adult is replaced by the bundled data.")
+@worked_example_options("p002")
 def p002(batch: str | float, sizes: list[int], dims: list[int], plots: str | None, seed: int, db: str | None,
          as_json: bool, quiet: bool) -> None:
     """Paper 002's experiment (section 5): MBF, MSDCF, MMDCF and their MSLF variants on the
@@ -200,6 +251,7 @@ def p002(batch: str | float, sizes: list[int], dims: list[int], plots: str | Non
               help="ARX's Adult (30,162 rows) or synthetic Adult-like tables of --rows rows.")
 @rows_option("With --data synthetic: table sizes (repeat the option for several).")
 @repeat_option()
+@worked_example_options("p003")
 def p003(data: str, rows: tuple[int, ...], repeat: int) -> None:
     """Time the lattice searches on paper 003's Table 2 grid: PrivacyFrost2 and the optimal
     search.
@@ -233,6 +285,7 @@ def p003(data: str, rows: tuple[int, ...], repeat: int) -> None:
 @click.option("--repeats", type=click.IntRange(1), default=1, show_default=True,
               help="Runs per setting (seeds seed, seed+1, ...), averaged.")
 @_experiment_options("Seeds the data, the draws and the queries.")
+@worked_example_options("p004")
 def p004(plots: str | None, seed: int, repeats: int, db: str | None, as_json: bool, quiet: bool,
          **chosen) -> None:
     """Paper 004's experiment (section 5): identity-reserved anonymity, individuals with

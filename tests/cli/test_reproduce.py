@@ -4,6 +4,8 @@ tests/families/identity_reserved and tests/test_lattice_eval.py)."""
 
 from __future__ import annotations
 
+import json
+
 import duckdb
 import pytest
 
@@ -36,3 +38,29 @@ def test_bad_options_are_refused_before_any_work(invoke, tmp_path, args, option)
     res = invoke("reproduce", *args, "--db", tmp_path / "w.duckdb")
     assert res.exit_code == 2 and option in res.output, res.output
     assert not (tmp_path / "w.duckdb").exists()
+
+
+def test_worked_examples_print_the_papers_table_beside_ours(invoke):
+    """``reproduce p004 --table 4`` releases Table 2 and shows Table 4 beside ours, row by row;
+    an unknown number is refused with the list of those there are."""
+    res = invoke("reproduce", "p004", "--table", "4")
+    assert res.exit_code == 0, res.output
+    assert res.output.count("\n1    4       F ") == 2 and "same as the paper" in res.output
+    assert "≠" not in res.output
+    res = invoke("reproduce", "p004", "--table", "4", "--json")
+    got = json.loads(res.output)
+    assert got["same"] and got["tables"][0]["ours"][5] == ["2", "1", "{M, F}", "[36, 38]",
+                                                           "{10076, 10077, 10085, 10086}", "Hypertension"]
+    res = invoke("reproduce", "p004", "--table", "99")
+    assert res.exit_code == 2 and "no worked table 99" in res.output and "--table 4" in res.output
+    res = invoke("reproduce", "examples")
+    assert res.exit_code == 0 and "p004\n  --table 4" in res.output
+
+
+def test_a_difference_is_marked_cell_by_cell():
+    from anonymizer.reproduce.worked import Side, format_side
+    side = Side("T", ["a", "b"], [(1, "x"), (2, "y")], [(1, "x"), (2, "z"), (3, "w")])
+    text = format_side(side)
+    assert not side.same and side.cells == [[True, True], [True, False]]
+    assert "=  1  " in text and "≠  2    [z]" in text and "≠  [3]  [w]" in text
+    assert "differs from the paper" in text

@@ -59,3 +59,27 @@ def table2_spec(model: dict[str, Any], *, table: str = "patients_table2", algori
         "models": [model],
         "algorithm": {"name": algorithm, "seed": seed, "renumber": "appearance"},
     }
+
+
+def draw_order(con: duckdb.DuckDBPyConnection, seed: int, model: dict[str, Any], table: str = "patients_table2"
+               ) -> list[int]:
+    """The order in which DAnonyIR draws Table 2's individuals at ``seed`` (Algorithm 1, line 3)."""
+    from anonymizer.engine.session import Engine
+    from anonymizer.families.identity_reserved.individuals import individuals
+    from anonymizer.plan import prepare
+    from anonymizer.spec.parse import load_spec
+    engine = Engine(con)
+    with engine.workspace():
+        plan = prepare(engine, load_spec(table2_spec(model, table=table, seed=seed)))
+        people = individuals(engine, plan)
+        return [r[0] for r in con.execute(f"SELECT pid FROM {people.ind} ORDER BY draw, pid").fetchall()]
+
+
+def paper_seed(con: duckdb.DuckDBPyConnection, model: dict[str, Any], table: str = "patients_table2") -> int:
+    """A seed that draws individual 6 first and 3 first among {1, 2, 3, 5}: the running
+    example's assumption (section 4.3: "assume that individual 6 is selected", then 3)."""
+    for seed in range(500):
+        order = draw_order(con, seed, model, table)
+        if order[0] == 6 and [p for p in order if p in (1, 2, 3, 5)][0] == 3:
+            return seed
+    raise AssertionError("no seed of 0..499 draws 6 then 3")
