@@ -73,8 +73,7 @@ def levels(domain: Domain) -> Levels:
     widths = [d for d in divisors(top_value) if d >= h.min_width and d < top_value]
     top = len(widths) + 1
     if widths:
-        span = top_value - 1 if domain.integer else top_value
-        domain.site.engine.run("hierarchy/dbgh.sql.j2", {"divisors": widths, "max": top_value, "top": top,
-                                                         "span": span},
+        domain.site.engine.run("hierarchy/dbgh.sql.j2", {"divisors": widths, "low": low, "max": top_value,
+                                                         "top": top, "span": top_value - low},
                                target=domain.nodes, dom=domain.dom, integer=domain.integer)
     return Levels(top=top, inner=bool(widths))

@@ -103,8 +103,8 @@ def test_dbgh_and_cbgh_on_a_real_column(engine):
     t = table(engine, "SELECT range * 1.5 AS x FROM range(1, 13)")   # 1.5 .. 18.0
     dbgh = build(engine, t, "x", {"dbgh": {"min_width": 6}})
     assert dbgh.height == 3, "MaxValue 18: divisors 6, 9, 18"
-    assert [n[0] for n in nodes(engine, dbgh, 1)] == ["[0.0, 6.0)", "[6.0, 12.0)", "[12.0, 18.0]"]
-    assert nodes(engine, dbgh, 2)[1][3] == pytest.approx(3 * 9 / 18)
+    assert [n[0] for n in nodes(engine, dbgh, 1)] == ["[1.5, 6.0)", "[6.0, 12.0)", "[12.0, 18.0]"], "root [1.5, 18]"
+    assert nodes(engine, dbgh, 2)[1][3] == pytest.approx(3 * 9 / 16.5)
     cbgh = build(engine, t, "x", {"cbgh": {"min_width": 5, "range": [0, 20]}}, key="1")
     assert [n[0] for n in nodes(engine, cbgh, 1)] == ["[0.0, 5.0)", "[5.0, 10.0)", "[10.0, 15.0)", "[15.0, 20.0]"]
     assert cbgh.height == 3 and nodes(engine, cbgh, 2)[0][3] == pytest.approx(3 * 10 / 20)
