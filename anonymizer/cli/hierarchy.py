@@ -14,7 +14,7 @@ from anonymizer.errors import SpecError
 from anonymizer.cli import Group
 from anonymizer.cli.params import DEFAULT_DB, db_option, echo_json, json_option, open_db, progress, quiet_option, stack
 
-BUILDERS = ("cgh", "dbgh", "cbgh", "masking", "intervals", "dates", "ordered")
+BUILDERS = ("cgh", "dbgh", "cbgh", "iotf", "masking", "intervals", "dates", "ordered")
 
 
 @click.group(cls=Group)
@@ -41,8 +41,10 @@ _column_options = stack(
     click.option("--table", help="A table or view of --db holding the column (schema.table allowed)."),
     click.option("--builder", type=click.Choice(BUILDERS), help="How to build the hierarchy (without a SPEC)."),
     click.option("--min-width", type=float, help="cgh/dbgh/cbgh: the narrowest interval width."),
-    click.option("--range", "bounds", help="cgh/dbgh/cbgh: the root interval LOW,HIGH (default: the data's "
-                                          "min, max)."),
+    click.option("--range", "bounds", help="cgh/dbgh/cbgh/iotf: the root interval LOW,HIGH (default: the "
+                                          "data's min, max)."),
+    click.option("--nodes", help="iotf: nodes per level from level 1 up, decreasing (default 24,16,4: paper 001's "
+                                 "Table 4)."),
     click.option("--widths", help="intervals: one width per level, e.g. 5,10,20."),
     click.option("--levels", type=click.IntRange(1), help="masking: characters masked (default: all but one)."),
     click.option("--units", help="dates: truncation units, e.g. month,quarter,year,decade."),
@@ -58,6 +60,7 @@ _BUILDERS_HELP = """
     \b
     Builders and their options:
       cgh, dbgh, cbgh   --min-width, --range (paper 001: halving, divisors, cardinalities)
+      iotf              --nodes, --range (paper 001's baseline: values clustered on the fly)
       intervals         --widths          masking   --levels
       dates             --units           ordered   --order, --sizes
 """
@@ -104,7 +107,7 @@ export.help += _BUILDERS_HELP
 
 
 def _show(export: str | None, spec: str | None, column: str, db: str | None, data: str | None,
-          table: str | None, builder: str | None, min_width: float | None, bounds: str | None,
+          table: str | None, builder: str | None, min_width: float | None, bounds: str | None, nodes: str | None,
           widths: str | None, levels: int | None, units: str | None, order: str | None, sizes: str | None,
           examples: int, as_json: bool) -> None:
     from anonymizer.hierarchy.show import hierarchy_of, show_file_column, show_spec_column, show_table_column
@@ -113,7 +116,7 @@ def _show(export: str | None, spec: str | None, column: str, db: str | None, dat
     elif builder is None or (data is None) == (table is None):
         raise SpecError("--builder", "without a SPEC, give --builder and one of --data FILE or --table T")
     else:
-        built = hierarchy_of(builder, min_width=min_width, range=bounds, widths=widths, levels=levels,
+        built = hierarchy_of(builder, min_width=min_width, range=bounds, nodes=nodes, widths=widths, levels=levels,
                              units=units, order=order, sizes=sizes)
         shown = (show_file_column(data, column, built, examples, export) if data is not None
                  else show_table_column(db or DEFAULT_DB, table, column, built, examples, export))

@@ -14,6 +14,7 @@ dates           ``{dates: [month, year, decade]}``           :mod:`.dates`
 CGH             ``{cgh: {min_width: 10, range: [1, 100]}}``  :mod:`.cgh` (paper 001 sec. III.A)
 DBGH            ``{dbgh: {min_width: 10}}``                  :mod:`.dbgh` (paper 001 Alg. 1)
 CBGH            ``{cbgh: {min_width: 10}}``                  :mod:`.cbgh` (paper 001 Alg. 2)
+IOTF            ``{iotf: {nodes: [24, 16, 4]}}``             :mod:`.iotf` (paper 001's baseline)
 none            (no ``hierarchy``)                           :mod:`.flat`
 ==============  ===========================================  ===============================
 

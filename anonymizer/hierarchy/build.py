@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
 from anonymizer.engine.names import ident
-from anonymizer.hierarchy import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, masking, ordered
+from anonymizer.hierarchy import cbgh, cgh, csv_file, dates, dbgh, flat, intervals, iotf, masking, ordered
 from anonymizer.hierarchy.site import Domain, Site
 from anonymizer.hierarchy.spec import INTEGER_TYPES, is_temporal_type
 
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from anonymizer.spec.types import Column
 
 BUILDERS = {"flat": flat, "csv": csv_file, "intervals": intervals, "masking": masking, "ordered": ordered,
-            "dates": dates, "cgh": cgh, "dbgh": dbgh, "cbgh": cbgh}
+            "dates": dates, "cgh": cgh, "dbgh": dbgh, "cbgh": cbgh,
+            "iotf": iotf}
 
 
 @dataclass(frozen=True)

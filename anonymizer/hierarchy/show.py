@@ -37,7 +37,7 @@ from anonymizer.hierarchy.levels import Level, level_summary
 from anonymizer.hierarchy.spec import PAPER_KINDS, Hierarchy, column_type, parse_hierarchy
 
 OPTIONS = {"cgh": ("min_width", "range"), "dbgh": ("min_width", "range"), "cbgh": ("min_width", "range"),
-           "intervals": ("widths",), "masking": ("levels",), "dates": ("units",), "ordered": ("order", "sizes")}
+           "iotf": ("nodes", "range"), "intervals": ("widths",), "masking": ("levels",), "dates": ("units",), "ordered": ("order", "sizes")}
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ class Shown:
 def hierarchy_of(builder: str, **options) -> Hierarchy:
     """A builder and its command-line options as a validated :class:`Hierarchy`.
 
-    Options: ``min_width`` and ``range`` (cgh, dbgh, cbgh), ``widths`` (intervals),
+    Options: ``min_width`` and ``range`` (cgh, dbgh, cbgh), ``nodes`` and ``range`` (iotf), ``widths`` (intervals),
     ``levels`` (masking), ``units`` (dates), ``order`` and ``sizes`` (ordered); lists may be
     given as comma-separated text (``range="1,100"``); unset options are None.
 
@@ -72,8 +72,8 @@ def hierarchy_of(builder: str, **options) -> Hierarchy:
         if name not in OPTIONS[builder]:
             raise SpecError(_option(name), f"does not apply to {builder} "
                                            f"(its options: {', '.join(map(_option, OPTIONS[builder]))})")
-    if builder in PAPER_KINDS:
-        value = {builder: {k: given[k] for k in ("min_width", "range") if k in given}}
+    if builder in PAPER_KINDS + ("iotf",):
+        value = {builder: {k: given[k] for k in OPTIONS[builder] if k in given}}
     elif builder == "masking":
         value = {"masking": given.get("levels", True)}
     elif builder == "ordered":

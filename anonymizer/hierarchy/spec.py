@@ -11,6 +11,7 @@ Syntax (YAML, under ``columns.<name>.hierarchy``)::
     hierarchy: {cgh: {min_width: 10, range: [1, 100]}}   # paper 001, sec. III.A
     hierarchy: {dbgh: {min_width: 10, range: [1, 100]}}  # paper 001, Algorithm 1
     hierarchy: {cbgh: {min_width: 10, range: [1, 100]}}  # paper 001, Algorithm 2
+    hierarchy: {iotf: {nodes: [24, 16, 4], range: [1, 100]}}  # paper 001's baseline, Table 4
 
 Errors are :class:`~anonymizer.errors.SpecError` naming the field, e.g.
 ``columns.age.hierarchy.cgh.min_width``.
@@ -25,14 +26,15 @@ from typing import Any
 from anonymizer.errors import SpecError
 from anonymizer.numbers import is_number
 
-KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh")
-NUMERIC_KINDS = ("intervals", "cgh", "dbgh", "cbgh")
+KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh", "iotf")
+NUMERIC_KINDS = ("intervals", "cgh", "dbgh", "cbgh", "iotf")
 PAPER_KINDS = ("cgh", "dbgh", "cbgh")
 CATEGORICAL_KINDS = ("masking", "ordered")
 DATE_UNITS = ("day", "month", "quarter", "year", "decade", "century")
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL")
 INTEGER_TYPES = NUMERIC_TYPES[:9]
+IOTF_NODES = (24, 16, 4)  # paper 001, Table 4: IOTF's nodes at levels 1-3 (hours-per-week)
 _OPTIONS = {"csv": {"delimiter"}, "ordered": {"sizes"}}
 
 
@@ -45,7 +47,8 @@ class Hierarchy:
     - ``masking``: ``levels`` (``None``: mask up to the longest value);
     - ``ordered``: ``values`` (the declared order), ``sizes`` (values per group, per level);
     - ``dates``: ``units`` (increasing truncation units);
-    - ``cgh``, ``dbgh``, ``cbgh``: ``min_width``, ``range`` (``None``: the data's min and max).
+    - ``cgh``, ``dbgh``, ``cbgh``: ``min_width``, ``range`` (``None``: the data's min and max);
+    - ``iotf``: ``nodes`` (per level, bottom up, decreasing), ``range``.
     """
 
     kind: str
@@ -58,6 +61,7 @@ class Hierarchy:
     units: tuple[str, ...] = ()
     min_width: float | None = None
     range: tuple[float, float] | None = None
+    nodes: tuple[int, ...] = ()
 
 
 def parse_hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
@@ -152,16 +156,38 @@ def _paper(v: dict, where: str, base: Path) -> Hierarchy:
     if not _positive(min_width):
         raise SpecError(f"{where}.min_width", "is required: the narrowest interval width, a positive number",
                         min_width)
-    rng = options.get("range")
+    return Hierarchy(kind, min_width=float(min_width), range=_range(options.get("range"), where))
+
+
+def _range(rng: Any, where: str) -> tuple[float, float] | None:
+    """The ``range`` option of the numeric builders: the root interval [low, high]."""
     if rng is not None and (not isinstance(rng, list) or len(rng) != 2 or not all(_number(x) for x in rng)
                             or rng[0] >= rng[1]):
         raise SpecError(f"{where}.range", "must be [low, high] with low < high (default: the data's min and max)",
                         rng)
-    return Hierarchy(kind, min_width=float(min_width), range=None if rng is None else (float(rng[0]), float(rng[1])))
+    return None if rng is None else (float(rng[0]), float(rng[1]))
+
+
+def _iotf(v: dict, where: str, base: Path) -> Hierarchy:
+    """Paper 001's baseline IOTF (:mod:`anonymizer.hierarchy.iotf`): ``{iotf: {nodes, range}}``,
+    both optional (``{iotf: {}}`` takes Table 4's 24, 16, 4 nodes)."""
+    options, where = v["iotf"], f"{where}.iotf"
+    if not isinstance(options, dict):
+        raise SpecError(where, "must be a mapping {nodes: [<level 1>, <level 2>, ...], range: [<low>, <high>]}",
+                        options)
+    extra = set(options) - {"nodes", "range"}
+    if extra:
+        raise SpecError(f"{where}.{sorted(extra)[0]}", "is not an option (options: nodes, range)")
+    nodes = options.get("nodes", list(IOTF_NODES))
+    if (not isinstance(nodes, list) or not nodes or not all(_whole(n) and n >= 2 for n in nodes)
+            or nodes != sorted(set(nodes), reverse=True)):
+        raise SpecError(f"{where}.nodes", "must be decreasing whole numbers >= 2: the nodes of levels 1, 2, ... "
+                                          "(the top '*' is one node)", nodes)
+    return Hierarchy("iotf", nodes=tuple(nodes), range=_range(options.get("range"), where))
 
 
 _PARSERS = {"csv": _csv, "intervals": _intervals, "masking": _masking, "ordered": _ordered, "dates": _dates,
-            "cgh": _paper, "dbgh": _paper, "cbgh": _paper}
+            "cgh": _paper, "dbgh": _paper, "cbgh": _paper, "iotf": _iotf}
 
 
 def _number(x: Any) -> bool:

@@ -18,6 +18,7 @@ HIERARCHIES = [  # column of the table below, hierarchy
     ("my col", {"dbgh": {"min_width": 0.5}}), ("my col", {"intervals": [0.5]}),
     ('a"b', {"masking": True}), ('a"b', {"ordered": ["x0", "x1", "x2", "x3"], "sizes": [2]}),
     ("when", {"dates": ["day", "month", "quarter", "year", "decade", "century"]}),
+    ("select", {"iotf": {"nodes": [9, 3]}}), ("my col", {"iotf": {"nodes": [4], "range": [0, 10]}}),
 ]
 
 
