@@ -1,8 +1,10 @@
-"""Plots of evaluated lattices, after paper 001's Figures 6 and 7 (matplotlib, optional).
+"""Plots of paper 001's figures (matplotlib, optional).
 
-Left: every node's k (log scale) against its distortion ratio, one series per lattice, with
-the frontier (the largest k reached at or below each ratio). Right: the least DCP of the
-nodes reaching each k (Figure 7's comparison of the builders' DCP).
+:func:`plot_lattice`: left, every node's k (log scale) against its distortion ratio, one
+series per lattice, with the frontier (the largest k reached at or below each ratio); right,
+the least DCP of the nodes reaching each k (Figure 7's comparison of the builders' DCP).
+:func:`plot_figures`: Figures 5 and 6, the nodes and the distortion at each level of the
+hours-per-week hierarchies (:mod:`.figures`), grouped bars as the paper draws them.
 
 Install the plotting extra to use it: ``pip install 'anonymizer[plots]'``.
 """
@@ -16,15 +18,43 @@ from typing import Mapping
 from anonymizer.errors import UnsupportedError
 
 
-def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) -> Path:
-    """Write the plot of one or more lattices (``name -> node rows`` as
-    :class:`~anonymizer.families.generalized.lattice.evaluate.LatticeTable` holds them) to ``path`` (PNG, SVG, PDF
-    by its suffix) and return the path."""
+def _figure(size: tuple[float, float]):
     try:
         from matplotlib.figure import Figure
     except ImportError as exc:
         raise UnsupportedError("plots need matplotlib: pip install 'anonymizer[plots]'") from exc
-    fig = Figure(figsize=(11, 4.5), layout="constrained")
+    return Figure(figsize=size, layout="constrained")
+
+
+def plot_figures(levels: Mapping[str, list[dict]], path: str | Path) -> Path:
+    """Figures 5 (nodes at each level) and 6 (the records' mean distortion at each level, the
+    nodes' range as error bars) side by side, one bar per builder of ``levels``
+    (:func:`.figures.level_figures`), written to ``path``; returns the path."""
+    fig = _figure((11, 4.5))
+    nodes, distortion = fig.subplots(1, 2)
+    width = 0.8 / len(levels)
+    for i, (name, rows) in enumerate(levels.items()):
+        x = [r["level"] + (i - (len(levels) - 1) / 2) * width for r in rows]
+        nodes.bar(x, [r["nodes"] for r in rows], width, label=name.upper())
+        distortion.bar(x, [r["mean"] for r in rows], width, label=name.upper(),
+                       yerr=[[max(r["mean"] - r["min"], 0) for r in rows], [max(r["max"] - r["mean"], 0) for r in rows]],
+                       capsize=2)
+    nodes.set(xlabel="level", ylabel="nodes", title="Fig. 5: nodes at each level (hours-per-week)")
+    distortion.set(xlabel="level", ylabel="distortion (records' mean; bars: node range)",
+                   title="Fig. 6: distortion at each level")
+    for ax in (nodes, distortion):
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    return out
+
+
+def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) -> Path:
+    """Write the plot of one or more lattices (``name -> node rows`` as
+    :class:`~anonymizer.families.generalized.lattice.evaluate.LatticeTable` holds them) to ``path`` (PNG, SVG, PDF
+    by its suffix) and return the path."""
+    fig = _figure((11, 4.5))
     cost, dcp = fig.subplots(1, 2)
     for name, rows in rows_by_builder.items():
         points = sorted((r["distortion_ratio"], r["k"]) for r in rows)
