@@ -109,7 +109,7 @@ def test_recursive_and_python_loops_agree_on_adult(con, builder):
     python = evaluate_spec(con, spec, name="p", loop="python")
     recursive = evaluate_spec(con, spec, name="r", loop="recursive")
     same_nodes(python, recursive)
-    assert len(python.nodes) == {"cgh": 125, "dbgh": 300, "cbgh": 180}[builder]
+    assert len(python.nodes) == {"iotf": 75, "cgh": 125, "dbgh": 300, "cbgh": 180}[builder]
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -187,7 +187,9 @@ def test_cli_reproduces_paper_001_experiment(tmp_path):
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert out.pop("ok") is True
-    assert {b: (c["nodes"], c["max_height"]) for b, c in out.items()} == {
-        "cgh": (125, 12), "dbgh": (300, 18), "cbgh": (180, 14)}
-    for c in out.values():
+    assert {b: (c["nodes"], c["max_height"]) for b, c in out["lattices"].items()} == {
+        "iotf": (75, 10), "cgh": (125, 12), "dbgh": (300, 18), "cbgh": (180, 14)}
+    assert [lv["nodes"] for lv in out["figures"]["iotf"]] == [24, 16, 4, 1]
+    assert {f["id"]: f["holds"] for f in out["findings"]}["V-b"] == "does not hold"
+    for c in out["lattices"].values():
         assert c["best"]["100"]["dcp"]["value"] > c["best"]["2"]["dcp"]["value"]

@@ -16,12 +16,13 @@ distortions (one, or two where they differ: CBGH's "0.96, 1.97"), shown as min a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Callable
 
 import duckdb
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.hierarchy import build_hierarchy, column_type, parse_hierarchy
+from anonymizer.hierarchy import Coded, build_hierarchy, column_type, parse_hierarchy
 from anonymizer.spec.types import Column
 
 COLUMN = "hours-per-week"
@@ -40,9 +41,9 @@ TABLE4 = {"iotf": (4, ["0.041", "0.25", "1", "4"], [24, 16, 4, 1]),
           "cbgh": (5, ["0.45", "0.96", "0.96, 1.97", "1.97, 2.98", "5"], [10, 5, 3, 2, 1])}
 
 
-def level_figures(con: duckdb.DuckDBPyConnection, table: str = "adult") -> dict[str, list[dict]]:
-    """Per builder of :data:`SETTINGS`, its hours-per-week hierarchy level by level (levels
-    1..H): nodes, least, greatest and records' mean distortion (one SQL aggregate each)."""
+def built(con: duckdb.DuckDBPyConnection, read: Callable[[Engine, Coded], Any], table: str = "adult") -> dict[str, Any]:
+    """Per builder of :data:`SETTINGS`: build its hours-per-week hierarchy on ``table`` and
+    return what ``read(engine, coded)`` reads of it (the work tables are then dropped)."""
     engine = Engine(con)
     source = ident(table)
     db_type = engine.columns(source)[COLUMN]
@@ -51,12 +52,19 @@ def level_figures(con: duckdb.DuckDBPyConnection, table: str = "adult") -> dict[
         for key, (builder, value) in enumerate(SETTINGS.items()):
             h = parse_hierarchy(value, f"columns.{COLUMN}.hierarchy", Path("."))
             column = Column(COLUMN, "quasi", column_type(h, f"columns.{COLUMN}.hierarchy", db_type, None), h)
-            coded = build_hierarchy(engine, source, column, str(key))
-            rows = engine.rows("reproduce/p001/level_figures.sql.j2", source=source, column=ident(COLUMN),
-                               dom=coded.dom, hier=coded.hier)
-            out[builder] = [{"level": lv, "nodes": n, "min": lo, "max": hi, "mean": mean}
-                            for lv, n, lo, hi, mean in rows if lv > 0]
+            out[builder] = read(engine, build_hierarchy(engine, source, column, str(key)))
     return out
+
+
+def level_figures(con: duckdb.DuckDBPyConnection, table: str = "adult") -> dict[str, list[dict]]:
+    """Per builder of :data:`SETTINGS`, its hours-per-week hierarchy level by level (levels
+    1..H): nodes, least, greatest and records' mean distortion (one SQL aggregate each)."""
+    def read(engine: Engine, coded: Coded) -> list[dict]:
+        rows = engine.rows("reproduce/p001/level_figures.sql.j2", source=ident(table), column=ident(COLUMN),
+                           dom=coded.dom, hier=coded.hier)
+        return [{"level": lv, "nodes": n, "min": lo, "max": hi, "mean": mean} for lv, n, lo, hi, mean in rows if lv > 0]
+
+    return built(con, read, table)
 
 
 def format_figures(levels: dict[str, list[dict]]) -> str:
