@@ -13,18 +13,23 @@ The levels do not nest: [1, 20] of width 20 straddles [1, 25] and [26, 50] of wi
 ``QI.nested`` is then false; full-domain generalization is unaffected (one level per QI),
 but a lattice search cannot assume a value's node at level j+1 contains its node at level j.
 
+MinValue (the root's ``low``: ``range``, default the data's minimum) bounds the intervals
+from below: CreateLevel counts from 1 and skips the intervals ending below MinValue, and
+the one holding MinValue is labelled from MinValue (age on Table 3's [17, 90], width 18:
+[17, 18], not [1, 18]), so no label claims values the root excludes.
+
 Distortion (sec. III.B): "distortion of the root node was, once again, equal to the height
 of the tree. However, the calculation of lower levels-distortions was based on interval
-length of each level, using the proportions formula": H (hi - lo) / (MaxValue - 1), the
-root being [1, MaxValue]. For Table 4's levels (widths 10, 20, 25, 50, 100 on [1, 100], H = 5)
+length of each level, using the proportions formula": H (hi - lo) / (MaxValue - MinValue),
+the root being [MinValue, MaxValue]. For Table 4's levels (widths 10, 20, 25, 50, 100 on [1, 100], H = 5)
 this gives 0.45, 0.96, 1.21, 2.47 and 5. Of the paper's DBGH distortions, 0.1, 0.125, 0.625,
 2.5 and 5, only the root's 5 is reproduced: the others follow no single formula (2.5 is the
 root's half, 0.625 a quarter of that, 0.125 a fifth of that, 0.1 four fifths of that; no
 reading of "proportions" gives 0.1 < 0.125 for widths 10 and 20 together with 0.625 for 25).
 The same formula reproduces every CBGH distortion of Table 4 (:mod:`.cbgh`).
 
-Real columns use [t d, (t + 1) d) from 0 to MaxValue = ceil(high), the last one closed, and
-divide by MaxValue.
+Real columns use [t d, (t + 1) d) from 0 to MaxValue = ceil(high), the last one closed,
+the first from MinValue.
 """
 
 from __future__ import annotations

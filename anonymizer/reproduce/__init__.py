@@ -6,7 +6,8 @@ paper (``../shared/papers``) package                                        comm
 ==========================  =============================================  ===============================
 000 LGB                     :mod:`.p000_lgb` (worked example, experiment,  ``anonymizer reproduce p000``
                             query error, plots)
-001 hierarchies, lattice    :mod:`.p001_hierarchies` (experiment, plots)   ``anonymizer reproduce p001``
+001 hierarchies, lattice    :mod:`.p001_hierarchies` (experiment, Table   ``anonymizer reproduce p001``
+                            4, Figs. 5-6, findings, plots)
 002 MSB                     :mod:`.p002_msb` (setting, experiment, plots)  ``anonymizer reproduce p002``
 003 PrivacyFrost2           :mod:`.p003_privacyfrost2` (Table 2's grid)    ``anonymizer reproduce p003``
 004 identity-reserved       :mod:`.p004_identity_reserved` (worked         ``anonymizer reproduce p004``

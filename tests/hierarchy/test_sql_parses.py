@@ -32,6 +32,9 @@ def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_pa
     engine.execute('CREATE TABLE "o" AS SELECT \'x\' || (range % 4)::VARCHAR AS v FROM range(9)')
     build(engine, '"o"', "v", str(tmp_path / "h.csv"), key="csv")
     assert level_summary(engine, built[4].hier)[0].nodes == 39
+    means = engine.rows("hierarchy/level_means.sql.j2", source='"t t"', column='"select"', dom=built[2].dom,
+                        hier=built[2].hier)
+    assert [(lv, nodes) for lv, nodes, *_ in means][:2] == [(0, 39), (1, 4)] and means[-1][4] == built[2].height
     export_arx(engine, built[2].hier, built[2].height, tmp_path / "out.csv")
     assert len((tmp_path / "out.csv").read_text().splitlines()) == 39
     missing = [t for t in list_templates() if t.startswith("hierarchy/") and t not in rendered]

@@ -60,7 +60,7 @@ def level_figures(con: duckdb.DuckDBPyConnection, table: str = "adult") -> dict[
     """Per builder of :data:`SETTINGS`, its hours-per-week hierarchy level by level (levels
     1..H): nodes, least, greatest and records' mean distortion (one SQL aggregate each)."""
     def read(engine: Engine, coded: Coded) -> list[dict]:
-        rows = engine.rows("reproduce/p001/level_figures.sql.j2", source=ident(table), column=ident(COLUMN),
+        rows = engine.rows("hierarchy/level_means.sql.j2", source=ident(table), column=ident(COLUMN),
                            dom=coded.dom, hier=coded.hier)
         return [{"level": lv, "nodes": n, "min": lo, "max": hi, "mean": mean} for lv, n, lo, hi, mean in rows if lv > 0]
 

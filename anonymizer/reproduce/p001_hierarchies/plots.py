@@ -42,12 +42,7 @@ def plot_figures(levels: Mapping[str, list[dict]], path: str | Path) -> Path:
     nodes.set(xlabel="level", ylabel="nodes", title="Fig. 5: nodes at each level (hours-per-week)")
     distortion.set(xlabel="level", ylabel="distortion (records' mean; bars: node range)",
                    title="Fig. 6: distortion at each level")
-    for ax in (nodes, distortion):
-        ax.grid(True, axis="y", alpha=0.3)
-        ax.legend()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    return out
+    return _save(fig, (nodes, distortion), path, axis="y")
 
 
 def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) -> Path:
@@ -67,8 +62,13 @@ def plot_lattice(rows_by_builder: Mapping[str, list[dict]], path: str | Path) ->
              title="k against generalization cost, every lattice node")
     dcp.set(xlabel="k", ylabel="least DCP of the nodes reaching k", xscale="log", yscale="log",
             title="discernibility penalty (sec. IV.C)")
-    for ax in (cost, dcp):
-        ax.grid(True, which="major", alpha=0.3)
+    return _save(fig, (cost, dcp), path, which="major")
+
+
+def _save(fig, axes, path: str | Path, **grid) -> Path:
+    """Grid and legend on ``axes``, then ``fig`` written to ``path``."""
+    for ax in axes:
+        ax.grid(True, alpha=0.3, **grid)
         ax.legend()
     out = Path(path)
     fig.savefig(out, dpi=120)
