@@ -75,7 +75,8 @@ def levels(domain: Domain) -> Levels:
                                                      f"(Algorithm 1 divides it), not {high:g}")
     if is_prime(top_value):
         top_value += 1
-    widths = [d for d in divisors(top_value) if d >= h.min_width and d < top_value]
+    # a root of no length (one value, no range) has nothing to divide: the values, then '*'
+    widths = [d for d in divisors(top_value) if d >= h.min_width and d < top_value] if top_value > low else []
     top = len(widths) + 1
     if widths:
         domain.site.engine.run("hierarchy/dbgh.sql.j2", {"divisors": widths, "low": low, "max": top_value,

@@ -31,6 +31,12 @@ def test_age_labels_start_at_the_declared_lower_bound(adult):
     assert [n[3] for n in width18[:2]] == pytest.approx([9 * 1 / 73, 9 * 17 / 73])
 
 
+def test_one_value_has_no_interval_levels(engine):
+    """Root [4, 4]: MaxValue 4 has the divisor 2, but a root of no length has nothing to divide."""
+    coded = build(engine, table(engine, "SELECT 4 AS x FROM range(3)"), "x", {"dbgh": {"min_width": 2}})
+    assert coded.height == 1
+
+
 def test_a_declared_bound_below_the_data_is_the_root(engine):
     """x = 7..20 declared on [5, 20]: MaxValue 20, widths 5 and 10. Level 1 [6, 10] (from 1:
     [1, 5] holds no value), level 2 [5, 10] (not [1, 10], nor the data's 7), distortion
