@@ -14,6 +14,7 @@ BUILDERS = [  # column, hierarchy, the level full-domain generalizes to
     pytest.param("hours per week", {"cgh": {"min_width": 10, "range": [1, 100]}}, 1, id="cgh"),
     pytest.param("hours per week", {"dbgh": {"min_width": 10, "range": [1, 100]}}, 3, id="dbgh"),
     pytest.param("hours per week", {"cbgh": {"min_width": 10}}, 2, id="cbgh"),
+    pytest.param("hours per week", {"iotf": {"nodes": [20, 8]}}, 1, id="iotf"),
     pytest.param("zip", {"masking": 3}, 1, id="masking"),
     pytest.param("edu", {"ordered": EDUCATION, "sizes": [2, 4, 8]}, 1, id="ordered"),
     pytest.param("born", {"dates": ["month", "year", "decade"]}, 3, id="dates"),
