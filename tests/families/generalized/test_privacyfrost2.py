@@ -72,7 +72,7 @@ def test_scores_by_the_formulas_of_section_6():
     log = Scoring("log", v, before=(8, 9, 2, 1))
     assert log.score([4, 3, 2, 1]) == pytest.approx(max(10 * math.log(4) / math.log(8), 5 * 0.5, 1.0, 1.0))
     # the skip bound: e_i raised to b, never below the score
-    assert Scoring("basic", v).bound([4, 3, 2, 1], 1, 7) == 10 * 4 + 5 * 7 + 2 + 1
+    assert Scoring("basic", v).bound([4, 3, 2, 1], 1, 7) == (10 * 4 + 5 * 7 + 2 + 1, 0.0)
 
 
 def adult_frost(con, release, models, limit=0.0, **algorithm):
