@@ -55,11 +55,12 @@ PRIORITIES = {"age": 10, "education": 5, "sex": 2}
 
 
 def load_adult(engine: Engine, rows: int | None) -> list[str]:
-    """Table ``adult``: ARX's Adult (``rows=None``) or a synthetic one of ``rows`` rows
-    (seeded by its size); returns the 8 QI columns in :data:`QIS` order."""
+    """Table ``adult`` (replaced): ARX's Adult (``rows=None``) or a synthetic one of ``rows``
+    rows (seeded by its size); returns the 8 QI columns in :data:`QIS` order."""
     if rows is not None:
         make_adult_like(engine, "adult", rows, seed=rows)
     else:
+        engine.execute(f"DROP TABLE IF EXISTS {ident('adult')}")
         engine.run("prepare/load_file.sql.j2", {"path": str(data_path("arx_adult/adult.csv.gz")),
                                                 "header": True, "delim": ";"},
                    target=ident("adult"), reader="csv", has_delim=True, has_nullstr=False)
