@@ -34,6 +34,8 @@ Choices where the paper is silent or its listing garbled (each marked in the cod
 - ``Check`` uses the release's models and suppression limit: a node is OK when the rows of
   its failing classes fit what the limit leaves after NULLs (0 by default, the paper's
   setting: the paper's search never suppresses a class).
+  t-closeness measures every class against the input's distribution (the rows the release
+  takes in, before pre-sampling and suppression), the reference the verification gate uses.
 - Pre-sampling (5.1) removes records before the search, as the paper does ("the algorithm
   uses the updated table T"). They are counted as suppressed (not published) but not
   against ``suppression_limit``, which bounds the search's own suppression: the user asks
@@ -44,8 +46,6 @@ Choices where the paper is silent or its listing garbled (each marked in the cod
 - Equal scores tie (Figure 3 moves on ``Score(T) > s`` only), so eta and log can stop on a
   flat step, even at the fully generalized table; ``tie_break: basic`` compares equal
   scores by the basic score (:mod:`.scoring`). The default is the paper's.
-  t-closeness measures every class against the input's distribution (the rows the release
-  takes in, before pre-sampling and suppression), the reference the verification gate uses.
 - Candidates whose exact score cannot beat the current best are not checked: the score
   needs no check (``e`` of a QI depends on its level only), so this saves checks without
   changing the result. The skip rule of 5.3 is applied first, as the paper states it, and
