@@ -13,14 +13,15 @@ from anonymizer.models import PrivacyModel
 from anonymizer.numbers import number
 from anonymizer.randomness import SEED_LIMIT
 from anonymizer.spec.fields import mapping_field
-from anonymizer.spec.types import LABELS, RENUMBER, SCORINGS, Algorithm, Column
+from anonymizer.spec.types import LABELS, RENUMBER, SCORINGS, TIE_BREAKS, Algorithm, Column
 
 
 def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if isinstance(value, str):
         value = {"name": value}
     v = mapping_field(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
-                                      "presample", "partial", "seed", "batch", "balance", "renumber", "labels"})
+                                      "presample", "partial", "seed", "batch", "balance", "renumber", "labels",
+                                      "tie_break"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in families.ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(families.ALGORITHMS)}", v.get("name"))
@@ -43,6 +44,12 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
                what="a positive finite number (eta scoring's d, paper 003, section 6.2)")
     if scoring != "eta" and d is not None:
         raise SpecError("algorithm.d", "only applies to eta scoring")
+    tie_break = v.get("tie_break", "none")
+    if tie_break not in TIE_BREAKS:
+        raise SpecError("algorithm.tie_break", f"must be one of {', '.join(TIE_BREAKS)}", tie_break)
+    if tie_break != "none" and scoring == "basic":
+        raise SpecError("algorithm.tie_break", "only applies to eta and log scoring (basic scores tie only "
+                                               "between tables its own key cannot tell apart)", tie_break)
     p = v.get("p", 0)
     number(p, "algorithm.p", 0, whole=True, what="a whole number >= 0")
     seed = v.get("seed")
@@ -65,7 +72,7 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
                                             "QI with a hierarchy)", labels)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
-                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels)
+                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels, tie_break)
 
 
 def _flag(v: dict, key: str, default: bool = False) -> bool:

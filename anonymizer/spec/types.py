@@ -25,6 +25,8 @@ LABELS = ("hierarchy", "values")
 #: the most threads ``engine.threads`` may ask DuckDB for
 MAX_THREADS = 1024
 SCORINGS = ("basic", "eta", "log")
+#: PrivacyFrost2's tie-break of equal scores (paper 003; :mod:`anonymizer.families.generalized.lattice.scoring`)
+TIE_BREAKS = ("none", "basic")
 NULL_POLICIES = ("error", "suppress")
 
 
@@ -81,7 +83,12 @@ class Algorithm:
     (w^M per QI, counted from the root '*' = 0 as the paper does), ``scoring`` (basic,
     eta, log), ``d`` (eta's constant), ``p`` (the system parameter of pre-computation),
     ``presample`` (``{levels: {qi: u}, k: k'}``, thresholds counted from the root) and
-    ``partial`` (partial-domain de-generalization). The optimal search reads ``min_level``.
+    ``partial`` (partial-domain de-generalization) and ``tie_break`` (``none``, the paper: a
+    search step needs a strictly higher score, so eta and log scoring can stop on a flat step
+    at the fully generalized table; ``basic``: equal scores are compared by the basic score).
+    Pre-sampled rows are left out and counted as suppressed, but not against
+    ``suppression_limit``, which bounds the search's own suppression (0: none, as in the
+    paper). The optimal search reads ``min_level``.
     The MSB algorithms of paper 002 read ``batch`` (``"exact"`` or a fraction; see
     :mod:`anonymizer.families.anatomy.greedy`). LGB_NCP (paper 000) reads ``balance`` (a half
     short of k rows borrows cells as Xu et al.'s top-down does; false: the set becomes one
@@ -110,6 +117,7 @@ class Algorithm:
     balance: bool = True
     renumber: str = "random"
     labels: str = "hierarchy"
+    tie_break: str = "none"
 
     @property
     def family(self) -> Family:

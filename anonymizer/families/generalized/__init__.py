@@ -34,7 +34,7 @@ FAMILY = Family(
     algorithms={"mondrian": frozenset({"seed", "relaxed", "labels"}),
                 "full-domain": frozenset({"seed", "levels"}),
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
-                                            "partial"}),
+                                            "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"})},
     models=frozenset(GENERIC_MODELS), parts=("classes",),
     on_spark=frozenset({"mondrian", "full-domain", "optimal", "privacyfrost2"}), package=__name__)

@@ -13,7 +13,11 @@ class AlgorithmResult:
     Attributes:
         assign: quoted work table ``(__rid, __cid, __lo0, __hi0, ..)``, one row per kept row.
         classes: number of equivalence classes.
-        suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included).
+        suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included),
+            ``presampled`` included.
+        presampled: of those, the rows PrivacyFrost2's pre-sampling removed before the search
+            (paper 003, section 5.1): left out of the release and counted as suppressed, but
+            not against ``suppression_limit``, which bounds the search's own suppression.
         rounds: rounds (Mondrian) or statements (full-domain) it took.
         seconds: wall time of the algorithm.
         notes: algorithm-specific figures (per-round timings, levels, ...).
@@ -37,3 +41,4 @@ class AlgorithmResult:
     labels: str = "ranges"
     levels: dict[str, int] | None = None
     cells: str | None = None
+    presampled: int = 0

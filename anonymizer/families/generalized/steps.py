@@ -38,7 +38,9 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
 
 def run(engine: Engine, plan: Plan) -> Rounds:
     result = run_algorithm(engine, plan)
-    return Rounds(result, result.suppressed, f"{result.classes} classes")
+    # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
+    # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
+    return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
 
 
 def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
@@ -91,6 +93,9 @@ def summary_lines(r) -> list[str]:
         scored = f", score {fmt(a['score'])} ({a['scoring']})" if "score" in a else ""
         lines.append(f"  lattice node  {levels}{scored}, loss {fmt(a['loss'])}; {a['checks']} node checks "
                      f"on a {a['frequency_set_rows']}-row frequency set")
+        if a.get("presampled"):
+            lines.append(f"  pre-sampling  {a['presampled']} isolated rows removed before the search (of the "
+                         "suppressed; not counted against suppression_limit)")
         if a.get("partial_rounds"):
             lowered = sum(p["classes"] for p in a["partial_rounds"])
             lines.append(f"  partial       {lowered} class-level de-generalizations in {len(a['partial_rounds'])} steps")

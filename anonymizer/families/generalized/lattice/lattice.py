@@ -36,7 +36,8 @@ class Lattice:
 
     Attributes:
         budget: failing rows a node may leave (suppressed) and still count as satisfying:
-            ``suppression_limit * rows`` minus the rows already removed (NULLs, pre-sampling).
+            ``suppression_limit * rows`` minus the NULL-suppressed rows (pre-sampled rows do
+            not count against it; paper 003, :mod:`.privacyfrost2`).
         trace: dicts ``{step, phase, levels, ok, score, cached}`` in the order asked.
     """
 

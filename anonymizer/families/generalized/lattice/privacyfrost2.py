@@ -32,9 +32,20 @@ Choices where the paper is silent or its listing garbled (each marked in the cod
   goes on while any can move (the listing's "all w > w^M" would stop as soon as one QI
   reaches its minimum, even if others could still move).
 - ``Check`` uses the release's models and suppression limit: a node is OK when the rows of
-  its failing classes fit what the limit leaves (0 by default, the paper's setting).
+  its failing classes fit what the limit leaves after NULLs (0 by default, the paper's
+  setting: the paper's search never suppresses a class).
   t-closeness measures every class against the input's distribution (the rows the release
   takes in, before pre-sampling and suppression), the reference the verification gate uses.
+- Pre-sampling (5.1) removes records before the search, as the paper does ("the algorithm
+  uses the updated table T"). They are counted as suppressed (not published) but not
+  against ``suppression_limit``, which bounds the search's own suppression: the user asks
+  for them with ``u`` and ``k'``, and at the paper's own settings (u = 2, k' = 2 to 10) they
+  are 2,583 to 7,168 of Adult's 30,162 rows. They are reported as ``presampled``.
+- The log score's ``e^b`` (6.3, "the value of e before anonymization") is counted on the
+  input, before pre-sampling; ``e`` after it (the table the search generalizes).
+- Equal scores tie (Figure 3 moves on ``Score(T) > s`` only), so eta and log can stop on a
+  flat step, even at the fully generalized table; ``tie_break: basic`` compares equal
+  scores by the basic score (:mod:`.scoring`). The default is the paper's.
 - Candidates whose exact score cannot beat the current best are not checked: the score
   needs no check (``e`` of a QI depends on its level only), so this saves checks without
   changing the result. The skip rule of 5.3 is applied first, as the paper states it, and
@@ -56,7 +67,7 @@ import time
 from dataclasses import dataclass, field
 
 from anonymizer.engine.session import Engine
-from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.errors import DataError, PrivacyCheckFailed
 from anonymizer.plan import Plan
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.lattice.frequency_set import (
@@ -101,8 +112,9 @@ class _Frost:
     p: int
     minimums: list[list[int]] = field(default_factory=list)
 
-    def score(self, node: Node) -> float:
-        return self.scoring.score([self.e[i][lv] for i, lv in enumerate(node)])
+    def rank(self, node: Node) -> tuple[float, float]:
+        """The node's comparison key, its score first (:meth:`.scoring.Scoring.rank`)."""
+        return self.scoring.rank([self.e[i][lv] for i, lv in enumerate(node)])
 
     def precompute(self) -> Node:
         """Section 5.2: each QI alone to (k+p)-anonymity, then the whole table to the models."""
@@ -110,7 +122,7 @@ class _Frost:
         for i in self.order:                                                  # step 1
             while self.minimums[i][node[i]] < self.k + self.p and node[i] < self.top[i]:
                 node[i] += 1
-        while not self.lattice.ok(tuple(node), "pre-computation", self.score(tuple(node))):   # step 2
+        while not self.lattice.ok(tuple(node), "pre-computation", self.rank(tuple(node))[0]):   # step 2
             movable = [i for i in self.order if node[i] < self.top[i]]
             if not movable:
                 failing = self.lattice.judge(tuple(node), "pre-computation").failing_classes
@@ -123,9 +135,10 @@ class _Frost:
                 node[i] += 1
         return tuple(node)
 
-    def top_down(self, node: Node) -> tuple[Node, float]:
-        """Section 5.3: de-generalize one QI at a time, top priority first, keep the best OK table."""
-        s = self.score(node)
+    def top_down(self, node: Node) -> tuple[Node, tuple[float, float]]:
+        """Section 5.3: de-generalize one QI at a time, top priority first, keep the best OK
+        table. Scores are compared as :meth:`rank` keys (the paper's score, with ``tie_break``)."""
+        s = self.rank(node)
         while True:
             start, s_start, best = node, s, None          # T' and s' of Figure 3
             for i in reversed(self.order):               # a^n (top priority) down to a^1
@@ -134,41 +147,41 @@ class _Frost:
                 cand = _step(start, i, -1)
                 bound = self.scoring.bound([self.e[j][lv] for j, lv in enumerate(start)], i, self.b[i][start[i] - 1])
                 if s > bound:                            # skip rule: s > s' + delta_s
-                    self.lattice.note(cand, "top-down skip (delta_s)", None, bound)
+                    self.lattice.note(cand, "top-down skip (delta_s)", None, bound[0])
                     continue
-                score = self.score(cand)
+                score = self.rank(cand)
                 if score <= s:                           # choice: cannot win, no check needed
-                    self.lattice.note(cand, "top-down skip (score)", None, score)
+                    self.lattice.note(cand, "top-down skip (score)", None, score[0])
                     continue
-                if self.lattice.ok(cand, "top-down", score):
+                if self.lattice.ok(cand, "top-down", score[0]):
                     best, s = cand, score
             if best is None:
                 return node, s_start
             node = best
 
-    def optimize(self, node: Node, s: float) -> tuple[Node, float]:
+    def optimize(self, node: Node, s: tuple[float, float]) -> tuple[Node, tuple[float, float]]:
         """Section 5.4 steps 1-3: a 2nd top-down step to the best-scoring (failing) table,
         then bottom-up back to a table satisfying the models; repeat while the score grows."""
         while True:
-            cands = [(self.score(c), c) for c in (_step(node, i, -1) for i in reversed(self.order) if node[i] > 0)]
+            cands = [(self.rank(c), c) for c in (_step(node, i, -1) for i in reversed(self.order) if node[i] > 0)]
             cands = [(sc, c) for sc, c in cands if sc > s]
             if not cands:
                 return node, s
             s_t, t = max(cands, key=lambda x: x[0])       # T^T: first of the best, top priority first
-            self.lattice.note(t, "2nd top-down", None, s_t)
+            self.lattice.note(t, "2nd top-down", None, s_t[0])
             found = self.bottom_up(t, s)
             if found is None:
                 return node, s
             node, s = found
 
-    def bottom_up(self, t: Node, s: float) -> tuple[Node, float] | None:
+    def bottom_up(self, t: Node, s: tuple[float, float]) -> tuple[Node, tuple[float, float]] | None:
         """Generalize from ``t`` until a table satisfies the models with a score above ``s``."""
         while True:
-            gens = [(self.score(c), c) for c in (_step(t, i, +1) for i in self.order if t[i] < self.top[i])]
+            gens = [(self.rank(c), c) for c in (_step(t, i, +1) for i in self.order if t[i] < self.top[i])]
             gens = [(sc, c) for sc, c in gens if sc > s]  # only tables that can still beat T^G
             if not gens:
                 return None
-            ok = [(sc, c) for sc, c in gens if self.lattice.ok(c, "bottom-up", sc)]
+            ok = [(sc, c) for sc, c in gens if self.lattice.ok(c, "bottom-up", sc[0])]
             if ok:
                 return max(ok, key=lambda x: x[0])[::-1]
             t = max(gens, key=lambda x: x[0])[1]
@@ -191,39 +204,44 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     if opts.presample:                                       # section 5.1
         u = from_root(plan, opts.presample["levels"], "algorithm.presample.levels", presampling=True)
         freq, presampled = presample(engine, freq, u, opts.presample["k"])
-        engine.say(f"privacyfrost2: pre-sampling removed {presampled} isolated records")
-    budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed - presampled
-    if budget < 0:
-        raise PrivacyCheckFailed(f"suppression limit {plan.spec.suppression_limit:g}",
-                                 f"pre-sampling removed {presampled} records, more than the limit leaves", 0)
+        if freq.rows == 0:
+            raise DataError(plan.spec.source.table, f"pre-sampling (algorithm.presample: levels "
+                                                    f"{dict(opts.presample['levels'])}, k {opts.presample['k']}) removed "
+                                                    f"all {presampled} rows: lower k or raise the levels")
+        engine.say(f"privacyfrost2: pre-sampling removed {presampled} isolated records (section 5.1; not counted "
+                   "against suppression_limit)")
+    budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed   # the search's own suppression
     e = distinct_counts(engine, freq) if presampled else nodes_per_level
     scoring = Scoring(opts.scoring, tuple(float(opts.priorities.get(n, 1)) for n in names), float(opts.d),
-                      tuple(x[0] for x in e))
+                      tuple(x[0] for x in nodes_per_level), opts.tie_break)   # log's e^b: before pre-sampling
     frost = _Frost(Lattice(engine, plan, freq, budget), scoring, e, nodes_per_level,
                    from_root(plan, opts.min_level, "algorithm.min_level"),
                    sorted(range(len(names)), key=lambda i: (scoring.priorities[i], -i)), plan.spec.k, opts.p,
                    attribute_minimums(engine, freq))
     node = frost.precompute()
-    node, s = frost.top_down(node)
-    node, s = frost.optimize(node, s)
+    node, ranked = frost.optimize(*frost.top_down(node))
+    s = ranked[0]
     engine.say(f"privacyfrost2: best full-domain node {frost.lattice.levels(node)} score {s:g} "
                f"after {frost.lattice.checks} checks")
+    partial_start = time.perf_counter()
     if opts.partial:
         rows, partial = partial_domain(engine, plan, frost, node)
     else:
         rows, partial = at_node(engine, freq, node), []
         drop_failing(engine, plan, freq, rows)
     score = _partial_score(engine, plan, frost, rows) if opts.partial else s
+    partial_seconds = time.perf_counter() - partial_start if opts.partial else 0.0
     assign, classes = publish_levels(engine, plan, rows)
     (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
     notes = {"levels": frost.lattice.levels(node), "score": score, "full_domain_score": s, "scoring": opts.scoring,
              "loss": rows_loss(engine, plan, rows),
              "checks": frost.lattice.checks, "check_seconds": round(frost.lattice.check_seconds, 4),
              "frequency_set_rows": freq.size, "presampled": presampled, "partial_rounds": partial,
+             "partial_seconds": round(partial_seconds, 4), "tie_break": opts.tie_break,
              "trace": frost.lattice.trace}
     return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept),
                            rounds=frost.lattice.checks, seconds=time.perf_counter() - start, notes=notes,
-                           labels="hier-rows")
+                           labels="hier-rows", presampled=presampled)
 
 
 def partial_domain(engine: Engine, plan: Plan, frost: _Frost, node: Node) -> tuple[str, list[dict]]:
