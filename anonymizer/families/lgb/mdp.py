@@ -5,9 +5,24 @@ choose the attribute of widest normalized range among the subset's QI attributes
 11), split at its median (lines 12-14), keep the split if both sides hold at least k rows
 (line 15), else try the next attribute (line 21); a set no attribute can split is a local
 equivalence group (lines 24-26). :func:`anonymizer.families.generalized.mondrian.mondrian` runs
-exactly these rounds in SQL; here it starts from one partition per subset (``pat``), and
-the subset's sensitive cells are coded -1, a single code that no split can use, so only
-the subset's QI attributes are ever split or generalized (Definition 9).
+these rounds in SQL, with one departure in the cut (below); here it starts from one
+partition per subset (``pat``), and the subset's sensitive cells are coded -1, a single code
+that no split can use, so only the subset's QI attributes are ever split or generalized
+(Definition 9).
+
+Where ours differs from Algorithm 3, the median cut (lines 12-14). Algorithm 3 splits at
+``split_value = cal_median(oper_set, attri)``: ``S_l = {t[attri] <= median}``,
+``S_r = {t[attri] > median}``. When the median is the set's largest value (ties at the
+top), ``S_r`` is empty, line 15 fails and the attribute is dropped (line 21). Mondrian's
+strict cut, which we run, then cuts at the largest value *below* the median instead, so
+``S_r`` holds the rows of the top value and the split may pass line 15. Elsewhere (the
+median below the largest value) the two cuts are the same. Example (the test
+tests/families/lgb/test_mdp_cut.py): ages 1, 2, 3, 9 x 7 with k = 3: the median is 9,
+Algorithm 3 finds ``S_r`` empty and publishes one group of 10 rows ([1, 9]); we cut at 3
+and publish two, {1, 2, 3} as [1, 3] and the seven 9s as 9. So our LGB_MDP splits sets that
+Algorithm 3 leaves whole, and its groups are as small or smaller, which lowers its C_DM and
+NCP against the paper's (section 4.1, Figs. 5 and 6; the experiment's findings say what
+this does to them).
 """
 
 from __future__ import annotations
