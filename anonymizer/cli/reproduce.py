@@ -124,8 +124,9 @@ def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plo
     section 4.2), and LGB_MDP's query error at each density (section 4.3); t = 0.2 on sex,
     l-unique elsewhere. Occupation has 14 values, so at large l its buckets use the largest
     l its values allow (printed). Tables, then whether each finding of the paper holds, with
-    the numbers. The full run is 105 verified (unpublished) releases with 1000 queries
-    each, about 7 minutes.
+    the numbers, and why Figs. 5, 6 and 8 do not reproduce (findings g and h; they add
+    Algorithm 4 as printed, balance false, at each k). The full run is 108 verified
+    (unpublished) releases with 1000 queries each, about 7 minutes.
 
     \b
     Examples:

@@ -29,5 +29,5 @@ LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
 FAMILY = Family(
     "lgb", "000",
     algorithms={"lgb-mdp": frozenset({"seed"}), "lgb-ncp": frozenset({"seed", "balance"})},
-    models=frozenset({"k-anonymity", "l-unique", "t-closeness"}),
+    models=frozenset({"k-anonymity", "l-unique", "entropy-l-diversity", "t-closeness"}),
     reads=frozenset({"flag"}), units="groups", package=__name__)

@@ -31,6 +31,12 @@ Principles, per attribute (the paper's section 4 uses both):
   every bucket is t-close, found by a bisection per leaf on value counts (the counts of a
   dealt bucket follow from B without reading rows); a B that passes is kept, so the
   buckets always pass, even where EMD is not monotonic in B.
+- ``entropy-l-diversity`` (Machanavajjhala et al. 2007, Def. 4.1; footnote 1 of the paper:
+  "other versions of l-diversity (e.g., entropy l-diversity) can also be applied"). check =
+  the half's entropy -sum p ln p >= ln l (a union of entropy-l-diverse sets is entropy
+  l-diverse, entropy being concave, so a half that fails cannot be bucketized either).
+  divide_buckets deals round-robin as for t-closeness, into the largest B (bisection per
+  leaf) whose buckets all pass; B = 1, the leaf, always does.
 
 Choices: the median is the smallest value whose cumulative count reaches half the range
 (values in the attribute's generalization order: numbers, hierarchy leaves, or text); a
@@ -171,7 +177,7 @@ def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -
     """Algorithm 2's check(VP) for attribute ``x`` over a ``(gid, s, n)`` histogram."""
     if isinstance(x.principle, LUnique):
         return engine.sql("families/lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
-    return check.model_sql(x.principle, hist, f"a{x.index}", globs[x.index], dialect=engine.dialect)
+    return check.model_sql(x.principle, hist, f"a{x.index}", globs.get(x.index), dialect=engine.dialect)
 
 
 def _params(attrs: list[Attribute]) -> dict:
@@ -215,18 +221,20 @@ def _check_halves(engine: Engine, attrs: list[Attribute], halves: str, globs: di
 
 
 def _bucket_sizes(engine: Engine, attrs: list[Attribute], vals: str, globs: dict[int, str]) -> str:
-    """divide_buckets' number of buckets per leaf: floor(n / l) for l-unique, bisection for t."""
+    """divide_buckets' number of buckets per leaf: floor(n / l) for l-unique, a bisection for
+    t-closeness and entropy l-diversity."""
     sizes = engine.work("lgb_sizes")
     ls = [{"a": x.index, "l": x.principle.l} for x in attrs if isinstance(x.principle, LUnique)]
     engine.run("families/lgb/bucket_sizes.sql.j2", target=sizes, vals=vals, attrs=ls)
     for x in attrs:
-        if isinstance(x.principle, TCloseness):
-            _t_sizes(engine, x, vals, globs, sizes)
+        if not isinstance(x.principle, LUnique):
+            _dealt_sizes(engine, x, vals, globs, sizes)
     return sizes
 
 
-def _t_sizes(engine: Engine, x: Attribute, vals: str, globs: dict[int, str], sizes: str) -> None:
-    """The largest B per leaf (bisection) whose dealt buckets are all within t."""
+def _dealt_sizes(engine: Engine, x: Attribute, vals: str, globs: dict[int, str], sizes: str) -> None:
+    """The largest B per leaf (bisection) whose dealt buckets all pass ``x``'s principle
+    (within t, or entropy l-diverse)."""
     leaves = engine.execute(f"SELECT part, sum(n) FROM {vals} WHERE a = $a GROUP BY part", {"a": x.index},
                             template="families/lgb/leaves").fetchall()
     good = {int(p): 1 for p, _ in leaves}            # one bucket is the leaf itself, which passed

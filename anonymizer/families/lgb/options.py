@@ -1,12 +1,13 @@
 """Paper 000's pairing rules: one k-anonymity for the local equivalence groups and one bucket
-principle (l-unique, Corollary 2, or t-closeness) per attribute holding sensitive values."""
+principle per attribute holding sensitive values: l-unique (frequency l-diversity, Corollary
+2), entropy l-diversity (footnote 1) or t-closeness (section 4)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from anonymizer.errors import SpecError
-from anonymizer.models import KAnonymity, LUnique, TCloseness
+from anonymizer.models import EntropyLDiversity, KAnonymity, LUnique, TCloseness
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
@@ -15,7 +16,8 @@ if TYPE_CHECKING:
 
 def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
     """The LGB algorithms take exactly one k-anonymity and bucket principles (l-unique,
-    t-closeness) for the attributes holding sensitive values (section 4)."""
+    entropy-l-diversity, t-closeness) for the attributes holding sensitive values (section 4,
+    footnote 1)."""
     ks = [i for i, m in enumerate(models) if m.sensitive is None and not isinstance(m, LUnique)]
     if len(ks) != 1 or not isinstance(models[ks[0]], KAnonymity):
         raise SpecError("models", f"{algorithm.name} needs exactly one k-anonymity (for the local equivalence "
@@ -25,9 +27,10 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
     for i, m in enumerate(models):
         if i in ks:
             continue
-        if not isinstance(m, (LUnique, TCloseness)):
-            raise SpecError(f"models[{i}]", f"{algorithm.name} protects local buckets with l-unique or "
-                                            f"t-closeness (paper 000, section 4), not {m}")
+        if not isinstance(m, (LUnique, EntropyLDiversity, TCloseness)):
+            raise SpecError(f"models[{i}]", f"{algorithm.name} protects local buckets with l-unique, "
+                                            f"entropy-l-diversity or t-closeness (paper 000, section 4 and "
+                                            f"footnote 1), not {m}")
         if m.sensitive is not None:
             if m.sensitive not in protected:
                 raise SpecError(f"models[{i}].sensitive", "must name a column with role 'sensitive' or a flag",

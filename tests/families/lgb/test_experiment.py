@@ -18,7 +18,8 @@ from anonymizer.reproduce.p000_lgb.experiment import (evaluate, findings, format
 KS, LS, DENSITIES, QUERIES = (5,), (5, 8), (0.2, 0.4), 50
 KEYS = {"sections", "algorithm", "density", "k", "l", "t", "table", "l_caps", "l_occupation", "capped", "c_dm",
         "ncp", "ncp_per_qi_cell", "groups", "smallest_group", "buckets", "rows", "suppressed", "query_error",
-        "query_error_median", "queries", "queries_discarded", "query_seed", "query_set", "seconds"}
+        "query_error_median", "queries", "queries_discarded", "query_seed", "query_set", "group_sizes", "spread",
+        "seconds"}
 VERDICTS = {"holds", "partly", "does not hold", "n/a"}
 
 
@@ -32,11 +33,12 @@ def small():
 
 def test_rows(small):
     _, rows = small
-    # the grid at 20 % for both algorithms, LGB_MDP at 40 %; LGB_MDP at 20 % ran once, in both sections
+    # the grid at 20 % for both algorithms, LGB_MDP at 40 %; LGB_MDP at 20 % ran once, in both sections;
+    # Algorithm 4 as printed (balance false) at the smallest l, in no section (finding g)
     assert [(r["density"], r["algorithm"], r["l"]) for r in rows] == [
         (0.2, "lgb-mdp", 5), (0.2, "lgb-mdp", 8), (0.2, "lgb-ncp", 5), (0.2, "lgb-ncp", 8),
-        (0.4, "lgb-mdp", 5), (0.4, "lgb-mdp", 8)]
-    assert [r["sections"] for r in rows] == [["4.1", "4.2", "4.3"]] * 2 + [["4.1", "4.2"]] * 2 + [["4.3"]] * 2
+        (0.4, "lgb-mdp", 5), (0.4, "lgb-mdp", 8), (0.2, "lgb-ncp-literal", 5)]
+    assert [r["sections"] for r in rows] == [["4.1", "4.2", "4.3"]] * 2 + [["4.1", "4.2"]] * 2 + [["4.3"]] * 2 + [[]]
     for r in rows:
         assert set(r) == KEYS
         assert r["c_dm"] > 0 and r["ncp"] > 0 and r["query_error"] > 0 and r["query_error_median"] > 0
@@ -46,7 +48,7 @@ def test_rows(small):
         assert r["seconds"]["query_error"] < r["seconds"]["total"]
     # local generalization does not depend on l (Corollary 3): C_DM and NCP equal across l (NCP is a
     # float sum whose order may vary)
-    for density, algorithm in ((0.2, "lgb-mdp"), (0.2, "lgb-ncp"), (0.4, "lgb-mdp")):
+    for density, algorithm in ((0.2, "lgb-mdp"), (0.2, "lgb-ncp"), (0.4, "lgb-mdp")):  # (literal: one l)
         same = {(r["c_dm"], round(r["ncp"], 6)) for r in rows if (r["density"], r["algorithm"]) == (density, algorithm)}
         assert len(same) == 1
 
@@ -77,14 +79,46 @@ def test_occupation_cap(small):
 def test_findings_and_json(small):
     _, rows = small
     found = findings(rows)
-    assert [f["id"] for f in found] == list("abcdef")
+    assert [f["id"] for f in found] == list("abcdefgh")
     assert all(f["holds"] in VERDICTS for f in found)
     assert {f["id"]: f["holds"] for f in found}["d"] == "n/a"      # one k: no trend in k
     text = format_findings(found)
-    assert all(f"({key}) " in text for key in "abcdef")
+    assert all(f"({key}) " in text for key in "abcdefgh")
     out = json.loads(json.dumps(to_json(rows, found, ["x.png"])))
     assert out["experiment"] == "000" and len(out["rows"]) == len(rows) and out["plots"] == ["x.png"]
     assert out["l_caps"]["20%"]["occupation"]["cap"] == rows[0]["l_caps"]["occupation"]["cap"]
+
+
+def test_why_figs_5_and_6_do_not_hold_together(small):
+    """Finding (g)'s numbers at k = 5 (seeded run): balanced LGB_NCP keeps groups like LGB_MDP's
+    (C_DM ratio 1.10, NCP 3.7 % lower); Algorithm 4 as printed leaves 74 % of the rows in groups of
+    >= 2k rows, so LGB_MDP's C_DM is 0.23 of its (Fig. 5 holds) while its NCP is 2.14x (Fig. 6 fails)."""
+    g = {f["id"]: f for f in findings(small[1])}["g"]
+    assert g["holds"] == "does not hold"
+    at = g["evidence"]["k=5"]
+    mdp, balanced, literal = at["LGB_MDP"], at["LGB_NCP balanced"], at["LGB_NCP literal"]
+    assert (mdp["c_dm"], balanced["c_dm"], literal["c_dm"]) == (244046, 222842, 1079970)
+    assert (balanced["mdp_c_dm_ratio"], balanced["ncp_reduction"]) == (1.0952, 0.037)
+    assert (literal["mdp_c_dm_ratio"], literal["fig5"], literal["fig6"]) == (0.226, True, False)
+    assert literal["ncp"] / mdp["ncp"] == pytest.approx(2.1354, abs=1e-4)
+    assert (mdp["rows_in_groups_of_2k"], balanced["rows_in_groups_of_2k"], literal["rows_in_groups_of_2k"]) == \
+        (0.1429, 0.0783, 0.74)
+    assert "74.0 % of the rows" in g["note"] and "2.14x" in g["note"]
+
+
+def test_why_the_query_error_rises_with_density(small):
+    """Finding (h)'s numbers (LGB_MDP, k = l = 5): a bucketized sex or occupation cell says less than
+    a generalized one at 20 % and 40 % (age's buckets are the sharper), and the groups coarsen."""
+    h = {f["id"]: f for f in findings(small[1])}["h"]
+    assert h["holds"] == "partly"
+    for density in ("20%", "40%"):
+        at = h["evidence"][density]
+        assert (at["sex"]["qi_ncp"], at["sex"]["bucket_ncp"]) == (0.0, 1.0)
+        assert at["occupation"]["bucket_ncp"] == 0.3573 > at["occupation"]["qi_ncp"]      # 5 of 14 values
+        assert at["age"]["bucket_ncp"] < at["age"]["qi_ncp"]
+    assert (h["evidence"]["20%"]["c_dm"], h["evidence"]["40%"]["c_dm"]) == (244046, 348616)
+    assert h["evidence"]["20%"]["query_error"] < h["evidence"]["40%"]["query_error"]
+    assert "blurrier on sex, occupation" in h["note"] and "Adult's 14 occupations" in h["note"]
 
 
 def test_evaluate_verifies(small, monkeypatch):
@@ -120,8 +154,9 @@ def test_plots(small, tmp_path):
 
 
 # -- findings follow the rows ----------------------------------------------------------------
-def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True):
-    """Rows shaped like the paper's figures: k = 5, 8, 10, l = 5 .. 20, densities 10 .. 40 %."""
+def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True, bucket_ncp=0.1):
+    """Rows shaped like the paper's figures: k = 5, 8, 10, l = 5 .. 20, densities 10 .. 40 %;
+    age's bucketized cells cost ``bucket_ncp``, its generalized cells 0.2."""
     rows = []
     for algorithm in ("lgb-mdp", "lgb-ncp"):
         for density in (0.1, 0.2, 0.3, 0.4) if algorithm == "lgb-mdp" else (0.2,):
@@ -133,7 +168,10 @@ def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True):
                     sections = (["4.1", "4.2"] if density == 0.2 else []) + (["4.3"] if mdp else [])
                     rows.append({"sections": sections, "algorithm": algorithm, "density": density, "k": k,
                                  "l": l, "c_dm": 1000 * k * (cdm_ratio if mdp else 1),
-                                 "ncp": 100.0 * k * (1 if mdp else 1 - ncp_cut), "query_error": error})
+                                 "ncp": 100.0 * k * (1 if mdp else 1 - ncp_cut), "query_error": error,
+                                 "group_sizes": {"share_2k": 0.1, "largest": 2 * k}, "t": 0.2,
+                                 "spread": {"age": {"qi_cells": 10, "qi_ncp": 0.2, "bucket_cells": 5,
+                                                    "bucket_ncp": bucket_ncp}}})
     return rows
 
 
@@ -153,6 +191,9 @@ def test_verdicts_flip():
     assert verdicts(synthetic(ncp_cut=0.04))["c"] == "partly"
     assert verdicts(synthetic(k_up=False))["d"] == "partly"
     assert verdicts(synthetic(density_down=False))["f"] == "does not hold"
+    assert verdicts(synthetic(cdm_ratio=1.2))["g"] == "does not hold"          # Fig. 5 fails: not both
+    assert verdicts(synthetic(ncp_cut=0.3))["g"] == "does not hold"            # Fig. 6 out of its band
+    assert verdicts(synthetic(bucket_ncp=0.3))["h"] == "does not hold"
     rows = synthetic()
     for r in rows:
         if r["algorithm"] == "lgb-mdp" and r["l"] == 10:
@@ -175,5 +216,6 @@ def test_cli_lgb_experiment():
                                     "--queries", "10", "--json", "--quiet"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert [(r["algorithm"], r["k"], r["l"]) for r in out["rows"]] == [("lgb-mdp", 5, 5), ("lgb-ncp", 5, 5)]
-    assert out["l_caps"]["20%"]["occupation"]["cap"] == 7 and len(out["findings"]) == 6
+    assert [(r["algorithm"], r["k"], r["l"]) for r in out["rows"]] == [("lgb-mdp", 5, 5), ("lgb-ncp", 5, 5),
+                                                                       ("lgb-ncp-literal", 5, 5)]
+    assert out["l_caps"]["20%"]["occupation"]["cap"] == 7 and len(out["findings"]) == 8

@@ -34,7 +34,7 @@ def test_fig1_spec_is_valid():
     (lambda s: s.update(models=[{"type": "l-unique", "l": 2}]), "models", "exactly one k-anonymity"),
     (lambda s: s.update(models=[{"type": "k-anonymity", "k": 2}]), "models", "no bucket principle"),
     (lambda s: s["models"].append({"type": "distinct-l-diversity", "l": 2, "sensitive": "disease"}),
-     "models[2]", "l-unique or t-closeness"),
+     "models[2]", "l-unique, entropy-l-diversity or t-closeness"),
     (lambda s: s["models"].append({"type": "l-unique", "l": 3}), "models[2]", "only one l-unique"),
     (lambda s: s["models"].append({"type": "l-unique", "l": 2, "sensitive": "id"}), "models[2].sensitive",
      "role 'sensitive' or a flag"),
