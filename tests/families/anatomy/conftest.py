@@ -4,26 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-#: Table 1 of paper 002: (SSN, Name, Age, Sex, Race, Zipcode, Physician, Disease), t1..t9.
-TABLE1 = [
-    (19200, "Sam", 21, "M", "White", 11000, "John", "Flu"),
-    (17720, "Anne", 60, "F", "Black", 21000, "John", "Pneumonia"),
-    (25000, "Mike", 56, "M", "White", 11400, "Mary", "Cancer"),
-    (14520, "Lily", 28, "F", "Black", 65000, "Bob", "Flu"),
-    (18010, "Harry", 60, "M", "White", 41000, "Bob", "Pneumonia"),
-    (23800, "Mona", 55, "F", "Black", 41300, "Anne", "Gastritis"),
-    (34000, "Tony", 43, "M", "White", 39000, "John", "Gastritis"),
-    (12000, "Lucy", 26, "F", "Black", 15000, "Sam", "HIV"),
-    (37080, "Tim", 37, "M", "White", 19000, "Mary", "Flu"),
-]
-TABLE1_COLUMNS = ["SSN", "Name", "Age", "Sex", "Race", "Zipcode", "Physician", "Disease"]
-QIS = ["Age", "Sex", "Race", "Zipcode"]
-
-#: Security levels as section 3 sets them: every physician at level 1; Flu 0, Pneumonia and
-#: Gastritis 1, HIV and Cancer 2.
-SECURITY = {"Physician": {"role": "sensitive", "security": 1},
-            "Disease": {"role": "sensitive", "security": {"default": 1, "values": {"Flu": 0, "HIV": 2, "Cancer": 2}}}}
-
+from anonymizer.reproduce.p002_msb.worked_example import (  # noqa: F401 (the tests' names)
+    QIS, SECURITY, TABLE1, TABLE1_COLUMNS, load_table1, table1_spec)
 
 #: The groups each algorithm forms on Table 1 with seed null (ties in the vectors' text
 #: order), in formation order, as 'Physician/Disease' records. Worked by hand. Capacities at
@@ -80,24 +62,6 @@ TABLE1_GROUPS = {
         ("Bob/Pneumonia", "Anne/Gastritis"),
         ("John/Pneumonia", "Mary/Flu")],
 }
-
-
-def load_table1(con, name: str = "t1") -> None:
-    con.execute(f"CREATE TABLE {name} (SSN INTEGER, Name VARCHAR, Age INTEGER, Sex VARCHAR, Race VARCHAR, "
-                "Zipcode INTEGER, Physician VARCHAR, Disease VARCHAR)")
-    con.executemany(f"INSERT INTO {name} VALUES (?, ?, ?, ?, ?, ?, ?, ?)", TABLE1)
-
-
-def table1_spec(release: str = "t1", algorithm: str = "mbf", model: dict | None = None, seed=None,
-                **algorithm_options) -> dict:
-    """A release of Table 1: SSN and Name identifiers, four QIs, Physician and Disease sensitive."""
-    columns = {"SSN": "identifier", "Name": "identifier", **{q: "quasi" for q in QIS},
-               "Physician": dict(SECURITY["Physician"]),
-               "Disease": {"role": "sensitive",
-                           "security": {"default": 1, "values": dict(SECURITY["Disease"]["security"]["values"])}}}
-    return {"release": release, "source": {"table": "t1"}, "columns": columns,
-            "models": [model or {"type": "lsl-diversity", "l": [1, 2, 3]}],
-            "algorithm": {"name": algorithm, "seed": seed, **algorithm_options}}
 
 
 @pytest.fixture
