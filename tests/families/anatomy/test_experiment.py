@@ -234,3 +234,13 @@ def test_cli_msb():
     assert "n=1000 d=3 mmdcf-mslf" in res.output                    # progress on stderr
     bad = invoke("reproduce", "p002", "--batch", "2")
     assert bad.exit_code == 2 and "--batch" in bad.output
+
+
+def test_h_explains_runtime_by_greedy_steps_per_group():
+    """The runtime finding reports the exact greedy's steps per group at the largest n (the
+    reason its work grows with n), from the rows' greedy_steps and groups."""
+    rows = edit(synthetic(), lambda r: r["sweep"] == "n" and r["setting"] == 4000 and r["algorithm"] == "mbf",
+                greedy_steps=1055, groups=1000)
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["h"]["evidence"]["mbf"]["greedy_steps_per_group_n_4000"] == 1.055
+    assert found["h"]["holds"] == "true" and "one group per step" in found["h"]["note"]
