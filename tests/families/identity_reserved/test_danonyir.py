@@ -83,7 +83,7 @@ def _state(con, seed):
     engine.open_work()
     plan = prepare(engine, load_spec(table2_spec(EL3, seed=seed)))
     people = individuals(engine, plan)
-    attrs = attrs_of(engine, plan)
+    attrs = attrs_of(plan)
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
     t.run("families/identity_reserved/danonyir/people.sql.j2", target=t.people, ind=people.ind)
