@@ -11,8 +11,7 @@ for a class, and Eqs. (17) and (18) give lower bounds that hold for the whole fo
 - Dist(Q', Q) = |Q'| * (u - sn') + |Q| * (u - S_Q) >= own + |Q| * (max(u_min, S_Q) - S_Q) for
   every class with |Q'| * (u - sn') >= own and u >= u_min.
 
-:class:`Search` scans D and D* when Q is drawn (``candidates_people.sql.j2``,
-``candidates_classes.sql.j2``): the :data:`CANDIDATES` individuals and classes nearest to Q (a
+:class:`Search` scans D and D* when Q is drawn (``candidates.sql.j2``, one statement): the :data:`CANDIDATES` individuals and classes nearest to Q (a
 top-k aggregate, at most k rows whatever the table's size), and for the ones left out the
 figures of those bounds (per |R(p)|, the least u). Each step then computes the candidates'
 distances in Python, with the statements' arithmetic, and accepts the nearest when the bounds
@@ -37,7 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonymizer.families.identity_reserved.danonyir.element import WORD, Element
+from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, Tables
 
 #: Individuals (and classes) kept as candidates per scan; 0 runs the plain scan every step.
@@ -150,15 +149,13 @@ class Search:
         return self.t.nearest(q)
 
     def _scan(self, q: Growing) -> None:
-        """Choose the candidates for Q as it is now: one scan of D, one of D*."""
+        """Choose the candidates for Q as it is now: one statement, scanning D and D* once."""
         self.counts["scans"] += 1
         params = {**q.params(), "taken": self.t.taken, "k": self.k}
-        top, floor = self.t.run("families/identity_reserved/danonyir/candidates_people.sql.j2", params,
-                                rest=self.t.rest).fetchone()
-        self.people, self.floor = People.of(top or [], q.element), floor or []
-        top, self.own, self.u_min = self.t.run("families/identity_reserved/danonyir/candidates_classes.sql.j2",
-                                               params, classes=self.t.classes).fetchone()
-        self.classes = top or []
+        people, self.floor, classes, self.own, self.u_min = self.t.run(
+            "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
+            classes=self.t.classes).fetchone()
+        self.people, self.floor, self.classes = People.of(people or [], q.element), self.floor or [], classes or []
 
     def _certified(self, q: Growing) -> tuple[dict, dict | None] | None:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove
