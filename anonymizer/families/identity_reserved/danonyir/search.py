@@ -19,11 +19,12 @@ certify it: the nearest candidate individual lies below every left-out individua
 the nearest candidate class below every left-out class's bound, or else the individual lies
 below every class's bound and line 9 chooses it whatever the nearest class is
 (:meth:`Search.nearest` returns no class then). Nothing is certified within :data:`MARGIN`
-(relative) of a bound, of line 9's threshold, or of another candidate with other values (a
-tie that float rounding could order either way); identical individuals tie exactly here and
-in SQL, and go to the smaller Id_num in both. When a step cannot be certified, the candidates
-are chosen again for the current Q, and if they still cannot certify it, the step runs the
-plain scan of D and D* (:meth:`.state.Tables.nearest`). Every step therefore finds what the
+(relative) of a bound, of line 9's threshold, or of another candidate's distance unless
+equal (float rounding could order those either way); equal distances go to the smaller
+Id_num, here as in SQL. When a step cannot be certified, the candidates
+are chosen again for the current Q, then 8 and 64 times as many (values that repeat a lot put
+more individuals than candidates at the bound, in a tie), and if even those cannot certify it,
+the steps of this Q run the plain scan of D and D* (:meth:`.state.Tables.nearest`). Every step therefore finds what the
 plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py). ``CANDIDATES = 0`` runs the plain
 scan at every step.
@@ -41,6 +42,9 @@ from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, T
 
 #: Individuals (and classes) kept as candidates per scan; 0 runs the plain scan every step.
 CANDIDATES = 128
+#: When the candidates cannot certify a step, they widen (8 times, twice) up to this many times
+#: CANDIDATES: more individuals than candidates can tie at the bound when values repeat a lot.
+WIDEST = 64
 #: A figure this close to a bound, threshold or rival (relative) is not certified.
 MARGIN = 1e-9
 
@@ -83,8 +87,9 @@ class People:
 
     def nearest(self, q: Growing, sq: float, taken: list[int]) -> tuple[float, dict] | None | bool:
         """Eq. (17) for every candidate not in ``taken``, in nearest.sql.j2's order of
-        operations, and the nearest by (distance, Id_num): False when another candidate
-        computed from other inputs (|R(p)| and the increments) lies within the margin of it."""
+        operations, and the nearest by (distance, Id_num): False when another candidate's
+        distance lies within the margin of it without being equal (an exact tie goes to the
+        smaller Id_num, here as in SQL: the same operations on the same numbers)."""
         e, nq = q.element, q.nrec
         incs, cats = [], e.increments()
         for a in e.attrs:
@@ -100,11 +105,10 @@ class People:
             return None
         order = alive[np.lexsort((self.pid[alive], d[alive]))]
         best = order[0]
-        inputs = [self.nrec, *incs]
         for j in order[1:]:
             if not _near(d[j], d[best]):
                 break
-            if any(col[j] != col[best] for col in inputs):
+            if d[j] != d[best]:
                 return False
         return float(d[best]), self.rows[best]
 
@@ -116,6 +120,7 @@ class Search:
     t: Tables
     k: int = field(default_factory=lambda: CANDIDATES)
     people: People | None = None          # candidate individuals (None: not chosen for this Q)
+    width: int = 0                        # how many candidates a scan of this Q keeps (0: plain scans)
     floor: list[dict] = field(default_factory=list)
     classes: list[dict] = field(default_factory=list)
     own: float | None = None
@@ -137,21 +142,29 @@ class Search:
         if self.k:
             fresh = self.people is None
             if fresh:
+                self.width = self.k
                 self._scan(q)
             found = self._certified(q)
-            if found is None and not fresh:
+            if found is None and not fresh and self.width:
+                self.counts["rescans"] += 1
+                self._scan(q)
+                found = self._certified(q)
+            while found is None and 0 < self.width < WIDEST * self.k:
+                # ties: more individuals than candidates may lie at the bound (many equal values)
+                self.width *= 8
                 self.counts["rescans"] += 1
                 self._scan(q)
                 found = self._certified(q)
             if found is not None:
                 return found
+            self.width = 0      # the widest candidates could not certify: plain scans for this Q
         self.counts["plain"] += 1
         return self.t.nearest(q)
 
     def _scan(self, q: Growing) -> None:
         """Choose the candidates for Q as it is now: one statement, scanning D and D* once."""
         self.counts["scans"] += 1
-        params = {**q.params(), "taken": self.t.taken, "k": self.k}
+        params = {**q.params(), "taken": self.t.taken, "k": self.width}
         people, self.floor, classes, self.own, self.u_min = self.t.run(
             "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
             classes=self.t.classes).fetchone()
