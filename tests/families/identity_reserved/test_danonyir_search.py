@@ -14,7 +14,7 @@ from anonymizer.release.run import run_release
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.spec.parse import load_spec
 from tests.families.identity_reserved.test_danonyir import (EAB, EL3, MODELS, TABLE4, _grow, _state, paper_seed,
-                                                            published, tables)
+                                                            published, random_release, tables)
 
 
 DEFAULT = search.CANDIDATES
@@ -74,12 +74,7 @@ def test_generated_patients_same_release_pruned_or_plain(monkeypatch, seed, mode
 def test_random_tables_same_release_pruned_or_plain(con, monkeypatch, rows, model, seed, k):
     """Random multi-record tables (ties in distance are common: few distinct values), any model,
     1 to 3 candidates: the same release as the plain scan, or the same refusal."""
-    con.execute("CREATE OR REPLACE TABLE t (pid VARCHAR, age INTEGER, zone VARCHAR, s VARCHAR)")
-    con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [list(r) for r in rows])
-    spec = {"release": "r", "source": {"table": "t"},
-            "columns": {"pid": "individual", "age": {"role": "quasi", "type": "numeric"}, "zone": "quasi",
-                        "s": "sensitive"},
-            "models": [model], "algorithm": {"name": "danonyir", "seed": seed}, "suppression_limit": 1.0}
+    spec = random_release(con, rows, model, seed)
     outcomes = []
     for candidates in (0, k):
         try:
