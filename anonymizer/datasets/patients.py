@@ -147,7 +147,8 @@ def profile(con: duckdb.DuckDBPyConnection, source: str, person: str = PERSON, s
 
 
 def hierarchy_path(qi: str) -> str:
-    """Path of the bundled taxonomy tree of ``qi`` (one of :data:`CSV_HIERARCHIES`)."""
+    """Path of the bundled taxonomy tree of ``qi`` (one of :data:`CSV_HIERARCHIES`, or ``fig1_age`` /
+    ``fig1_postcode``: paper 004's Fig. 1)."""
     return str(resources.files("anonymizer") / "data" / "ir" / f"{qi}.csv")
 
 

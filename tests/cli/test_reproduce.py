@@ -54,7 +54,7 @@ def test_worked_examples_print_the_papers_table_beside_ours(invoke):
     res = invoke("reproduce", "p004", "--table", "99")
     assert res.exit_code == 2 and "no worked table 99" in res.output and "--table 4" in res.output
     res = invoke("reproduce", "examples")
-    assert res.exit_code == 0 and "p004\n  --table 4" in res.output
+    assert res.exit_code == 0 and "p004\n  --table 3" in res.output and "\n  --table 4" in res.output
 
 
 def test_a_difference_is_marked_cell_by_cell():

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 from anonymizer.families.identity_reserved.danonyir import danonyir
-from anonymizer.families.identity_reserved.geneir import geneir
+from anonymizer.families.identity_reserved.geneir import domain_params, geneir
 from anonymizer.families.identity_reserved.result import IRResult
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
@@ -84,8 +84,9 @@ def build(engine: Engine, plan: Plan, people: Individuals, result: IRResult) -> 
     qis = _qi_context(plan)
     for q, ctx in zip(plan.qis, qis):
         ctx["table"] = engine.work(f"ir_values{q.index}")
-        engine.run("families/identity_reserved/class_values.sql.j2", target=ctx["table"], assign=result.assign, records=people.rec,
-                   base=plan.base, dom=q.dom, hier=q.hier, levels=result.levels, i=q.index)
+        engine.run("families/identity_reserved/class_values.sql.j2", domain_params(q) if q.numeric and result.levels else None,
+                   target=ctx["table"], assign=result.assign, records=people.rec, base=plan.base, dom=q.dom,
+                   hier=q.hier, levels=result.levels, i=q.index, numeric=q.numeric)
     table = engine.work("ir_candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
     engine.run("families/identity_reserved/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,

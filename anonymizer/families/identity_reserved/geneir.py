@@ -41,9 +41,12 @@ How it maps to SQL (work tables in the run's schema; ``ind``/``rec`` are the con
 Choices where the paper is silent (or where we read it):
 
 - Loss of a node (Eqs. 11, 12 from an original value, as GLM): numeric
-  ``(num(hi) - num(lo)) / (U - L)`` with ``[num(lo), num(hi)]`` the node's smallest and
-  largest value present and ``[L, U]`` the QI's domain (``QI.num_min``/``num_max``: the
-  declared ``domain`` or the values' range); categorical ``(|node| - 1) / (|X| - 1)``, |node|
+  ``(u - l) / (U - L)`` with ``[l, u]`` the node's interval, as section 2.3 (Eq. 3) and Fig. 1
+  read it: ``[30, 39]`` costs 9/9 on Table 3 (its label's bounds within the domain; the root
+  ``*`` is the whole domain; a label that is no interval keeps the smallest and largest value
+  present below the node: ``templates/families/identity_reserved/geneir/bounds.sql.j2``), and
+  ``[L, U]`` the QI's domain (``QI.num_min``/``num_max``: the declared ``domain`` or the
+  values' range). The published ``<qi>_low``/``_high`` and NLoss read the same interval; categorical ``(|node| - 1) / (|X| - 1)``, |node|
   the values of the domain below it, |X| = m. A one-value domain loses nothing.
 - "The closest equivalence class": the class whose records and the individual's lose least
   when the class's levels rise just enough to cover the individual, ``Dist(p, Q) = |R(p)|
@@ -95,6 +98,11 @@ from anonymizer.families.identity_reserved.result import IRResult
 _P = "gm"
 
 
+def domain_params(q) -> dict[str, float]:
+    """$low<i>, $high<i>: a numeric QI's domain [L, U], bounding its nodes' intervals (bounds.sql.j2)."""
+    return {f"low{q.index}": float(q.num_min), f"high{q.index}": float(q.num_max)}
+
+
 def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKey | int | None = None,
            order: Sequence[str] = ()) -> IRResult:
     """Run GeneIR on the individuals ``ind`` and records ``rec`` (quoted work tables of the
@@ -125,6 +133,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
     for q in qis:
         if q.numeric:
             params[f"span{q.index}"] = float(q.num_max - q.num_min) if q.num_max is not None else 0.0
+            params.update(domain_params(q))
         else:
             params[f"size{q.index}"] = int(q.m)
     engine.run("families/identity_reserved/geneir/nodes.sql.j2", params, target=w["nodes"],

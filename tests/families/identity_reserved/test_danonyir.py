@@ -83,7 +83,7 @@ def _state(con, seed):
     engine.open_work()
     plan = prepare(engine, load_spec(table2_spec(EL3, seed=seed)))
     people = individuals(engine, plan)
-    attrs = attrs_of(engine, plan)
+    attrs = attrs_of(plan)
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
     t.run("families/identity_reserved/danonyir/people.sql.j2", target=t.people, ind=people.ind)
@@ -202,15 +202,21 @@ def tables(draw):
     return rows
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(rows=tables(), model=MODELS, seed=st.integers(0, 5))
-def test_random_tables_publish_safe_classes_or_nothing(con, rows, model, seed):
+def random_release(con, rows, model: dict, seed: int) -> dict:
+    """Table ``t`` of ``rows`` (pid, age, zone, s) and a DAnonyIR release spec on it."""
     con.execute("CREATE OR REPLACE TABLE t (pid VARCHAR, age INTEGER, zone VARCHAR, s VARCHAR)")
     con.executemany("INSERT INTO t VALUES (?, ?, ?, ?)", [list(r) for r in rows])
     spec = {"release": "r", "source": {"table": "t"},
             "columns": {"pid": "individual", "age": {"role": "quasi", "type": "numeric"}, "zone": "quasi",
                         "s": "sensitive"},
             "models": [model], "algorithm": {"name": "danonyir", "seed": seed}, "suppression_limit": 1.0}
+    return spec
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=tables(), model=MODELS, seed=st.integers(0, 5))
+def test_random_tables_publish_safe_classes_or_nothing(con, rows, model, seed):
+    spec = random_release(con, rows, model, seed)
     try:
         run_release(load_spec(spec), con, force=True)
     except PrivacyCheckFailed:

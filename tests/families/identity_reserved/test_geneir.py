@@ -105,10 +105,16 @@ def test_table3_published(con, trees):
     publishes Table 3; its Q2 is the vulnerable class of section 3 (IR (3,3) but not EIR 3-diverse:
     every individual has Hypertension)."""
     load_table2(con)
-    run_release(load_spec(table2_spec(KL33, algorithm="geneir", seed=58, hierarchies=trees)), con)
+    result = run_release(load_spec(table2_spec(KL33, algorithm="geneir", seed=58, hierarchies=trees)), con)
     rows = con.execute("SELECT ec_id, id_num, gender, age, postcode, disease FROM published.table2 "
                        "ORDER BY ec_id, id_num, disease").fetchall()
     assert rows == TABLE3
+    # [30, 39] is Age's whole domain (section 4.3): 9/9 per record, the node's bounds (section
+    # 2.3, Eq. 3), not the 5/9 of the ages present (33..38). Q1: F 0, 1007* (4 - 1)/(7 - 1) = 1/2;
+    # Q2: * 1, 1008* 2/6. NLoss = 5 * (0 + 1 + 1/2) + 5 * (1 + 1 + 1/3) over 10 * 3 = 23/36.
+    assert con.execute("SELECT DISTINCT age_low, age_high FROM published.table2").fetchall() == [(30.0, 39.0)]
+    assert result.utility["nloss"] == pytest.approx(23 / 36)
+    assert result.utility["nloss_per_qi"]["age"] == pytest.approx(1.0)
     engine = Engine(con)
     with engine.workspace():
         v = vulnerable(engine, model_of(prepare(engine, load_spec(table2_spec(KL33)))), "published.table2",
@@ -174,7 +180,10 @@ def test_residual_skips_a_class_that_would_fail(con, trees):
 
 
 def test_eq17_distances(con, trees):
-    """The candidates query itself, on the state before Bob's turn (Table 3's two classes)."""
+    """The candidates query itself, on the state before Bob's turn (Table 3's two classes).
+    Age's node [30, 39] costs 9/9 (its bounds, section 2.3 / Fig. 1), not the 6/9 of the ages
+    present (33..39). Bob (M, 39, 10070) into Q2 raises postcode to *: 1 * (1 + 1 + 1) + 5 * (1 - 0.5)
+    = 5.5; into Q1 raises gender to *: 1 * (1 + 1 + 0.5) + 5 * 1 = 7.5."""
     _, _, _, engine, plan, people = run(con, KL33, trees, order=TABLE3_ORDER, extra=[BOB])
     code = {}
     for q in plan.qis:
@@ -182,17 +191,17 @@ def test_eq17_distances(con, trees):
     state, long = engine.work("state"), engine.work("state_long")
     con.execute(f'CREATE TABLE {state} AS SELECT * FROM (VALUES (1, 5, 4), (2, 5, 3)) t(cid, "rows", nind)')
     con.execute(f"CREATE TABLE {long} AS SELECT * FROM (VALUES "
-                f"(1, 0, 0, {code['gender', 'F']}, 0.0), (1, 1, 2, {code['age', '33']}, 6 / 9), "
+                f"(1, 0, 0, {code['gender', 'F']}, 0.0), (1, 1, 2, {code['age', '33']}, 1.0), "
                 f"(1, 2, 1, {code['postcode', '10070']}, 0.5), "
-                f"(2, 0, 1, {code['gender', 'F']}, 1.0), (2, 1, 2, {code['age', '33']}, 6 / 9), "
+                f"(2, 0, 1, {code['gender', 'F']}, 1.0), (2, 1, 2, {code['age', '33']}, 1.0), "
                 f"(2, 2, 1, {code['postcode', '10085']}, 0.5)) t(cid, qi, v, r, w)")
     target = engine.work("cands")
     engine.run("families/identity_reserved/geneir/residual_candidates.sql.j2", {"pid": 8, "limit": 10}, target=target, ind=people.ind,
                classes=state, long=long, nodes=engine.work("gi_nodes"), d=3, verdict=None)
     rows = con.execute(f"SELECT cid, v0, v1, v2, w0, w1, w2, dist FROM {target} ORDER BY dist").fetchall()
     assert [r[:4] for r in rows] == [(2, 1, 2, 2), (1, 1, 2, 1)]
-    assert rows[0][4:7] == pytest.approx((1.0, 6 / 9, 1.0)) and rows[1][4:7] == pytest.approx((1.0, 6 / 9, 0.5))
-    assert [r[7] for r in rows] == pytest.approx([5 + 1 / 6, 7 + 1 / 6])
+    assert rows[0][4:7] == pytest.approx((1.0, 1.0, 1.0)) and rows[1][4:7] == pytest.approx((1.0, 1.0, 0.5))
+    assert [r[7] for r in rows] == pytest.approx([5.5, 7.5])
 
 
 def test_no_class_means_suppression(con, trees):
@@ -424,3 +433,19 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
         if template.startswith(("geneir/", "datasets/patients", "datasets/profile")):
             for text in texts:
                 assert sqlglot.parse(text, read="duckdb"), template
+
+
+def test_reproduce_table3_beside_the_paper(con):
+    """``anonymizer reproduce p004 --table 3``: GeneIR along Fig. 1's bundled trees publishes
+    Table 3 cell for cell, and its NLoss is the by-hand 23/36 ([30, 39] at 9/9)."""
+    from click.testing import CliRunner
+
+    from anonymizer.cli import main
+    from anonymizer.reproduce.p004_identity_reserved.examples import EXAMPLES, TABLE3
+
+    table, loss = EXAMPLES["table", "3"][1](con)
+    assert table.same and len(table.ours) == len(TABLE3) == 10
+    assert loss.same and loss.ours == [("0.5", "1", "0.4167", "0.6389")]
+    res = CliRunner().invoke(main, ["reproduce", "p004", "--table", "3", "--json"])
+    assert res.exit_code == 0, res.output
+    assert '"same": true' in res.output and "1008*" in res.output

@@ -11,15 +11,17 @@ Section 2.2 (set generalization, δ)         :mod:`.element` (Element.merge, bit
 Eqs. (11)-(13) (losses)                     :mod:`.element` (Element.span), families/identity_reserved/danonyir/loss.sql.j2
 Eqs. (16)-(18) (distances)                  families/identity_reserved/danonyir/loss.sql.j2, families/identity_reserved/danonyir/nearest.sql.j2
 Alg. 1 lines 2-19 (form classes)            :func:`danonyir` below
-Alg. 1 lines 7-8 (two argmins)              :meth:`.state.Tables.nearest` (one statement)
+Alg. 1 lines 7-8 (two argmins)              :meth:`.state.Tables.nearest` (one statement), pruned
+                                            exactly by :mod:`.search` (no scan of D per step)
 Alg. 1 line 14, Algs. 2-6 (SatPriIR*)       the model's ``tracker()``, :mod:`anonymizer.families.identity_reserved.models`
 Alg. 1 lines 20-26, Alg. 7 (Handle)         :mod:`.handle`
 Alg. 1 lines 27-31 (substitute r̄)           :mod:`anonymizer.families.identity_reserved.form` (the published Table 4 form)
 ==========================================  ==================================================
 
 Every argmin over the remaining individuals and over the formed classes is one vectorised
-statement over the individuals table D and the classes table D*; Python holds only the growing
-class Q. The variants of section 4.3 are the model of the spec: DAnonyIR_kl (``ir-kl-anonymity``),
+statement over the individuals table D and the classes table D*, or over their candidates
+(:mod:`.search`: D and D* are scanned about once per class, not once per step, with the same
+result); Python holds only the growing class Q. The variants of section 4.3 are the model of the spec: DAnonyIR_kl (``ir-kl-anonymity``),
 DAnonyIR_El (``eir-l-diversity``), DAnonyIR_αβ and DAnonyIR_Eαβ (``ir-`` and
 ``eir-alpha-beta-anonymity``), and ``ir-k-anonymity``.
 
@@ -42,6 +44,7 @@ from anonymizer.plan import Plan
 from anonymizer.families.identity_reserved.result import IRResult
 from anonymizer.families.identity_reserved.danonyir.element import Element, attrs_of
 from anonymizer.families.identity_reserved.danonyir.handle import handle
+from anonymizer.families.identity_reserved.danonyir.search import Search
 from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, Tables
 
 
@@ -51,19 +54,21 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     Returns the classes as ``assign(pid, cid)``; suppressed individuals (Algorithm 7 line 15)
     are left out and counted.
     """
-    attrs = attrs_of(engine, plan)
+    attrs = attrs_of(plan)
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
     t.run("families/identity_reserved/danonyir/people.sql.j2", target=t.people, ind=people.ind)
     engine.execute(f"CREATE TABLE {t.rest} AS SELECT * FROM {t.people}")
     t.run("families/identity_reserved/danonyir/classes.sql.j2", classes=t.classes, members=t.members)
+    search = Search(t)
     cid, steps, merges, q = 0, 0, 0, None
     while t.remaining > 0:                                                # line 2
         row = t.draw()                                                    # line 3
         q = Growing(Element.of_individual(attrs, row), model.tracker())   # line 4
         q.add(row["pid"], row["nrec"], row["sens"])                       # line 5 (see docstring)
+        search.start()
         while not q.satisfied and t.remaining > 0:                        # line 6
-            p, c = t.nearest(q)                                           # lines 7, 8
+            p, c = search.nearest(q)                                      # lines 7, 8
             steps += 1
             if c is None or p["d"] <= c["d"] + TIE * max(1.0, abs(c["d"])):   # line 9
                 t.take(p["pid"])                                          # line 10
@@ -71,6 +76,7 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
             else:                                                         # line 12
                 merges += 1
                 q.element.merge(Element.of_class(attrs, c))
+                search.drop(c["cid"])
                 for pid, nrec, sens in t.unstore(c["cid"]):
                     q.add(pid, nrec, sens)
         if q.satisfied:                                                   # lines 16-17
@@ -83,4 +89,4 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     handled = handle(t, model, people.rec, residual, cid)                 # lines 21-25
     return IRResult(t.members, None, handled.suppressed, handled.suppressed_records, handled.classes,
                     steps, {"steps": steps, "merges": merges, "residual": len(residual),
-                            "joined": len(residual) - handled.suppressed})
+                            "joined": len(residual) - handled.suppressed, **search.counts})

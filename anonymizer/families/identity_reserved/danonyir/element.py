@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
 
 WORD = 64
@@ -26,31 +25,29 @@ WORD = 64
 @dataclass(frozen=True)
 class Attr:
     """A QI as the distances read it: index, kind, weight 1/(U-L) or 1/(|X|-1), words of its
-    set, and its domain: the number of each code (numeric) or the number of codes (categorical)."""
+    set, its domain table and its number of codes."""
 
     i: int
     numeric: bool
     inv: float
     words: int
     dom: str
-    nums: tuple[float, ...] = ()
     m: int = 0
 
     def context(self) -> dict[str, Any]:
         return {"i": self.i, "numeric": self.numeric, "words": self.words, "dom": self.dom}
 
 
-def attrs_of(engine: Engine, plan: Plan) -> list[Attr]:
+def attrs_of(plan: Plan) -> list[Attr]:
     """The plan's QIs with the weights of Eqs. (11) and (12) and their domains (one small
     ``dom`` table per QI: its distinct values)."""
     out = []
     for q in plan.qis:
         if q.numeric:
             width = float(q.num_max) - float(q.num_min)
-            nums = tuple(float(r[0]) for r in engine.execute(f"SELECT num FROM {q.dom} ORDER BY code").fetchall())
-            out.append(Attr(q.index, True, 1.0 / width if width > 0 else 0.0, 0, q.dom, nums, q.m))
+            out.append(Attr(q.index, True, 1.0 / width if width > 0 else 0.0, 0, q.dom, q.m))
         else:
-            out.append(Attr(q.index, False, 1.0 / (q.m - 1) if q.m > 1 else 0.0, -(-q.m // WORD), q.dom, (), q.m))
+            out.append(Attr(q.index, False, 1.0 / (q.m - 1) if q.m > 1 else 0.0, -(-q.m // WORD), q.dom, q.m))
     return out
 
 
@@ -106,16 +103,15 @@ class Element:
         return total
 
     def increments(self) -> dict[str, list[float]]:
-        """Per QI and per domain code, how much an individual holding that value widens this
-        element, in Eq. (11)/(12) units: ``inc<i>[code + 1]`` (templates/families/identity_reserved/danonyir/nearest.sql.j2
-        looks it up instead of computing it per row). Numeric: how far the value lies outside
-        [lo, hi] over U - L; categorical: 1/(|X| - 1) when the code is not in the set."""
+        """Per categorical QI and per domain code, how much an individual holding that value
+        widens this element, in Eq. (12) units: ``inc<i>[code + 1]``, 1/(|X| - 1) when the code
+        is not in the set (templates/families/identity_reserved/danonyir/loss.sql.j2,
+        ``point_spans``, looks it up instead of testing bits per row). A numeric QI's increment
+        (Eq. 11: how far the value lies outside [lo, hi], over U - L) is computed in SQL from
+        the value: a list per code would cost a step time in proportion to the distinct values."""
         out = {}
         for a in self.attrs:
-            if a.numeric:
-                lo, hi = self.lo[a.i], self.hi[a.i]
-                out[f"inc{a.i}"] = [max(x - hi, lo - x, 0.0) * a.inv for x in a.nums]
-            else:
+            if not a.numeric:
                 words = self.words[a.i]
                 out[f"inc{a.i}"] = [0.0 if words[c // WORD] >> (c % WORD) & 1 else a.inv for c in range(a.m)]
         return out

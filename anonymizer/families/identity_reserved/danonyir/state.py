@@ -43,6 +43,11 @@ class Growing:
         self.nrec += nrec
         self.satisfied = self.tracker.add(nrec, Counter(sens))
 
+    def params(self) -> dict[str, Any]:
+        """Q as the distance statements bind it: its element, the increments of its categorical
+        sets, $nq = |Q| and $sq = the sum of its normalized spans."""
+        return {**self.element.params(), **self.element.increments(), "nq": self.nrec, "sq": self.element.span()}
+
 
 @dataclass
 class Tables:
@@ -94,10 +99,9 @@ class Tables:
 
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
-        distances to Q (Eqs. 17 and 18), in one statement."""
-        params = {**q.element.params(), **q.element.increments(), "nq": q.nrec, "sq": q.element.span(),
-                  "taken": self.taken}
-        return self.run("families/identity_reserved/danonyir/nearest.sql.j2", params, rest=self.rest, classes=self.classes).fetchone()
+        distances to Q (Eqs. 17 and 18), in one statement (one scan of D and D*)."""
+        return self.run("families/identity_reserved/danonyir/nearest.sql.j2", {**q.params(), "taken": self.taken},
+                        rest=self.rest, classes=self.classes).fetchone()
 
     def store(self, cid: int, q: Growing) -> None:
         """Line 17: D* = D* + {Q}."""
