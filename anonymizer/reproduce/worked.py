@@ -76,7 +76,7 @@ def listing(paper: str) -> str:
     found = examples(paper)
     if not found:
         return f"paper {paper[1:]} has no worked example here"
-    return "\n".join(f"  --{kind} {number:<4} {title}" for (kind, number), (title, _) in sorted(found.items()))
+    return "\n".join(f"  {f'--{kind} {number}':<12} {title}" for (kind, number), (title, _) in sorted(found.items()))
 
 
 def run(con, paper: str, kind: str, number: str) -> tuple[str, list[Side]]:
