@@ -21,7 +21,6 @@ from anonymizer.cli.params import (
     batch_option,
     db_option,
     echo_json,
-    given,
     json_option,
     open_db,
     plots_option,
@@ -51,17 +50,19 @@ def worked_example_options(paper: str):
             if table is None and figure is None:
                 return command(*args, **kwargs)
             kind, number = ("table", table) if table is not None else ("figure", figure)
-            show_worked(paper, kind, number, kwargs["db"] if given("db") else None, kwargs.get("as_json", False))
+            show_worked(paper, kind, number, kwargs.get("as_json", False))
         run = click.option("--figure", metavar="N", help="Print the paper's Figure N beside ours, nothing else "
                            "(anonymizer reproduce examples lists them).")(run)
-        return click.option("--table", metavar="N", help="Print the paper's Table N beside ours, nothing else.")(run)
+        return click.option("--table", metavar="N", help="Print the paper's Table N beside ours, nothing else (in memory: --db is not used).")(run)
     return decorate
 
 
-def show_worked(paper: str, kind: str, number: str, db: str | None, as_json: bool) -> None:
-    """Compute one worked example in ``db`` (in memory by default) and print it."""
+def show_worked(paper: str, kind: str, number: str, as_json: bool) -> None:
+    """Compute one worked example and print it. It always runs in a database in memory: its
+    tables (``patients``, ``adult``, ...) and releases must never replace a user's, so --db
+    is not used."""
     from anonymizer.reproduce.worked import example_json, format_example, run
-    with open_db(db) as con:
+    with open_db(None) as con:
         try:
             title, sides = run(con, paper, kind, number)
         except LookupError as unknown:

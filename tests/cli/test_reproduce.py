@@ -64,3 +64,17 @@ def test_a_difference_is_marked_cell_by_cell():
     assert not side.same and side.cells == [[True, True], [True, False]]
     assert "=  1  " in text and "≠  2    [z]" in text and "≠  [3]  [w]" in text
     assert "differs from the paper" in text
+
+
+def test_a_worked_example_never_touches_the_users_database(invoke, tmp_path):
+    """The examples create tables named patients, patients_table2, adult and releases: they run
+    in memory, so a --db holding a table of that name keeps it unchanged and gains nothing."""
+    db = tmp_path / "w.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("CREATE TABLE patients_table2 AS SELECT 42 AS mine")
+    res = invoke("reproduce", "p004", "--table", "4", "--db", db)
+    assert res.exit_code == 0 and "same as the paper" in res.output, res.output
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.execute("SELECT * FROM patients_table2").fetchall() == [(42,)]
+        assert con.execute("SELECT table_schema || '.' || table_name FROM information_schema.tables").fetchall() == [
+            ("main.patients_table2",)]
