@@ -8,11 +8,10 @@ paper                                           here                            
 ==============================================  =========================================  ====================
 Defs. 1-3 security levels, Def. 10 ``l_s``      :func:`.buckets.build_levels`              levels
 Def. 13 buckets, ``Capa``; Eqs. 1, 2            :func:`.buckets.build_buckets`             buckets
-Section 4 grouping phase (Algorithms 1-3)       :meth:`.greedy.Greedy.grouping`
-  MBF / MSDCF / MMDCF key                       :meth:`.greedy.Greedy.key`
-  MSLF (highest security level first)           :meth:`.greedy.Greedy.score`
-  shielding                                     :meth:`.greedy.Greedy._form`
-Section 4 residual phase, suppression           :meth:`.greedy.Greedy.residual`
+Section 4 grouping phase (Algorithms 1-3)       :func:`.greedy.run_greedy`, :func:`.grouping.grouping`
+  MBF / MSDCF / MMDCF key, MSLF                 :func:`.grouping.score`
+  shielding                                     :func:`.grouping.eligible`, :func:`.grouping.form`
+Section 4 residual phase, suppression           :func:`.residual.residual`
 rows to groups                                  :func:`msb`                                assign
 QI table and sensitive table (anatomy)          :mod:`anonymizer.families.anatomy.form`                  qi_table, sensitive_table
 Defs. 8, 11 verification                        :func:`anonymizer.families.anatomy.form.verify`          judge

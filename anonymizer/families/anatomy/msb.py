@@ -52,8 +52,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
                f"{outcome.residual_added} records added, {outcome.suppressed} suppressed")
     assign = engine.work("assign")
     takes = engine.work("msb_takes")
-    frame = pd.DataFrame([(t.bid, t.lo, t.per, t.gid, t.m) for t in outcome.takes],
-                         columns=["bid", "lo", "per", "gid", "m"]).astype("int64")
+    frame = pd.DataFrame.from_records(outcome.takes)
     engine.con.register("__msb_takes", frame)
     try:
         engine.execute(f"CREATE TABLE {takes} AS SELECT * FROM __msb_takes")
@@ -76,6 +75,7 @@ def _notes(o: Outcome, b: Buckets, seconds: float, batch) -> dict:
     return {"buckets": int(len(b.size)), "dimensions": b.d, "groups": o.groups, "grouped": o.grouped,
             "residual_added": o.residual_added, "suppressed": o.suppressed, "greedy_steps": o.iterations,
             "failed_starts": o.failures, "residual_steps": o.residual_steps, "takes": len(o.takes),
+            "scanned": o.scanned, "sorts": o.sorts,
             "greedy_seconds": round(seconds, 4), "batch": batch}
 
 
