@@ -119,13 +119,16 @@ class Outcome:
     sorts: int = 0            # times it sorted the buckets by their scores
 
 
-def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.2) -> Outcome:
+def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0.2, *,
+               resort: int = phase.RESORT) -> Outcome:
     """Both phases of one MSB variant over ``buckets`` (see the module docstring).
 
     Args:
         policy: ``mbf``, ``msdcf`` or ``mmdcf`` (the key of step 1).
         mslf: maximal security-level first (paper 002's variants).
         batch: ``"exact"`` or a fraction in (0, 1] (see "Batching" above).
+        resort: when the scans re-sort the buckets (:data:`.grouping.RESORT`); the groups
+            are the same for any value.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {POLICIES}")
@@ -147,7 +150,7 @@ def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0
     taken = np.zeros(n_b, np.int64)
     (takes, n_takes, batches, counts, n_batches, groups, grouped, iterations, failures, scanned, sorts,
      order) = phase.grouping(
-        code, fraction, cols, lval, l_of, level_part, tie_part, size, capa, taken)
+        code, fraction, resort, cols, lval, l_of, level_part, tie_part, size, capa, taken)
     takes, n_takes, added, steps = residual(order, cols, lval, l_of, size, taken, takes, n_takes, batches, counts,
                                             n_batches)
     t = takes[:n_takes]
