@@ -157,3 +157,11 @@ def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0
     return Outcome(np.rec.fromarrays([t[:, i] for i in range(5)], names="bid,lo,per,gid,m"), int(groups),
                    int(grouped), int(added), int(size.sum()), int(iterations), int(failures), int(steps),
                    int(scanned), int(sorts))
+
+
+def warm() -> None:
+    """Compile (or load from numba's cache) both phases before anything is timed: the first
+    run on a machine compiles them, about 20 s; later runs load them in well under a second."""
+    one = np.ones((2, 1), np.int64)
+    run_greedy(Buckets(np.array([[0], [1]], np.int64), one, np.zeros(2, np.int64), np.ones(2, np.int64),
+                       np.arange(2, dtype=np.int64), [2]), "mbf", False, "exact")

@@ -41,7 +41,8 @@ from numba import njit, uint64
 
 MBF, MSDCF, MMDCF = 0, 1, 2
 #: the scans re-sort the buckets when their work since the last sort exceeds this many times B
-#: (any value gives the same groups; 2 to 32 ran within 15 % of each other on 1M rows)
+#: (any value gives the same groups; 1 to 64 ran within 30 % of each other on 1M rows, 0 (a sort
+#: per group) 10 times slower and never 2.5 to 3.5 times)
 RESORT = 8
 
 
@@ -176,17 +177,26 @@ def taken_of(b, picks, t):
 
 
 @njit(cache=True)
-def sort(policy, fx, size, capa, barred, run, ix):
-    """Sort the non-empty buckets by their scores now (``ub``, the bounds) and index them
-    (:func:`.order.index`); returns ``(buckets, words)``."""
+def sort(policy, fx, size, capa, barred, run, ix, n_ord):
+    """Sort the non-empty buckets among the first ``n_ord`` of ``order`` by their scores now
+    (``ub``, the bounds) and index them (:func:`index`); returns ``(buckets, words)``. The
+    order is nearly sorted already (only the buckets picked since the last sort have moved),
+    so an insertion sort does it in about ``B`` steps plus the moves."""
     order, ub, pos, holders, above, alive, starts = ix
     n = 0
-    for b in range(size.shape[0]):
+    for p in range(n_ord):
+        b = order[p]
         if size[b] > 0:
             ub[b] = score(policy, b, fx, size, capa, run, 0)
             order[n] = b
             n += 1
-    order[:n] = order[:n][np.argsort(-ub[order[:n]])]
+    for i in range(1, n):
+        b = order[i]
+        j = i - 1
+        while j >= 0 and ub[order[j]] < ub[b]:
+            order[j + 1] = order[j]
+            j -= 1
+        order[j + 1] = b
     return n, index(order, n, fx[0], fx[2], barred, pos, holders, above, alive, starts)
 
 
@@ -220,12 +230,14 @@ def grouping(policy, fraction, resort, cols, lval, l_of, level_part, tie_part, s
     batches = np.zeros((1024, 3), np.int64)
     bcounts = np.zeros((1024, n_v), np.int32)
     n_takes = n_batches = groups = grouped = iterations = failures = 0
-    n_ord, words = sort(policy, fx, size, capa, barred, run, ix)
+    for b in range(n_b):
+        ix[0][b] = b
+    n_ord, words = sort(policy, fx, size, capa, barred, run, ix, n_b)
     work = scanned = 0
     sorts = 1
     while True:
         if work > resort * n_ord:
-            n_ord, words = sort(policy, fx, size, capa, barred, run, ix)
+            n_ord, words = sort(policy, fx, size, capa, barred, run, ix, n_ord)
             scanned += work
             work = 0
             sorts += 1
@@ -240,11 +252,14 @@ def grouping(policy, fraction, resort, cols, lval, l_of, level_part, tie_part, s
             continue
         m, work = repeats(policy, fraction, fx, size, capa, barred, ix, words, masks, counts, run, picks, n_steps,
                           mult, work)
-        # commit (step 4 done m times): the takes in bucket order, then the batch
+        # commit (step 4 done m times): a take per bucket picked, then the batch
         batches = room(batches, n_batches)
         bcounts = room(bcounts, n_batches)
-        for c in np.unique(picks[:n_steps]):
+        for t in range(n_steps):
+            c = picks[t]
             per = mult[c]
+            if per == 0:     # a bucket picked more than once: committed at its first pick
+                continue
             takes, n_takes = take(takes, n_takes, c, taken[c], per, groups, m)
             taken[c] += per * m
             size[c] -= per * m
@@ -301,7 +316,8 @@ def form(policy, fx, size, capa, barred, ix, words, masks, counts, picks, work):
     picks[0] = pick
     lg = lvmax[pick]
     shield = masks[0]     # scratch until the group is formed: step 1's candidates are `starts`
-    shield[:words] = above[lg, :words]
+    for w in range(words):
+        shield[w] = above[lg, w]
     n = 0
     while True:
         picks[n] = pick
@@ -311,10 +327,12 @@ def form(policy, fx, size, capa, barred, ix, words, masks, counts, picks, work):
             counts[col] += 1
             # shield (step 3): a value of level s may appear floor(l_G / l_s) times in the group
             if (counts[col] + 1) * l_of[col] > lg:
-                shield[:words] |= holders[col, :words]
+                for w in range(words):
+                    shield[w] |= holders[col, w]
         if n == lg:
             return n, work
-        masks[n, :words] = alive[:words] & ~shield[:words]
+        for w in range(words):
+            masks[n, w] = alive[w] & ~shield[w]
         pick, work = best(policy, n, fx, size, capa, barred, ix, masks[n], words, counts, picks, lg, work)
         if pick < 0:
             return 0, work
