@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonymizer.families.identity_reserved.danonyir import batch as batches
+from anonymizer.families.identity_reserved.danonyir.batch import Batch, union_spans
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, Tables
 
@@ -59,12 +61,7 @@ def _below(x: float, bound: float) -> bool:
 
 def class_distance(e: Element, sq: float, nq: int, row: dict) -> float:
     """Eq. (18) for a class's row, in loss.sql.j2's order of operations."""
-    u = 0.0
-    for a in e.attrs:
-        if a.numeric:
-            u += (max(row[f"hi{a.i}"], e.hi[a.i]) - min(row[f"lo{a.i}"], e.lo[a.i])) * a.inv
-        else:
-            u += (sum(bin(row[f"w{a.i}_{j}"] | w).count("1") for j, w in enumerate(e.words[a.i])) - 1) * a.inv
+    u = union_spans(e, row)
     return (row["nrec"] + nq) * u - row["nrec"] * row["sn"] - nq * sq
 
 
@@ -119,40 +116,75 @@ class Search:
 
     t: Tables
     k: int = field(default_factory=lambda: CANDIDATES)
+    seeds: int = field(default_factory=lambda: batches.SEEDS)
     people: People | None = None          # candidate individuals (None: not chosen for this Q)
     width: int = 0                        # how many candidates a scan of this Q keeps (0: plain scans)
     floor: list[dict] = field(default_factory=list)
     classes: list[dict] = field(default_factory=list)
     own: float | None = None
     u_min: float | None = None
-    counts: dict = field(default_factory=lambda: {"scans": 0, "rescans": 0, "plain": 0})
+    batch: Batch | None = None
+    entry: dict | None = None             # the batch's entry of the seed drawn last
+    mark: int = 0                         # the candidates exclude t.taken[:mark]
+    counts: dict = field(default_factory=lambda: {"scans": 0, "rescans": 0, "plain": 0, "batches": 0,
+                                                  "fresh": 0})
 
-    def start(self) -> None:
-        """A new Q (line 3): the candidates of the last one say nothing about it."""
+    def draw(self) -> dict | None:
+        """Line 3: the next seed in draw order, taken out of D (:meth:`.state.Tables.draw`); with
+        candidates, from a batch (:mod:`.batch`), chosen again when it is spent."""
+        if not self.k:
+            return self.t.draw()
+        gone = set(self.t.taken)              # taken since the batch statement (D's table flushed there)
+        self.entry = self.batch.next(gone) if self.batch else None
+        if self.entry is None:
+            self.counts["batches"] += 1
+            self.batch = Batch.choose(self.t, self.k, self.seeds)
+            self.entry = self.batch.next(set())
+            if self.entry is None:
+                return None
+        row = self.batch.rows[self.entry["seed"]]
+        self.t.take(row["pid"])
+        return row
+
+    def start(self, q: Growing) -> None:
+        """A new Q = {seed} (lines 3-5): its candidates and bounds from the batch's entry, less
+        the individuals taken and the classes merged since the statement, plus the classes
+        stored since (:mod:`.batch`)."""
         self.people = None
+        if not self.k:
+            return
+        self.counts["scans"] += 1
+        gone, e = set(self.t.taken), self.entry
+        self.width = self.k
+        self.people = People.of([self.batch.rows[p] for p in e["pids"] or [] if p not in gone], q.element)
+        self.floor, self.own, self.u_min = e["floor"] or [], e["own"], e["u_min"]
+        self.classes = self.batch.classes(e, q.element)
+        self.counts["fresh"] += len(self.batch.fresh)
+        self.mark = len(self.t.taken)
+
+    def stored(self, cid: int, q: Growing) -> None:
+        """Line 17: class ``cid`` joined D*; the batch's later seeds see it as a candidate."""
+        if self.batch is not None:
+            self.batch.stored(cid, q)
 
     def drop(self, cid: int) -> None:
         """Line 12: class ``cid`` left D*; it leaves the candidates too."""
         self.classes = [c for c in self.classes if c["cid"] != cid]
+        if self.batch is not None:
+            self.batch.drop(cid)
 
     def nearest(self, q: Growing) -> tuple[dict, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, as
         :meth:`Tables.nearest` finds them; the class is None when D* is empty or when no class
         can win line 9."""
-        if self.k:
-            fresh = self.people is None
-            if fresh:
-                self.width = self.k
-                self._scan(q)
+        if self.width:
             found = self._certified(q)
-            if found is None and not fresh and self.width:
-                self.counts["rescans"] += 1
+            if found is None:                 # the candidates chosen again for Q as it is now
                 self._scan(q)
                 found = self._certified(q)
             while found is None and 0 < self.width < WIDEST * self.k:
                 # ties: more individuals than candidates may lie at the bound (many equal values)
                 self.width *= 8
-                self.counts["rescans"] += 1
                 self._scan(q)
                 found = self._certified(q)
             if found is not None:
@@ -164,6 +196,8 @@ class Search:
     def _scan(self, q: Growing) -> None:
         """Choose the candidates for Q as it is now: one statement, scanning D and D* once."""
         self.counts["scans"] += 1
+        self.counts["rescans"] += 1
+        self.mark = len(self.t.taken)
         params = {**q.params(), "taken": self.t.taken, "k": self.width}
         people, self.floor, classes, self.own, self.u_min = self.t.run(
             "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
@@ -174,7 +208,7 @@ class Search:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove
         that no class wins line 9); None otherwise."""
         nq, sq = q.nrec, q.element.span()
-        p = self.people.nearest(q, sq, self.t.taken)
+        p = self.people.nearest(q, sq, self.t.taken[self.mark:])
         if not p:
             return None
         d, row = p

@@ -1,0 +1,96 @@
+"""Algorithm 1 line 3 of paper 004 for several classes at once: the next seeds in draw order
+and their candidates (:mod:`.search`), chosen in one statement over D and D*.
+
+The seeds of line 3 are drawn in a known order (the release's random draw of Id_num,
+draw.sql.j2), so ``batch.sql.j2`` takes the next :data:`SEEDS` remaining individuals in that
+order and, for each as a class Q = {s} of its own, keeps what one candidates.sql.j2 scan would
+keep when Q is drawn: the nearest individuals and classes and the bounds for the others. One
+scan of D and D* thus serves up to :data:`SEEDS` classes. While the earlier classes of the batch
+are formed, the choices stay sound:
+
+- D only loses individuals, so the bounds of the individuals left out stay lower bounds (a
+  least value over fewer rows is no smaller); those taken since are left out of the candidates;
+- D* loses the classes merged into a Q (line 12) and gains the classes stored since (line 17):
+  the bounds of the classes left out stay lower bounds, the classes merged leave the
+  candidates, and the classes stored since join them explicitly (their element is known here),
+  with u, the normalized spans of their union with Q (Eq. 18), computed when Q starts;
+- a seed taken into an earlier class is not a seed any more: the next one is the first seed
+  of the batch still remaining, which is what draw.sql.j2 would pick (the rest is the batch's
+  seeds' superset in draw order), and when none is left a new batch is chosen.
+
+A batch's candidates that cannot certify a step are chosen again for the current Q
+(:meth:`.search.Search.nearest`), as when one scan per class is made.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from anonymizer.families.identity_reserved.danonyir.element import Element
+from anonymizer.families.identity_reserved.danonyir.state import Tables
+
+#: Seeds (classes to be drawn) whose candidates one statement chooses.
+SEEDS = 32
+
+
+def union_spans(e: Element, row: dict) -> float:
+    """The normalized spans of the union of a class's row with ``e`` (Eqs. 11, 12), in
+    loss.sql.j2's ``union_spans`` order of operations."""
+    u = 0.0
+    for a in e.attrs:
+        if a.numeric:
+            u += (max(row[f"hi{a.i}"], e.hi[a.i]) - min(row[f"lo{a.i}"], e.lo[a.i])) * a.inv
+        else:
+            u += (sum(bin(row[f"w{a.i}_{j}"] | w).count("1") for j, w in enumerate(e.words[a.i])) - 1) * a.inv
+    return u
+
+
+@dataclass
+class Batch:
+    """The seeds of one batch statement not drawn yet (draw order), their candidates, the rows
+    of the seeds and candidates by Id_num, and how D* changed since the statement."""
+
+    seeds: list[dict]
+    rows: dict[int, dict]
+    fresh: dict[int, dict] = field(default_factory=dict)    # classes stored since, by cid
+    dropped: set[int] = field(default_factory=set)          # classes merged since
+
+    @classmethod
+    def choose(cls, t: Tables, k: int, seeds: int) -> "Batch":
+        """The next ``seeds`` seeds and their ``k`` candidates: the batch statement, then one
+        statement for the rows of the seeds and candidates. D's table is brought up to date
+        first (the taken individuals leave it)."""
+        t.flush()
+        params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
+        cur = t.run("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
+        names = [d[0] for d in cur.description]
+        entries = [dict(zip(names, r)) for r in cur.fetchall()]
+        pids = sorted({e["seed"] for e in entries} | {p for e in entries for p in e["pids"] or []})
+        cur = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"pids": pids}, rest=t.rest)
+        names = [d[0] for d in cur.description]
+        rows = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
+        return cls(entries, rows)
+
+    def next(self, gone: set[int]) -> dict | None:
+        """The next seed still remaining (its entry), or None when the batch is spent."""
+        while self.seeds:
+            entry = self.seeds.pop(0)
+            if entry["seed"] not in gone:
+                return entry
+        return None
+
+    def stored(self, cid: int, q) -> None:
+        """Line 17: class ``cid`` joined D* after the statement: a candidate of every later seed."""
+        self.fresh[cid] = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
+                           "sn": q.element.span()}
+
+    def drop(self, cid: int) -> None:
+        """Line 12: class ``cid`` left D*."""
+        self.dropped.add(cid)
+        self.fresh.pop(cid, None)
+
+    def classes(self, entry: dict, e: Element) -> list[dict]:
+        """The candidate classes of a seed's Q (element ``e``): the statement's still in D*, and
+        those stored since with their u for Q as it starts."""
+        kept = [c for c in entry["classes"] or [] if c["cid"] not in self.dropped]
+        return kept + [{**c, "u": union_spans(e, c)} for c in self.fresh.values()]
