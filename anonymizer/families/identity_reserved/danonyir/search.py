@@ -59,10 +59,25 @@ def _below(x: float, bound: float) -> bool:
     return x < bound and not _near(x, bound)
 
 
+def _first(d: np.ndarray, ids: np.ndarray, ties: bool) -> int | None | bool:
+    """The index of the least (d, id), None when there is none, False when another distance
+    lies within the margin of it (and is not equal to it, if ``ties``: an exact tie goes to the
+    smaller id, here as in SQL: the same operations on the same numbers)."""
+    if not len(d):
+        return None
+    order = np.lexsort((ids, d))
+    best = order[0]
+    for j in order[1:]:
+        if not _near(d[j], d[best]):
+            break
+        if not ties or d[j] != d[best]:
+            return False
+    return int(best)
+
+
 def class_distance(e: Element, sq: float, nq: int, row: dict) -> float:
-    """Eq. (18) for a class's row, in loss.sql.j2's order of operations."""
-    u = union_spans(e, row)
-    return (row["nrec"] + nq) * u - row["nrec"] * row["sn"] - nq * sq
+    """Eq. (18) for one class's row (:meth:`Classes.distances`)."""
+    return float(Classes.of([row], e.attrs).distances(e, sq, nq)[0])
 
 
 @dataclass
@@ -84,9 +99,7 @@ class People:
 
     def nearest(self, q: Growing, sq: float, taken: list[int]) -> tuple[float, dict] | None | bool:
         """Eq. (17) for every candidate not in ``taken``, in nearest.sql.j2's order of
-        operations, and the nearest by (distance, Id_num): False when another candidate's
-        distance lies within the margin of it without being equal (an exact tie goes to the
-        smaller Id_num, here as in SQL: the same operations on the same numbers)."""
+        operations, and the nearest by (distance, Id_num) (:func:`_first`)."""
         e, nq = q.element, q.nrec
         incs, cats = [], e.increments()
         for a in e.attrs:
@@ -97,17 +110,69 @@ class People:
         for inc in incs:
             u = u + inc
         d = (self.nrec + nq) * u - nq * sq
-        alive = np.flatnonzero(~np.isin(self.pid, taken))
-        if not len(alive):
-            return None
-        order = alive[np.lexsort((self.pid[alive], d[alive]))]
-        best = order[0]
-        for j in order[1:]:
-            if not _near(d[j], d[best]):
-                break
-            if d[j] != d[best]:
-                return False
-        return float(d[best]), self.rows[best]
+        alive = np.flatnonzero(~np.isin(self.pid, taken)) if taken else np.arange(len(self.rows))
+        best = _first(d[alive], self.pid[alive], ties=True)
+        if best is None or best is False:
+            return best
+        return float(d[alive[best]]), self.rows[alive[best]]
+
+
+@dataclass
+class Classes:
+    """The candidate classes as columns: class id, |Q'|, sn', u (the normalized spans of their
+    union with Q when they were chosen: the bound's figure), per QI the interval (numeric) or the
+    words of the set of codes (categorical); ``rows`` are their rows for Algorithm 1 line 12."""
+
+    rows: list[dict]
+    cid: np.ndarray
+    nrec: np.ndarray
+    sn: np.ndarray
+    u: np.ndarray
+    lo: dict[int, np.ndarray]
+    hi: dict[int, np.ndarray]
+    words: dict[int, np.ndarray]
+    alive: np.ndarray
+
+    @classmethod
+    def of(cls, rows: list[dict], attrs) -> "Classes":
+        def col(name, dtype):
+            return np.array([r[name] for r in rows], dtype=dtype)
+        num = [a for a in attrs if a.numeric]
+        return cls(rows, col("cid", np.int64), col("nrec", np.int64), col("sn", np.float64),
+                   np.array([r.get("u", math.nan) for r in rows], dtype=np.float64),
+                   {a.i: col(f"lo{a.i}", np.float64) for a in num}, {a.i: col(f"hi{a.i}", np.float64) for a in num},
+                   {a.i: np.array([[r[f"w{a.i}_{j}"] for j in range(a.words)] for r in rows],
+                                  dtype=np.uint64).reshape(len(rows), a.words) for a in attrs if not a.numeric},
+                   np.ones(len(rows), dtype=bool))
+
+    def drop(self, cid: int) -> None:
+        self.alive &= self.cid != cid
+
+    def bound(self, nq: int, sq: float) -> float:
+        """The least lower bound of Eq. (18) over the candidates (module docstring)."""
+        k = self.alive
+        return float(np.min(self.nrec[k] * (self.u[k] - self.sn[k]) + nq * (np.maximum(self.u[k], sq) - sq),
+                            initial=math.inf))
+
+    def distances(self, e: Element, sq: float, nq: int) -> np.ndarray:
+        """Eq. (18) for every candidate, in loss.sql.j2's order of operations (union_spans, then
+        class_distance)."""
+        u = np.zeros(len(self.rows))
+        for a in e.attrs:
+            if a.numeric:
+                u = u + (np.maximum(self.hi[a.i], e.hi[a.i]) - np.minimum(self.lo[a.i], e.lo[a.i])) * a.inv
+            else:
+                both = self.words[a.i] | np.array(e.words[a.i], dtype=np.uint64)
+                u = u + (np.bitwise_count(both).sum(axis=1, dtype=np.int64) - 1) * a.inv
+        return (self.nrec + nq) * u - self.nrec * self.sn - nq * sq
+
+    def nearest(self, e: Element, sq: float, nq: int) -> tuple[float, dict] | None:
+        """The nearest candidate by (distance, class id), None when there is none or when another
+        lies within the margin of it (equal or not)."""
+        alive = np.flatnonzero(self.alive)
+        d = self.distances(e, sq, nq)[alive]
+        best = _first(d, self.cid[alive], ties=False)
+        return None if best is None or best is False else (float(d[best]), self.rows[alive[best]])
 
 
 @dataclass
@@ -120,7 +185,7 @@ class Search:
     people: People | None = None          # candidate individuals (None: not chosen for this Q)
     width: int = 0                        # how many candidates a scan of this Q keeps (0: plain scans)
     floor: list[dict] = field(default_factory=list)
-    classes: list[dict] = field(default_factory=list)
+    classes: Classes | None = None
     own: float | None = None
     u_min: float | None = None
     batch: Batch | None = None
@@ -158,7 +223,7 @@ class Search:
         self.width = self.k
         self.people = People.of([self.batch.rows[p] for p in e["pids"] or [] if p not in gone], q.element)
         self.floor, self.own, self.u_min = e["floor"] or [], e["own"], e["u_min"]
-        self.classes = self.batch.classes(e, q.element)
+        self.classes = Classes.of(self.batch.classes(e, q.element), self.t.attrs)
         self.counts["fresh"] += len(self.batch.fresh)
         self.mark = len(self.t.taken)
 
@@ -169,7 +234,8 @@ class Search:
 
     def drop(self, cid: int) -> None:
         """Line 12: class ``cid`` left D*; it leaves the candidates too."""
-        self.classes = [c for c in self.classes if c["cid"] != cid]
+        if self.classes is not None:
+            self.classes.drop(cid)
         if self.batch is not None:
             self.batch.drop(cid)
 
@@ -202,7 +268,8 @@ class Search:
         people, self.floor, classes, self.own, self.u_min = self.t.run(
             "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
             classes=self.t.classes).fetchone()
-        self.people, self.floor, self.classes = People.of(people or [], q.element), self.floor or [], classes or []
+        self.people, self.floor = People.of(people or [], q.element), self.floor or []
+        self.classes = Classes.of(classes or [], self.t.attrs)
 
     def _certified(self, q: Growing) -> tuple[dict, dict | None] | None:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove
@@ -216,14 +283,12 @@ class Search:
             return None
         # every class, candidate or not, by the bound of the module docstring: most steps stop here
         low = math.inf if self.u_min is None else self.own + nq * (max(self.u_min, sq) - sq)
-        low_all = min([low] + [c["nrec"] * (c["u"] - c["sn"]) + nq * (max(c["u"], sq) - sq) for c in self.classes])
-        if _below(d, low_all):
+        if _below(d, min(low, self.classes.bound(nq, sq))):
             return {**row, "d": d}, None
-        scored = sorted(((class_distance(q.element, sq, nq, c), c["cid"], c) for c in self.classes),
-                        key=lambda x: x[:2])
-        if not scored or (len(scored) > 1 and _near(scored[0][0], scored[1][0])):
+        nearest = self.classes.nearest(q.element, sq, nq)
+        if nearest is None:
             return None
-        dc, _, c = scored[0]
+        dc, c = nearest
         line9 = dc + TIE * max(1.0, abs(dc))
         if _near(d, line9) or not (_below(dc, low) or (d < line9 and _below(d, low))):
             return None
