@@ -71,12 +71,14 @@ class Batch:
         rows = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
         return cls(entries, rows)
 
-    def next(self, gone: set[int]) -> dict | None:
-        """The next seed still remaining (its entry), or None when the batch is spent."""
+    def next(self, gone: set[int], counts: dict) -> dict | None:
+        """The next seed still remaining (its entry), or None when the batch is spent; the
+        seeds taken into earlier classes are counted in ``counts["absorbed"]``."""
         while self.seeds:
             entry = self.seeds.pop(0)
             if entry["seed"] not in gone:
                 return entry
+            counts["absorbed"] += 1
         return None
 
     def stored(self, cid: int, q) -> None:

@@ -192,7 +192,7 @@ class Search:
     entry: dict | None = None             # the batch's entry of the seed drawn last
     mark: int = 0                         # the candidates exclude t.taken[:mark]
     counts: dict = field(default_factory=lambda: {"scans": 0, "rescans": 0, "plain": 0, "batches": 0,
-                                                  "fresh": 0})
+                                                  "fresh": 0, "absorbed": 0})
 
     def draw(self) -> dict | None:
         """Line 3: the next seed in draw order, taken out of D (:meth:`.state.Tables.draw`); with
@@ -200,11 +200,11 @@ class Search:
         if not self.k:
             return self.t.draw()
         gone = set(self.t.taken)              # taken since the batch statement (D's table flushed there)
-        self.entry = self.batch.next(gone) if self.batch else None
+        self.entry = self.batch.next(gone, self.counts) if self.batch else None
         if self.entry is None:
             self.counts["batches"] += 1
             self.batch = Batch.choose(self.t, self.k, self.seeds)
-            self.entry = self.batch.next(set())
+            self.entry = self.batch.next(set(), self.counts)
             if self.entry is None:
                 return None
         row = self.batch.rows[self.entry["seed"]]
