@@ -61,19 +61,20 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
         got = batch.Batch.choose(t, 2, 10)
         assert [e["seed"] for e in got.seeds] == [r[0] for r in con.execute(
             f"SELECT pid FROM {t.rest} ORDER BY draw, pid").fetchall()]
-        assert sorted(got.rows) == [1, 2, 3, 5]
+        assert sorted(got.at) == [1, 2, 3, 5] and list(got.cat) == [1]
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
             t.taken = [entry["seed"]]
             people, floor, classes, own, u_min = t.run(
                 "families/identity_reserved/danonyir/candidates.sql.j2", {**q.params(), "taken": t.taken, "k": 2},
                 rest=t.rest, classes=t.classes).fetchone()
-            assert entry["pids"] == [p["pid"] for p in people]
+            assert sorted(entry["pids"]) == sorted(p["pid"] for p in people)
             assert entry["floor"] == floor and (entry["own"], entry["u_min"]) == (own, u_min)
-            assert [c["cid"] for c in entry["classes"]] == [c["cid"] for c in classes] == [1]
-            assert entry["classes"][0]["d"] == pytest.approx(classes[0]["d"], rel=1e-12)
-            row = {k: v for k, v in entry["classes"][0].items() if k not in ("u", "d")}
-            assert batch.union_spans(q.element, row) == pytest.approx(classes[0]["u"], rel=1e-12)
+            assert entry["cids"] == [c["cid"] for c in classes] == [1]
+            assert entry["us"] == [c["u"] for c in classes]
+            row = got.classes.row(got.cat[1])
+            assert batch.union_spans(q.element, row) == classes[0]["u"]
+            assert search.class_distance(q.element, 0.0, q.nrec, row) == classes[0]["d"]
         assert isinstance(q.element, Element)
     finally:
         t.taken = []

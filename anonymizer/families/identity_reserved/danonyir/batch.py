@@ -26,6 +26,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from anonymizer.families.identity_reserved.danonyir.columns import Classes, People
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import Tables
 
@@ -45,31 +48,42 @@ def union_spans(e: Element, row: dict) -> float:
     return u
 
 
+def _fetch(t: Tables, table: str, key: str, ids: list[int]) -> tuple[dict[str, np.ndarray], dict[int, int]]:
+    """The rows of ``table`` whose ``key`` is in ``ids``, as columns, and each id's position."""
+    cols = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"ids": ids}, table=table, key=key).fetchnumpy()
+    return cols, {k: i for i, k in enumerate(cols[key].tolist())}
+
+
 @dataclass
 class Batch:
-    """The seeds of one batch statement not drawn yet (draw order), their candidates, the rows
-    of the seeds and candidates by Id_num, and how D* changed since the statement."""
+    """The seeds of one batch statement not drawn yet (draw order) with their candidates' ids
+    and the u of their candidate classes, the rows of the seeds and candidates as columns, and
+    how D* changed since the statement."""
 
     seeds: list[dict]
-    rows: dict[int, dict]
+    people: People
+    at: dict[int, int]                                      # Id_num -> position in people
+    classes: Classes
+    cat: dict[int, int]                                     # class id -> position in classes
     fresh: dict[int, dict] = field(default_factory=dict)    # classes stored since, by cid
     dropped: set[int] = field(default_factory=set)          # classes merged since
 
     @classmethod
     def choose(cls, t: Tables, k: int, seeds: int) -> "Batch":
         """The next ``seeds`` seeds and their ``k`` candidates: the batch statement, then one
-        statement for the rows of the seeds and candidates. D's table is brought up to date
-        first (the taken individuals leave it)."""
+        statement each for the rows of the seeds and candidates and for the candidate classes.
+        D's table is brought up to date first (the taken individuals leave it)."""
         t.flush()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
         cur = t.run("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
         names = [d[0] for d in cur.description]
         entries = [dict(zip(names, r)) for r in cur.fetchall()]
         pids = sorted({e["seed"] for e in entries} | {p for e in entries for p in e["pids"] or []})
-        cur = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"pids": pids}, rest=t.rest)
-        names = [d[0] for d in cur.description]
-        rows = {r[0]: dict(zip(names, r)) for r in cur.fetchall()}
-        return cls(entries, rows)
+        cids = sorted({c for e in entries for c in e["cids"] or []})
+        people, at = _fetch(t, t.rest, "pid", pids)
+        classes, cat = _fetch(t, t.classes, "cid", cids)
+        classes["u"] = np.zeros(len(cids))
+        return cls(entries, People(people), at, Classes(classes), cat)
 
     def next(self, gone: set[int], counts: dict) -> dict | None:
         """The next seed still remaining (its entry), or None when the batch is spent; the
@@ -81,6 +95,10 @@ class Batch:
             counts["absorbed"] += 1
         return None
 
+    def seed(self, entry: dict) -> dict:
+        """The seed's row (line 3)."""
+        return self.people.row(self.at[entry["seed"]])
+
     def stored(self, cid: int, q) -> None:
         """Line 17: class ``cid`` joined D* after the statement: a candidate of every later seed."""
         self.fresh[cid] = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
@@ -91,8 +109,13 @@ class Batch:
         self.dropped.add(cid)
         self.fresh.pop(cid, None)
 
-    def classes(self, entry: dict, e: Element) -> list[dict]:
-        """The candidate classes of a seed's Q (element ``e``): the statement's still in D*, and
-        those stored since with their u for Q as it starts."""
-        kept = [c for c in entry["classes"] or [] if c["cid"] not in self.dropped]
-        return kept + [{**c, "u": union_spans(e, c)} for c in self.fresh.values()]
+    def candidates(self, entry: dict, gone: set[int], e: Element) -> tuple[People, Classes]:
+        """The candidates of a seed's Q (element ``e``): the statement's individuals not taken
+        since, its classes still in D* (with their u), and the classes stored since (their u
+        for Q as it starts)."""
+        people = self.people.take([self.at[p] for p in entry["pids"] or [] if p not in gone])
+        kept = [(self.cat[c], u) for c, u in zip(entry["cids"] or [], entry["us"] or []) if c not in self.dropped]
+        classes = self.classes.take([i for i, _ in kept])
+        classes.cols["u"] = np.array([u for _, u in kept], dtype=np.float64)
+        fresh = Classes.of([{**c, "u": union_spans(e, c)} for c in self.fresh.values()], e)
+        return people, classes.plus(fresh)
