@@ -86,6 +86,7 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
             if cid % 500 == 0:
                 engine.say(f"danonyir: {cid} classes, {t.remaining} individuals left")
     t.flush()
+    t.sync()
     residual = q.members if q is not None and not q.satisfied else []     # line 20
     handled = handle(t, model, people.rec, residual, cid)                 # lines 21-25
     return IRResult(t.members, None, handled.suppressed, handled.suppressed_records, handled.classes,

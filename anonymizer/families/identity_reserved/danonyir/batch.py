@@ -72,8 +72,10 @@ class Batch:
     def choose(cls, t: Tables, k: int, seeds: int) -> "Batch":
         """The next ``seeds`` seeds and their ``k`` candidates: the batch statement, then one
         statement each for the rows of the seeds and candidates and for the candidate classes.
-        D's table is brought up to date first (the taken individuals leave it)."""
+        D's and D*'s tables are brought up to date first (the taken individuals leave D, the
+        classes stored join D*)."""
         t.flush()
+        t.sync()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
         cur = t.run("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
         names = [d[0] for d in cur.description]

@@ -153,6 +153,7 @@ class Search:
         self.counts["scans"] += 1
         self.counts["rescans"] += 1
         self.mark = len(self.t.taken)
+        self.t.sync()
         params = {**q.params(), "taken": self.t.taken, "k": self.width}
         people, self.floor, classes, self.own, self.u_min = self.t.run(
             "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
