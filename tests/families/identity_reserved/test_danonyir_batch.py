@@ -65,11 +65,11 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
             t.taken = [entry["seed"]]
-            people, floor, classes, own, u_min = t.run(
+            people, floor, classes, front = t.run(
                 "families/identity_reserved/danonyir/candidates.sql.j2", {**q.params(), "taken": t.taken, "k": 2},
                 rest=t.rest, classes=t.classes).fetchone()
             assert sorted(entry["pids"]) == sorted(p["pid"] for p in people)
-            assert entry["floor"] == floor and (entry["own"], entry["u_min"]) == (own, u_min)
+            assert entry["floor"] == floor and entry["front"] == front
             assert entry["cids"] == [c["cid"] for c in classes] == [1]
             assert entry["us"] == [c["u"] for c in classes]
             row = got.classes.row(got.cat[1])

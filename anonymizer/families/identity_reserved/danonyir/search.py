@@ -8,8 +8,9 @@ for a class, and Eqs. (17) and (18) give lower bounds that hold for the whole fo
 
 - Dist(p, Q) = (|R(p)| + |Q|) * u(p) - |Q| * S_Q >= (n + |Q|) * max(u, S_Q) - |Q| * S_Q for
   every individual with |R(p)| = n and u(p) >= u, S_Q being the sum of Q's normalized spans;
-- Dist(Q', Q) = |Q'| * (u - sn') + |Q| * (u - S_Q) >= own + |Q| * (max(u_min, S_Q) - S_Q) for
-  every class with |Q'| * (u - sn') >= own and u >= u_min.
+- Dist(Q', Q) = |Q'| * (u - sn') + |Q| * (u - S_Q) >= own + |Q| * (max(u', S_Q) - S_Q) for
+  every class with |Q'| * (u - sn') >= own and u >= u' (the classes' "front" of (own, u')
+  pairs: those no other class is below in both).
 
 When Q is drawn, :class:`Search` takes its candidates from a batch (:mod:`.batch`: one
 statement, ``batch.sql.j2``, scans D and D* for the next :data:`.batch.SEEDS` seeds of line 3 in
@@ -76,8 +77,7 @@ class Search:
     width: int = 0                        # how many candidates a scan of this Q keeps (0: plain scans)
     floor: list[dict] = field(default_factory=list)
     classes: Classes | None = None
-    own: float | None = None
-    u_min: float | None = None
+    front: list[dict] = field(default_factory=list)
     batch: Batch | None = None
     entry: dict | None = None             # the batch's entry of the seed drawn last
     mark: int = 0                         # the candidates exclude t.taken[:mark]
@@ -112,7 +112,7 @@ class Search:
         gone, e = set(self.t.taken), self.entry
         self.width = self.k
         self.people, self.classes = self.batch.candidates(e, gone, q.element)
-        self.floor, self.own, self.u_min = e["floor"] or [], e["own"], e["u_min"]
+        self.floor, self.front = e["floor"] or [], e["front"] or []
         self.counts["fresh"] += len(self.batch.fresh)
         self.mark = len(self.t.taken)
 
@@ -155,10 +155,10 @@ class Search:
         self.mark = len(self.t.taken)
         self.t.sync()
         params = {**q.params(), "taken": self.t.taken, "k": self.width}
-        people, self.floor, classes, self.own, self.u_min = self.t.run(
+        people, floor, classes, front = self.t.run(
             "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
             classes=self.t.classes).fetchone()
-        self.people, self.floor = People.of(people or [], q.element), self.floor or []
+        self.people, self.floor, self.front = People.of(people or [], q.element), floor or [], front or []
         self.classes = Classes.of(classes or [], q.element)
 
     def _certified(self, q: Growing) -> tuple[dict, dict | None] | None:
@@ -172,7 +172,7 @@ class Search:
         if not _below(d, min(((f["nrec"] + nq) * max(f["u"], sq) - nq * sq for f in self.floor), default=math.inf)):
             return None
         # every class, candidate or not, by the bound of the module docstring: most steps stop here
-        low = math.inf if self.u_min is None else self.own + nq * (max(self.u_min, sq) - sq)
+        low = min((f["own"] + nq * (max(f["u"], sq) - sq) for f in self.front), default=math.inf)
         if _below(d, min(low, self.classes.bound(nq, sq))):
             return {**row, "d": d}, None
         nearest = self.classes.nearest(q.element, sq, nq)
