@@ -34,6 +34,7 @@ class Growing:
     element: Element
     tracker: Any                      # the model's incremental check (SatPriIRInc_*)
     members: list[int] = field(default_factory=list)
+    rows: list[tuple[int, int, list[str]]] = field(default_factory=list)   # (pid, |R(p)|, S(p))
     nrec: int = 0
     satisfied: bool = False
 
@@ -42,6 +43,7 @@ class Growing:
         if element is not None:
             self.element.merge(element)
         self.members.append(pid)
+        self.rows.append((pid, nrec, list(sens)))
         self.nrec += nrec
         self.satisfied = self.tracker.add(nrec, Counter(sens))
 
@@ -109,12 +111,14 @@ class Tables:
 
     def store(self, cid: int, q: Growing) -> None:
         """Line 17: D* = D* + {Q} (its rows reach D*'s tables at the next :meth:`sync`)."""
-        self.put(cid, q.element, q.nrec, len(q.members), q.members)
+        self.put(cid, q.element, q.nrec, len(q.members), q.members, q.rows)
 
-    def put(self, cid: int, element: Element, nrec: int, nind: int, members: list[int]) -> None:
+    def put(self, cid: int, element: Element, nrec: int, nind: int, members: list[int],
+            rows: list[tuple[int, int, list[str]]] | None = None) -> None:
         """Class ``cid`` with ``element``, |Q| = ``nrec`` and n_Q = ``nind`` joins D* at the next
-        :meth:`sync`, and the individuals ``members`` join its members."""
-        self.stored.append((cid, element, nrec, nind, list(members)))
+        :meth:`sync`, and the individuals ``members`` join its members (``rows``: all of its
+        members' (pid, |R(p)|, S(p)), when they are known)."""
+        self.stored.append((cid, element, nrec, nind, list(members), rows))
 
     def sync(self) -> None:
         """The classes stored since the last call reach D*'s tables: two statements, however
@@ -123,7 +127,7 @@ class Tables:
             return
         params: dict[str, list] = {"cid": [], "nrec": [], "nind": [], "sn": []}
         pids, cids = [], []
-        for cid, element, nrec, nind, members in self.stored:
+        for cid, element, nrec, nind, members, _ in self.stored:
             for name, value in [("cid", cid), ("nrec", nrec), ("nind", nind), ("sn", element.span()),
                                 *element.params().items()]:
                 params.setdefault(name, []).append(value)
@@ -135,7 +139,12 @@ class Tables:
         self.stored = []
 
     def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
-        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q."""
+        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q, by Id_num.
+        A class stored since the last :meth:`sync` leaves without a statement."""
+        for i, (stored, *_, rows) in enumerate(self.stored):
+            if stored == cid and rows is not None:
+                del self.stored[i]
+                return sorted(rows)
         self.sync()
         self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
         found = self.run("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
