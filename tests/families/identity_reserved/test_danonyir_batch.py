@@ -79,3 +79,18 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
     finally:
         t.taken = []
         engine.close_work()
+
+
+def test_classes_stored_after_the_statement_are_needed(monkeypatch):
+    """The test above can fail: a batch that forgets the classes stored after its statement
+    (they are not in its scan of D*, nor under its bounds) misses merges (line 12) and
+    publishes another release."""
+    con = duckdb.connect()
+    patients(con, "p", individuals=300, seed=7)
+    spec = patients_spec("p", qis=6, model={"type": "eir-l-diversity", "l": 4},
+                         algorithm={"name": "danonyir", "seed": 7}, suppression_limit=1.0, release="g", view="g")
+    rows, plain = _release(con, spec, 0, 3, monkeypatch)
+    monkeypatch.setattr(batch.Batch, "stored", lambda self, cid, q: None)
+    wrong, run = _release(con, spec, 128, 40, monkeypatch)
+    assert run["fresh"] == 0
+    assert wrong != rows
