@@ -63,10 +63,10 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     search = Search(t)
     cid, steps, merges, q = 0, 0, 0, None
     while t.remaining > 0:                                                # line 2
-        row = t.draw()                                                    # line 3
+        row = search.draw()                                               # line 3
         q = Growing(Element.of_individual(attrs, row), model.tracker())   # line 4
         q.add(row["pid"], row["nrec"], row["sens"])                       # line 5 (see docstring)
-        search.start()
+        search.start(q)
         while not q.satisfied and t.remaining > 0:                        # line 6
             p, c = search.nearest(q)                                      # lines 7, 8
             steps += 1
@@ -82,9 +82,11 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
         if q.satisfied:                                                   # lines 16-17
             cid += 1
             t.store(cid, q)
+            search.stored(cid, q)
             if cid % 500 == 0:
                 engine.say(f"danonyir: {cid} classes, {t.remaining} individuals left")
     t.flush()
+    t.sync()
     residual = q.members if q is not None and not q.satisfied else []     # line 20
     handled = handle(t, model, people.rec, residual, cid)                 # lines 21-25
     return IRResult(t.members, None, handled.suppressed, handled.suppressed_records, handled.classes,

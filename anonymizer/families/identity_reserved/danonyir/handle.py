@@ -49,9 +49,8 @@ def handle(t: Tables, model, records: str, residual: list[int], classes: int) ->
             joined = Element.of_class(t.attrs, best)                      # lines 12-13
             joined.merge(element)
             t.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": best["cid"]}, classes=t.classes)
-            t.run("families/identity_reserved/danonyir/class_add.sql.j2", {**joined.params(), "cid": best["cid"], "nrec": best["nrec"] + p["nrec"],
-                                                "nind": best["nind"] + 1, "sn": joined.span()}, classes=t.classes)
-            t.run("families/identity_reserved/danonyir/members_add.sql.j2", {"pids": [p["pid"]], "cid": best["cid"]}, members=t.members)
+            t.put(best["cid"], joined, best["nrec"] + p["nrec"], best["nind"] + 1, [p["pid"]])
+            t.sync()
         else:                                                             # line 15
             suppressed += 1
             suppressed_records += p["nrec"]

@@ -5,10 +5,12 @@ D, D* and the members of D*'s classes are work tables; Python holds only Q (its 
 element, its members' Id_num and the model's incremental check, Algorithms 5 and 6) and the
 one row each statement returns.
 
-Statements are few per step: Algorithm 1's lines 7-8 are one statement, and the individuals
-that join Q leave D's table in one DELETE when Q is stored (until then the nearest statement
-skips them by Id_num); rendered SQL is cached per template and context, so a step costs one
-statement plan, not a template render.
+Statements are few per step: Algorithm 1's lines 7-8 are one statement (or none, :mod:`.search`),
+the individuals that join Q leave D's table in one DELETE (:meth:`Tables.flush`: when the next
+seed is drawn, or the next batch of seeds is chosen; until then the statements skip them by
+Id_num), and the classes stored reach D*'s tables in two INSERTs (:meth:`Tables.sync`: before
+the next statement that reads D*); rendered SQL is cached per template and context, so a step
+costs one statement plan, not a template render.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ class Growing:
     element: Element
     tracker: Any                      # the model's incremental check (SatPriIRInc_*)
     members: list[int] = field(default_factory=list)
+    rows: list[tuple[int, int, list[str]]] = field(default_factory=list)   # (pid, |R(p)|, S(p))
     nrec: int = 0
     satisfied: bool = False
 
@@ -40,6 +43,7 @@ class Growing:
         if element is not None:
             self.element.merge(element)
         self.members.append(pid)
+        self.rows.append((pid, nrec, list(sens)))
         self.nrec += nrec
         self.satisfied = self.tracker.add(nrec, Counter(sens))
 
@@ -61,6 +65,7 @@ class Tables:
     members: str      # (pid, cid) of D*'s classes
     remaining: int
     taken: list[int] = field(default_factory=list)      # out of D, still in its table
+    stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
     _sql: dict = field(default_factory=dict)
 
     @property
@@ -100,18 +105,47 @@ class Tables:
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
         distances to Q (Eqs. 17 and 18), in one statement (one scan of D and D*)."""
+        self.sync()
         return self.run("families/identity_reserved/danonyir/nearest.sql.j2", {**q.params(), "taken": self.taken},
                         rest=self.rest, classes=self.classes).fetchone()
 
     def store(self, cid: int, q: Growing) -> None:
-        """Line 17: D* = D* + {Q}."""
-        params = {**q.element.params(), "cid": cid, "nrec": q.nrec, "nind": len(q.members),
-                  "sn": q.element.span()}
+        """Line 17: D* = D* + {Q} (its rows reach D*'s tables at the next :meth:`sync`)."""
+        self.put(cid, q.element, q.nrec, len(q.members), q.members, q.rows)
+
+    def put(self, cid: int, element: Element, nrec: int, nind: int, members: list[int],
+            rows: list[tuple[int, int, list[str]]] | None = None) -> None:
+        """Class ``cid`` with ``element``, |Q| = ``nrec`` and n_Q = ``nind`` joins D* at the next
+        :meth:`sync`, and the individuals ``members`` join its members (``rows``: all of its
+        members' (pid, |R(p)|, S(p)), when they are known)."""
+        self.stored.append((cid, element, nrec, nind, list(members), rows))
+
+    def sync(self) -> None:
+        """The classes stored since the last call reach D*'s tables: two statements, however
+        many classes."""
+        if not self.stored:
+            return
+        params: dict[str, list] = {"cid": [], "nrec": [], "nind": [], "sn": []}
+        pids, cids = [], []
+        for cid, element, nrec, nind, members, _ in self.stored:
+            for name, value in [("cid", cid), ("nrec", nrec), ("nind", nind), ("sn", element.span()),
+                                *element.params().items()]:
+                params.setdefault(name, []).append(value)
+            pids += members
+            cids += [cid] * len(members)
         self.run("families/identity_reserved/danonyir/class_add.sql.j2", params, classes=self.classes)
-        self.run("families/identity_reserved/danonyir/members_add.sql.j2", {"pids": q.members, "cid": cid}, members=self.members)
+        self.run("families/identity_reserved/danonyir/members_add.sql.j2", {"pids": pids, "cids": cids},
+                 members=self.members)
+        self.stored = []
 
     def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
-        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q."""
+        """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q, by Id_num.
+        A class stored since the last :meth:`sync` leaves without a statement."""
+        for i, (stored, *_, rows) in enumerate(self.stored):
+            if stored == cid and rows is not None:
+                del self.stored[i]
+                return sorted(rows)
+        self.sync()
         self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
         found = self.run("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
                          people=self.people).fetchall()
