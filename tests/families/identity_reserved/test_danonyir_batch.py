@@ -10,6 +10,7 @@ import pytest
 
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.families.identity_reserved.danonyir import batch, search
+from anonymizer.families.identity_reserved.danonyir.columns import Classes
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.release.run import run_release
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2
@@ -73,7 +74,7 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
             assert entry["cids"] == [c["cid"] for c in classes] == [1]
             assert entry["us"] == [c["u"] for c in classes]
             row = got.classes.row(got.cat[1])
-            assert batch.union_spans(q.element, row) == classes[0]["u"]
+            assert Classes.of([row], q.element).spans(q.element)[0] == classes[0]["u"]
             assert search.class_distance(q.element, 0.0, q.nrec, row) == classes[0]["d"]
         assert isinstance(q.element, Element)
     finally:

@@ -36,18 +36,6 @@ from anonymizer.families.identity_reserved.danonyir.state import Tables
 SEEDS = 32
 
 
-def union_spans(e: Element, row: dict) -> float:
-    """The normalized spans of the union of a class's row with ``e`` (Eqs. 11, 12), in
-    loss.sql.j2's ``union_spans`` order of operations."""
-    u = 0.0
-    for a in e.attrs:
-        if a.numeric:
-            u += (max(row[f"hi{a.i}"], e.hi[a.i]) - min(row[f"lo{a.i}"], e.lo[a.i])) * a.inv
-        else:
-            u += (sum(bin(row[f"w{a.i}_{j}"] | w).count("1") for j, w in enumerate(e.words[a.i])) - 1) * a.inv
-    return u
-
-
 def _fetch(t: Tables, table: str, key: str, ids: list[int]) -> tuple[dict[str, np.ndarray], dict[int, int]]:
     """The rows of ``table`` whose ``key`` is in ``ids``, as columns, and each id's position."""
     cols = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"ids": ids}, table=table, key=key).fetchnumpy()
@@ -119,5 +107,6 @@ class Batch:
         kept = [(self.cat[c], u) for c, u in zip(entry["cids"] or [], entry["us"] or []) if c not in self.dropped]
         classes = self.classes.take([i for i, _ in kept])
         classes.cols["u"] = np.array([u for _, u in kept], dtype=np.float64)
-        fresh = Classes.of([{**c, "u": union_spans(e, c)} for c in self.fresh.values()], e)
+        fresh = Classes.of(list(self.fresh.values()), e)
+        fresh.cols["u"] = fresh.spans(e)
         return people, classes.plus(fresh)

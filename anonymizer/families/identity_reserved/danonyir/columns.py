@@ -145,9 +145,9 @@ class Classes(Columns):
         u = c["u"][k]
         return float(np.min(c["nrec"][k] * (u - c["sn"][k]) + nq * (np.maximum(u, sq) - sq), initial=math.inf))
 
-    def distances(self, e: Element, sq: float, nq: int) -> np.ndarray:
-        """Eq. (18) for every candidate, in loss.sql.j2's order of operations (union_spans, then
-        class_distance)."""
+    def spans(self, e: Element) -> np.ndarray:
+        """The normalized spans of each candidate's union with ``e`` (Eqs. 11, 12), in
+        loss.sql.j2's ``union_spans`` order of operations."""
         c = self.cols
         u = np.zeros(len(self))
         for a in e.attrs:
@@ -157,7 +157,13 @@ class Classes(Columns):
                 bits = sum(np.bitwise_count(c[f"w{a.i}_{j}"] | np.uint64(w)).astype(np.int64)
                            for j, w in enumerate(e.words[a.i]))
                 u = u + (bits - 1) * a.inv
-        return (c["nrec"] + nq) * u - c["nrec"] * c["sn"] - nq * sq
+        return u
+
+    def distances(self, e: Element, sq: float, nq: int) -> np.ndarray:
+        """Eq. (18) for every candidate, in loss.sql.j2's order of operations (union_spans, then
+        class_distance)."""
+        c = self.cols
+        return (c["nrec"] + nq) * self.spans(e) - c["nrec"] * c["sn"] - nq * sq
 
     def nearest(self, e: Element, sq: float, nq: int) -> tuple[float, dict] | None:
         """The nearest candidate by (distance, class id), None when there is none or when another
