@@ -68,6 +68,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                                   "export": str(tmp_path / "my view.csv")}), con)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},
                    suppression_limit=1.0), con)
+    anonymize(dict(WEIRD, release="w_opt_t", algorithm={"name": "optimal"}, suppression_limit=0.3,   # bounds
+                   models=[{"type": "k-anonymity", "k": 2}, {"type": "t-closeness", "t": 0.5, "sensitive": 'a"b'}]),
+              con)
     anonymize(dict(WEIRD, release="w_t", models=[
         {"type": "recursive-cl-diversity", "c": 3, "l": 2, "sensitive": 'a"b'},
         {"type": "alpha-k-anonymity", "alpha": 0.8, "k": 2, "sensitive": 'a"b'},

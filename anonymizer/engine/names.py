@@ -1,8 +1,11 @@
 """The one place where identifiers become SQL text.
 
 Every table, schema and column name that reaches a template passes through :func:`ident`
-or :func:`table`, which quote with sqlglot, so a column called ``select``, ``my col`` or
-``a"b`` is safe. Templates receive these pre-quoted strings and never add quotes.
+or :func:`table`, which always quote (DuckDB's and standard SQL's rule: wrap in double
+quotes, double every double quote inside; what sqlglot's ``to_identifier(name,
+quoted=True)`` writes for DuckDB, without importing sqlglot on every run), so a column
+called ``select``, ``my col`` or ``a"b`` is safe. Templates receive these pre-quoted strings
+and never add quotes.
 
 Example:
     >>> ident('a"b')
@@ -15,14 +18,12 @@ Example:
 
 from __future__ import annotations
 
-from sqlglot import exp
-
 
 def ident(name: str) -> str:
     """Return ``name`` as a quoted DuckDB identifier."""
     if not isinstance(name, str) or name == "":
         raise ValueError(f"identifier must be a non-empty string, got {name!r}")
-    return exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
+    return '"' + name.replace('"', '""') + '"'
 
 
 def table(*parts: str) -> str:

@@ -26,6 +26,7 @@ CONTEXTS = {
                                  "weight": ident("n")}],
     "models/global_distribution.sql.j2": [{"source": ident("t"), "sensitive": ident("select")},
                                           {"source": HIST, "sensitive": "s", "weight": "n"}],
+    "models/t_closeness_keep.sql.j2": [dict(MODEL, distance=d) for d in ("equal", "ordered", "hierarchical")],
     "metrics/class_summary.sql.j2": [{"sizes": SIZES}],
     "metrics/size_distribution.sql.j2": [{"sizes": SIZES}],
     "metrics/ncp.sql.j2": [{"candidate": ident("cand"), "qis": QIS},

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed, SpecError
-from anonymizer.models import check
+from anonymizer.models import KAnonymity, TCloseness, check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized.result import AlgorithmResult
@@ -45,6 +45,8 @@ class LevelCheck:
         failing_classes: classes failing at least one model.
         failing_rows: rows in those classes (what suppression would remove).
         per_model: ``(model text, failing classes, failing rows)`` per declared model.
+        bound_rows: with ``bounds``, rows that suppression must remove at this node *and at
+            every finer node* (:func:`check_levels`); 0 when not asked.
     """
 
     levels: dict[str, int]
@@ -52,6 +54,7 @@ class LevelCheck:
     failing_classes: int
     failing_rows: int
     per_model: tuple[tuple[str, int, int], ...]
+    bound_rows: int = 0
 
 
 def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None) -> AlgorithmResult:
@@ -65,7 +68,8 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
         _fail(plan, found, limit)
     assign = engine.work("assign")
     context, params = _context(engine, plan, levels)
-    engine.run("families/generalized/full_domain/assign.sql.j2", params, target=assign, **context)
+    text = engine.sql("families/generalized/full_domain/assign.sql.j2", target=assign, **context)
+    engine.execute(text, check.used_params(text, params), template="families/generalized/full_domain/assign.sql.j2")
     return AlgorithmResult(assign=assign, classes=found.classes - found.failing_classes,
                            suppressed=found.failing_rows, rounds=2, seconds=time.perf_counter() - start,
                            notes={"levels": levels, "per_model": found.per_model,
@@ -74,23 +78,29 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
 
 
 def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
-                 freq: FrequencySet | None = None) -> LevelCheck:
+                 freq: FrequencySet | None = None, models: tuple[dict, dict] | None = None) -> LevelCheck:
     """Judge one level vector in one SQL statement (nothing is written), over the rows of
     ``plan.base`` or, given ``freq``, over its frequency set (the same answer, faster).
+
+    ``models``: :func:`model_context` prepared once by a search that checks many nodes;
+    prepared with ``bounds=True``, the check also counts :attr:`LevelCheck.bound_rows`.
 
     Example (a lattice search keeps the nodes whose failing rows fit the limit):
         ``[lv for lv in nodes if check_levels(engine, plan, lv).failing_rows <= limit]``
     """
     levels = validate_levels(plan, levels)
-    context, params = _context(engine, plan, levels, freq)
-    return _level_check(plan, levels, engine.one("families/generalized/full_domain/check.sql.j2", params, **context))
+    context, params = _context(engine, plan, levels, freq, models)
+    text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
+    row = engine.execute(text, check.used_params(text, params), template="families/generalized/full_domain/check.sql.j2")
+    return _level_check(plan, levels, row.fetchone())
 
 
 def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
     classes, bad_classes, bad_rows = row[:3]
-    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i]))
-                      for i, m in enumerate(plan.spec.models))
-    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model)
+    models = plan.spec.models
+    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
+    bound = int(row[3 + 2 * len(models)]) if len(row) > 3 + 2 * len(models) else 0
+    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model, bound)
 
 
 def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
@@ -111,26 +121,45 @@ def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
 
 
 def _context(engine: Engine, plan: Plan, levels: dict[str, int],
-             freq: FrequencySet | None = None) -> tuple[dict, dict]:
+             freq: FrequencySet | None = None, models: tuple[dict, dict] | None = None) -> tuple[dict, dict]:
     """Template context and bound parameters shared by check.sql.j2 and assign.sql.j2:
     over ``plan.base`` at ``levels``, or over the frequency set ``freq``."""
-    context, params = model_context(engine, plan)
+    context, params = (dict(models[0]), dict(models[1])) if models else model_context(engine, plan)
     if freq:
-        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
+        shifts = _shifts(plan) if engine.dialect == "duckdb" else None
+        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name])), "shift": shifts and shifts[q.index]}
+                          for q in plan.qis]
+        context["packed"] = shifts is not None
     else:
         context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
         params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
     context.update(base=freq.table if freq else plan.base, freq=freq is not None)
-    text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
-    return context, check.used_params(text, params)
+    return context, params
 
 
-def model_context(engine: Engine, plan: Plan) -> tuple[dict, dict]:
+def _shifts(plan: Plan) -> list[int] | None:
+    """Bit offsets that pack a class's node codes (each at most its QI's ``m``, never NULL)
+    into one BIGINT key, QI by QI, or ``None`` when they need more than 62 bits: grouping
+    on one integer is several times faster than on a row of them."""
+    shifts, at = [], 0
+    for q in plan.qis:
+        shifts.append(at)
+        at += max(1, q.m.bit_length())
+    return shifts if at <= 62 else None
+
+
+def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dict, dict]:
     """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
     columns they read), ``globs`` (for each one a model needs it for, the reference
     distribution of t-closeness: :func:`reference_tables`, the input's) and ``models``
     (rendered per-class checks), with every model's parameters (bind through
     :func:`~anonymizer.models.check.used_params`).
+
+    ``bounds``: also what ``check.sql.j2`` needs to count the rows no finer node can keep
+    (``bound_rows``): per model ``sticky`` (a failing class fails in every part of it:
+    ``monotonic_with_suppression``) or ``keep`` (t-closeness: ``models/t_closeness_keep.sql.j2``,
+    how many rows of a class its t-close parts can hold), and ``$kmin``, the largest k of
+    k-anonymity (a part kept must hold k rows).
 
     The reference is the same whatever relation the classes are formed over (``plan.base``,
     a frequency set, a pre-sampled one, or the classes left after suppression), so a class
@@ -148,7 +177,14 @@ def model_context(engine: Engine, plan: Plan) -> tuple[dict, dict]:
             j = sens.index(column[m.sensitive])
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
                                                   plan.hier_of(m), engine.dialect)})
-    return {"sens": sens, "globs": globs, "models": models}, params
+            if bounds and isinstance(m, TCloseness):
+                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=f"hist{j}", glob=f"glob{j}",
+                                                p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
+        models[-1].setdefault("keep", None)
+        models[-1]["sticky"] = bounds and m.monotonic_with_suppression
+    if bounds:
+        params["kmin"] = max((m.k for m in plan.spec.models if isinstance(m, KAnonymity)), default=1)
+    return {"sens": sens, "globs": globs, "models": models, "bounds": bounds}, params
 
 
 def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:

@@ -8,7 +8,11 @@ import itertools
 import pytest
 from pycanon import anonymity
 
-from anonymizer import anonymize
+from anonymizer import anonymize, load_spec
+from anonymizer.engine.session import Engine
+from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set
+from anonymizer.families.generalized.lattice.lattice import Lattice
+from anonymizer.plan import prepare
 from anonymizer.errors import PrivacyCheckFailed
 from tests.test_oracle import ARX_QIS, adult_spec
 
@@ -34,7 +38,10 @@ def brute_force(con, models, limit):
 @pytest.mark.parametrize("limit,models", [
     (0.0, [{"type": "k-anonymity", "k": 50}, {"type": "distinct-l-diversity", "l": 3, "sensitive": "occupation"}]),
     (0.01, [{"type": "k-anonymity", "k": 100}]),
-], ids=["k50-l3", "k100-suppression"])
+    (0.02, [{"type": "t-closeness", "t": 0.2, "sensitive": "occupation"}]),
+    (0.05, [{"type": "k-anonymity", "k": 5}, {"type": "t-closeness", "t": 0.15, "sensitive": "occupation"}]),
+    (0.03, [{"type": "t-closeness", "t": 0.12, "distance": "ordered", "sensitive": "occupation"}]),
+], ids=["k50-l3", "k100-suppression", "t0.2-suppression", "k5-t0.15-suppression", "ordered-t0.12-suppression"])
 def test_optimal_equals_brute_force(arx_adult, limit, models):
     con = arx_adult
     spec = adult_spec("opt", models, qis=QIS, algorithm={"name": "optimal"})
@@ -63,3 +70,31 @@ def test_no_satisfying_node_is_a_clear_failure(arx_adult):
     with pytest.raises(Exception) as info:
         anonymize(spec, arx_adult)
     assert "k=40000" in str(info.value) or "no node" in str(info.value)
+
+
+@pytest.mark.parametrize("models", [
+    [{"type": "t-closeness", "t": 0.2, "sensitive": "occupation"}],
+    [{"type": "k-anonymity", "k": 5}, {"type": "t-closeness", "t": 0.15, "sensitive": "occupation"}],
+], ids=["t0.2", "k5-t0.15"])
+def test_a_hopeless_node_has_no_passing_finer_node(arx_adult, models):
+    """The pruning rule under suppression, over the whole lattice of 4 QIs: when the rows no
+    finer node can keep (``bound_rows``) exceed the budget, every finer node fails; and the
+    bound is not the node's own failing rows (it prunes nodes that fail but could recover)."""
+    qis = QIS + ["sex"]
+    spec = load_spec(dict(adult_spec("bound", models, qis=qis, algorithm={"name": "optimal"}), suppression_limit=0.02),
+                     base_dir=".")
+    engine = Engine(arx_adult)
+    with engine.workspace():
+        plan = prepare(engine, spec)
+        freq = build_frequency_set(engine, plan)
+        budget = int(0.02 * plan.rows)
+        lattice = Lattice(engine, plan, freq, budget, bounds=True)
+        nodes = list(itertools.product(*[range(q.height + 1) for q in plan.qis]))
+        found = {n: lattice.judge(n, "test") for n in nodes}
+    hopeless = [n for n in nodes if found[n].bound_rows > budget]
+    assert hopeless and any(found[n].bound_rows < found[n].failing_rows for n in hopeless)
+    for n in hopeless:
+        for finer in nodes:
+            if all(a <= b for a, b in zip(finer, n)):
+                assert found[finer].failing_rows > budget, (n, finer)
+    assert all(found[n].bound_rows <= found[n].failing_rows for n in nodes)

@@ -48,14 +48,18 @@ class Lattice:
     trace: list[dict] = field(default_factory=list)
     checks: int = 0
     check_seconds: float = 0.0
+    bounds: bool = False
     _seen: dict[Node, LevelCheck] = field(default_factory=dict)
     _k_plan: Plan | None = None
+    _models: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         models = self.plan.spec.models
         k_models = tuple(m for m in models if isinstance(m, KAnonymity))
         if k_models and len(k_models) < len(models):
             self._k_plan = replace(self.plan, spec=replace(self.plan.spec, models=k_models))
+        for plan in filter(None, (self.plan, self._k_plan)):      # the models' SQL, rendered once per search
+            self._models[id(plan)] = model_context(self.engine, plan, self.bounds)
 
     @property
     def names(self) -> list[str]:
@@ -84,14 +88,24 @@ class Lattice:
             start = time.perf_counter()
             found = None
             if self._k_plan is not None:
-                found = check_levels(self.engine, self._k_plan, self.levels(node), self.freq)
+                found = self._check(self._k_plan, node)
                 found = found if found.failing_rows > self.budget else None
-            self._seen[node] = found or check_levels(self.engine, self.plan, self.levels(node), self.freq)
+            self._seen[node] = found or self._check(self.plan, node)
             self.checks += 1
             self.check_seconds += time.perf_counter() - start
         found = self._seen[node]
         self.note(node, phase, found.failing_rows <= self.budget, score, cached=cached)
         return found
+
+    def _check(self, plan: Plan, node: Node) -> LevelCheck:
+        return check_levels(self.engine, plan, self.levels(node), self.freq, self._models[id(plan)])
+
+    def hopeless(self, node: Node, phase: str) -> bool:
+        """Whether ``node`` and every finer node fail (with ``bounds`` and nested
+        hierarchies; see :mod:`.optimal`): the rows no finer node can keep exceed the budget,
+        or, with no budget, some class fails (only valid when every model is monotonic)."""
+        found = self.judge(node, phase)
+        return found.failing_rows > 0 if self.budget <= 0 else found.bound_rows > self.budget
 
     def note(self, node: Node, phase: str, ok: bool | None, score: float | None = None, cached: bool = False) -> None:
         """Add a trace entry (``ok`` is ``None`` for nodes skipped without a check)."""

@@ -10,23 +10,35 @@ best-first:
 
 1. list the nodes allowed by ``min_level`` in increasing order of that loss (a lower bound
    of the node's loss when rows are suppressed, since a suppressed cell costs 1);
-2. walk the list; a node below (finer than, on every QI) a node known to fail fails too,
-   by monotonicity (LeFevre et al. 2005, generalization property), and is not checked;
-   every other node is checked on the frequency set. When a node fails, a binary search
-   along a chain from it to the top (cheapest generalization first) finds the coarsest
-   failing node of the chain, whose whole down-set is then known to fail (the bisection of
-   OLA, El Emam et al. 2009, on one chain);
+2. walk the list; a node below (finer than, on every QI) a node known to be hopeless
+   (below) fails too, by monotonicity (LeFevre et al. 2005, generalization property), and
+   is not checked; every other node is checked on the frequency set. When a node is
+   hopeless, a binary search along a chain from it to the top (cheapest generalization
+   first) finds the coarsest hopeless node of the chain, whose whole down-set is then
+   known to fail (the bisection of OLA, El Emam et al. 2009, on one chain);
 3. the first satisfying node is optimal when nothing may be suppressed; otherwise its
    true loss (one SQL aggregate) bounds the search, which goes on while the next lower
    bound is below the best loss found.
 
-Pruning needs monotonic models, nested hierarchies and, when rows may be suppressed,
-models for which suppression stays monotonic (k-anonymity, distinct l-diversity);
-otherwise every node up to the answer is checked (still exact, only slower).
+What prunes (:meth:`Lattice.hopeless`). With no suppression, a node where some class fails
+a monotonic model: every finer node has a failing part of that class. With a suppression
+budget, a node's *bound*: the rows that no finer node can keep, summed over its classes
+(``check.sql.j2``'s ``bound_rows``). A class failing k-anonymity or distinct l-diversity
+fails in every part of it (ARX's ``isMonotonicWithSuppression``), so all its rows count.
+For t-closeness the finer node keeps, of a class, the union of its t-close parts, which is
+t-close itself (EMD is convex), so no more than the largest t-close sub-multiset of the
+class (``models/t_closeness_keep.sql.j2``: exact for the equal distance, through the total
+variation for the ordered and hierarchical ones); what the class holds beyond it counts,
+and all of it when fewer than k rows could stay. When the bound exceeds the budget, the
+node and its whole down-set fail. On ARX's Adult with 0.2-closeness and 2 % suppression
+this checks 65 of 4,320 nodes, where the search without the bound checked 4,302.
+Pruning needs nested hierarchies (DBGH's may not be), otherwise every node up to the
+answer is checked (still exact, only slower).
+
 t-closeness compares each class with the input's distribution
 (:func:`~anonymizer.models.check.reference_sql`), which neither the node nor its
-suppressed classes change: that is what makes it monotonic without suppression (EMD is
-convex), and what the verification gate compares with, so the node found passes the gate.
+suppressed classes change: that is what makes a class's verdict its own (and the bound
+above valid), and what the verification gate compares with, so the node found passes the gate.
 """
 
 from __future__ import annotations
@@ -56,14 +68,14 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     start = time.perf_counter()
     freq = build_frequency_set(engine, plan)
     budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed
-    lattice = Lattice(engine, plan, freq, budget)
+    prune = _can_prune(plan, budget)
+    lattice = Lattice(engine, plan, freq, budget, bounds=prune)
     level_loss = _level_loss(engine, plan, freq)
     base_loss = plan.null_suppressed / plan.rows       # a NULL-suppressed row costs 1 per cell
     tops = from_root(plan, plan.spec.algorithm.min_level, "algorithm.min_level")
     d = len(plan.qis)
     nodes = sorted(itertools.product(*[range(t + 1) for t in tops]),
                    key=lambda n: (sum(level_loss[i][lv] for i, lv in enumerate(n)) / d, sum(n), n))
-    prune = _can_prune(plan, budget)
     failed: list[Node] = []
     best, best_loss = None, float("inf")
     top = tuple(tops)
@@ -84,7 +96,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
             loss = bound if found.failing_rows == 0 else _node_loss(engine, plan, freq, node)
             if loss < best_loss:
                 best, best_loss = node, loss
-        elif prune:
+        elif prune and lattice.hopeless(node, "optimal"):
             failed.append(_climb(lattice, node, top, level_loss))
     engine.say(f"optimal: node {lattice.levels(best)} loss {best_loss:.4f} after {lattice.checks} checks "
                f"of {len(nodes)} nodes")
@@ -117,15 +129,17 @@ def _node_loss(engine: Engine, plan: Plan, freq: FrequencySet, node: Node) -> fl
 
 
 def _can_prune(plan: Plan, budget: int) -> bool:
-    """Whether "fails" is inherited by every finer node (see module docstring)."""
-    if not all(m.monotonic for m in plan.spec.models) or not all(getattr(q, "nested", True) for q in plan.qis):
+    """Whether a node's verdict can speak for every finer node (see module docstring):
+    hierarchies nested, and, with no suppression budget, every model monotonic."""
+    if not all(getattr(q, "nested", True) for q in plan.qis):
         return False
-    return budget <= 0 or all(m.monotonic_with_suppression for m in plan.spec.models)
+    return budget > 0 or all(m.monotonic for m in plan.spec.models)
 
 
 def _climb(lattice: Lattice, node: Node, top: Node, level_loss: list[list[float]]) -> Node:
-    """The coarsest failing node on a chain from the failing ``node`` to ``top`` (which
-    satisfies), found by bisection: along a chain, failing nodes come first."""
+    """The coarsest hopeless node (:meth:`Lattice.hopeless`) on a chain from the hopeless
+    ``node`` to ``top`` (which satisfies), found by bisection: along a chain, hopeless nodes
+    come first (a finer node keeps no more rows than a coarser one)."""
     chain, cur = [node], list(node)
     while tuple(cur) != top:
         i = min((i for i in range(len(cur)) if cur[i] < top[i]),
@@ -135,8 +149,8 @@ def _climb(lattice: Lattice, node: Node, top: Node, level_loss: list[list[float]
     lo, hi = 0, len(chain) - 1                   # chain[lo] fails, chain[hi] satisfies
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if lattice.ok(chain[mid], "optimal (bisection)"):
-            hi = mid
-        else:
+        if lattice.hopeless(chain[mid], "optimal (bisection)"):
             lo = mid
+        else:
+            hi = mid
     return chain[lo]

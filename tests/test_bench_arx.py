@@ -1,0 +1,41 @@
+"""``anonymizer bench arx-grid``: the grid's configurations, one run in a fresh process, and the
+table's verdicts (issue 21)."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from anonymizer.bench.arx import ARX, configs, format_arx_grid
+from anonymizer.cli import main
+
+
+def test_the_grid_is_the_issues_table():
+    names = [c.name for c in configs()]
+    assert len([n for n in names if n.startswith("optimal")]) == 12
+    assert "t-closeness t=0.2 s=2%" in names
+    assert {f"local k={k}" for k in (2, 5, 10, 20, 50, 100)} <= set(names)
+    assert {f"local k={k} l=3" for k in (2, 5, 10, 20, 50, 100)} <= set(names)
+    assert set(ARX) <= set(names)
+    spec = configs(("t-closeness",))[0].spec()
+    assert spec["columns"]["occupation"]["role"] == "sensitive" and spec["suppression_limit"] == 0.02
+
+
+def test_one_configuration_runs_in_its_own_process():
+    result = CliRunner().invoke(main, ["bench", "arx-grid", "--group", "t-closeness", "--repeat", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    line = json.loads(result.stdout.splitlines()[0])
+    # ARX's node for this configuration (issue 21), with its 235 suppressed rows
+    assert line["node"] == {"age": 4, "sex": 1, "race": 1, "marital-status": 1, "education": 3,
+                            "native-country": 1, "workclass": 2, "salary-class": 1}
+    assert line["suppressed"] == 235 and line["checks"] < 200
+    assert line["whole"] >= line["in_process"] > 0
+    table = format_arx_grid([line])
+    assert "t-closeness t=0.2 s=2%" in table and "17.9s" in table
+
+
+def test_verdicts_say_behind_when_behind():
+    line = {"config": "local k=50", "group": "local", "whole": 20.0, "in_process": 1.0, "loss": 0.2,
+            "suppressed": 0, "arx": ARX["local k=50"]}
+    assert "SLOWER" in format_arx_grid([line]) and "LOSS > ARX" in format_arx_grid([line])
