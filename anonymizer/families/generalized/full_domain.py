@@ -178,7 +178,8 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
                                                   plan.hier_of(m), engine.dialect)})
             if bounds and isinstance(m, TCloseness):
-                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=f"hist{j}", glob=f"glob{j}",
+                failing = f"(SELECT * FROM hist{j} WHERE gid IN (SELECT gid FROM cls WHERE bad{i}))"   # the rest keep all
+                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=f"glob{j}",
                                                 p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
         models[-1].setdefault("keep", None)
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
