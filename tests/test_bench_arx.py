@@ -32,10 +32,13 @@ def test_one_configuration_runs_in_its_own_process():
     assert line["suppressed"] == 235 and line["checks"] < 200
     assert line["whole"] >= line["in_process"] > 0
     table = format_arx_grid([line])
-    assert "t-closeness t=0.2 s=2%" in table and "17.9s" in table
+    assert "t-closeness t=0.2 s=2%" in table and "8.19" in table
 
 
 def test_verdicts_say_behind_when_behind():
-    line = {"config": "local k=50", "group": "local", "whole": 20.0, "in_process": 1.0, "loss": 0.2,
-            "suppressed": 0, "arx": ARX["local k=50"]}
-    assert "SLOWER" in format_arx_grid([line]) and "LOSS > ARX" in format_arx_grid([line])
+    line = {"config": "local k=50", "group": "local", "whole": 20.0, "in_process": 19.0, "algorithm_seconds": 18.0,
+            "loss": 0.2, "suppressed": 0, "arx": ARX["local k=50"]}
+    table = format_arx_grid([line])
+    assert "SLOWER" in table and "ALGO > 2x JVM" in table and "LOSS > ARX" in table
+    ahead = format_arx_grid([dict(line, whole=1.0, algorithm_seconds=0.5, loss=0.1)])
+    assert "faster, algo <= 2x JVM, loss <= ARX" in ahead
