@@ -12,9 +12,16 @@ from hypothesis import strategies as st
 
 from anonymizer.engine.session import Engine
 
-from .conftest import emd_equal, emd_ordered, load
+from .conftest import emd_equal, emd_lp, emd_ordered, load
 
 VALUES = ["a", "b", "c", "d"]
+#: a two-level hierarchy over VALUES: {a, b} and {c, d} under the root (ARX-style, balanced)
+PARENT = {"a": "ab", "b": "ab", "c": "cd", "d": "cd"}
+
+
+def hier_distance(x: str, y: str) -> float:
+    """Li et al. 2007's hierarchical ground distance: the level of the lowest common ancestor / H."""
+    return 0.0 if x == y else (0.5 if PARENT[x] == PARENT[y] else 1.0)
 
 
 def keeps(con, hist: list[tuple], ref: dict, t: float, distance: str) -> dict:
@@ -22,8 +29,10 @@ def keeps(con, hist: list[tuple], ref: dict, t: float, distance: str) -> dict:
     con.execute("DROP TABLE IF EXISTS h; DROP TABLE IF EXISTS ref")
     load(con, "h", ["gid", "s", "n"], hist)
     load(con, "ref", ["s", "p", "rnk"], [(v, p, i + 1) for i, (v, p) in enumerate(sorted(ref.items()))])
+    con.execute("DROP TABLE IF EXISTS tree")
+    load(con, "tree", ["s", "level", "node"], [(v, 1, PARENT[v]) for v in VALUES] + [(v, 2, "*") for v in VALUES])
     engine = Engine(con)
-    text = engine.sql("models/t_closeness_keep.sql.j2", hist="h", glob="ref", p="m0", distance=distance, hier=None)
+    text = engine.sql("models/t_closeness_keep.sql.j2", hist="h", glob="ref", p="m0", distance=distance, hier="tree")
     return dict(con.execute(text, {"m0_t": t}).fetchall())
 
 
@@ -53,6 +62,23 @@ def test_no_larger_part_of_a_class_is_t_close(con, classes, weights, t, distance
         assert truth <= found[g] <= sum(counts.values())
         if distance == "equal" and emd({v: n / sum(counts.values()) for v, n in counts.items()}, ref) <= t:
             assert found[g] == sum(counts.values())          # a t-close class keeps every row
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(classes=st.lists(st.dictionaries(st.sampled_from(VALUES), st.integers(1, 3), min_size=1), min_size=1,
+                        max_size=2),
+       weights=st.lists(st.integers(1, 6), min_size=4, max_size=4), t=st.sampled_from([0.05, 0.15, 0.3]))
+def test_hierarchical_distance_no_larger_part_is_t_close(con, classes, weights, t):
+    """The hierarchical distance (the bound goes through the total variation, t' = t * H): every
+    sub-multiset larger than ``keep`` is farther than t, by the EMD's transportation LP."""
+    ref = {v: w / sum(weights) for v, w in zip(VALUES, weights)}
+    found = keeps(con, [(g, v, n) for g, c in enumerate(classes) for v, n in c.items()], ref, t, "hierarchical")
+    for g, counts in enumerate(classes):
+        assert 0 <= found[g] <= sum(counts.values())
+        for sub in itertools.product(*[range(c + 1) for c in counts.values()]):
+            if sum(sub) > found[g]:
+                p = {v: x / sum(sub) for v, x in zip(counts, sub) if x}
+                assert emd_lp(p, ref, hier_distance) > t - 1e-9, (counts, sub)
 
 
 def test_worked_class(con):
