@@ -182,6 +182,7 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
                 models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=f"glob{j}",
                                                 p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
         models[-1].setdefault("keep", None)
+        models[-1]["at"] = i
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
     if bounds:
         params["kmin"] = max((m.k for m in plan.spec.models if isinstance(m, KAnonymity)), default=1)
