@@ -80,6 +80,7 @@ from anonymizer.errors import DataError, PrivacyCheckFailed
 from anonymizer.models import check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
+from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.result import AlgorithmResult
 
 
@@ -212,7 +213,7 @@ def _setup(engine: Engine, plan: Plan) -> _Run:
     qis = [ident(q.code) for q in plan.qis]
     sens = sorted({c for _, _, c in checked})
     run = _Run(engine, plan, spec.algorithm.relaxed, qis, qis + sens, checked)
-    run.params = {"k": spec.k}
+    run.params = {"k": spec.k, **(loss_split.params(plan) if spec.algorithm.split == "loss" else {})}
     for i, model, _ in checked:
         run.params.update(model.params(f"m{i}"))
     return run
@@ -280,7 +281,7 @@ def _round_steps(run: _Run) -> dict:
     sides, checks = _model_steps(run, "live", "hist", "cand", lambda j: f"sides{j}")
     return {
         "histogram": engine.sql("families/generalized/mondrian/histogram.sql.j2", target=None, **_histogram_context(run, "live")),
-        "candidates": engine.sql("families/generalized/mondrian/candidates.sql.j2", target=None, **_candidates_context(run, "hist")),
+        "candidates": engine.sql(target=None, **_candidates_context(run, "live", "hist")),
         "snap": snap and engine.sql("families/generalized/mondrian/snap.sql.j2", select=True, **_snap_context(run, "cand0", "hist", snap)),
         "sides": [{"name": name, "sql": engine.sql("families/generalized/mondrian/sides.sql.j2", target=None, **ctx)}
                   for name, ctx in sides],
@@ -302,13 +303,18 @@ def _histogram(run: _Run) -> None:
     run.engine.run("families/generalized/mondrian/histogram.sql.j2", target=run.t("hist"), **_histogram_context(run, run.cells))
 
 
-def _candidates_context(run: _Run, hist: str) -> dict:
-    return {"hist": hist, "positions": run.t("positions"), "dims": len(run.qis),
-            "by_sensitive": bool(_by_sensitive(run)), "relaxed": run.relaxed}
+def _candidates_context(run: _Run, cells: str, hist: str) -> dict:
+    """The round's candidates template (``template``) and its context: the median cuts, or
+    with ``split: loss`` the least-loss cuts (:mod:`.loss_split`)."""
+    if run.plan.spec.algorithm.split == "loss":
+        return {"template": loss_split.TEMPLATE, **loss_split.context(run.plan, cells, hist, run.qis)}
+    return {"template": "families/generalized/mondrian/candidates.sql.j2", "hist": hist, "positions": run.t("positions"),
+            "dims": len(run.qis), "by_sensitive": bool(_by_sensitive(run)), "relaxed": run.relaxed}
 
 
 def _candidates(run: _Run) -> None:
-    run.engine.run("families/generalized/mondrian/candidates.sql.j2", target=run.t("cand"), **_candidates_context(run, run.t("hist")))
+    text = run.engine.sql(target=run.t("cand"), **_candidates_context(run, run.cells, run.t("hist")))
+    run.engine.execute(text, check.used_params(text, run.params), template="families/generalized/mondrian/candidates")
 
 
 def _snap_dims(run: _Run) -> list[dict] | None:
