@@ -22,6 +22,9 @@ and README's Mondrian section for the figures).
 
 from __future__ import annotations
 
+import math
+
+from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonymizer.plan import Plan
 
 #: the loss-driven candidates' template, in place of candidates.sql.j2
@@ -30,12 +33,27 @@ TEMPLATE = "families/generalized/mondrian/candidates_loss.sql.j2"
 CUTS = 4
 
 
-def params(plan: Plan) -> dict[str, float]:
-    """Bound ``$lw<i>``: the weight 1 / (m_i - 1) of a covered value of QI i in ARX's loss."""
-    return {f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in plan.qis}
+def least_distinct(checked: list[tuple[int, object, str]]) -> dict[str, int]:
+    """Per quoted sensitive column, the fewest distinct values a class must hold under the
+    declared l-diversity models (``checked``: Mondrian's (index, model, column)): l for
+    distinct and recursive (c, l)-diversity (r_1 < c (r_l + .. + r_m) is false with fewer
+    than l values), ceil(l) for entropy l-diversity (an entropy of log l needs >= l values)."""
+    need: dict[str, int] = {}
+    for _, model, column in checked:
+        if isinstance(model, (DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity)):
+            need[column] = max(need.get(column, 1), math.ceil(model.l))
+    return need
 
 
-def context(plan: Plan, cells: str, hist: str, qis: list[str]) -> dict:
+def params(plan: Plan, checked: list[tuple[int, object, str]]) -> dict[str, float]:
+    """Bound ``$lw<i>``, the weight 1 / (m_i - 1) of a covered value of QI i in ARX's loss,
+    and ``$ls<j>``, the distinct values each side needs of the j-th column of
+    :func:`least_distinct`."""
+    weights = {f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in plan.qis}
+    return weights | {f"ls{j}": n for j, n in enumerate(least_distinct(checked).values())}
+
+
+def context(plan: Plan, cells: str, hist: str, qis: list[str], checked: list[tuple[int, object, str]]) -> dict:
     """The template's context over the round's active ``cells`` and its ``hist``."""
-    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS,
+    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)),
             "numeric": [q.index for q in plan.qis if q.numeric]}

@@ -213,7 +213,7 @@ def _setup(engine: Engine, plan: Plan) -> _Run:
     qis = [ident(q.code) for q in plan.qis]
     sens = sorted({c for _, _, c in checked})
     run = _Run(engine, plan, spec.algorithm.relaxed, qis, qis + sens, checked)
-    run.params = {"k": spec.k, **(loss_split.params(plan) if spec.algorithm.split == "loss" else {})}
+    run.params = {"k": spec.k, **(loss_split.params(plan, checked) if spec.algorithm.split == "loss" else {})}
     for i, model, _ in checked:
         run.params.update(model.params(f"m{i}"))
     return run
@@ -307,7 +307,7 @@ def _candidates_context(run: _Run, cells: str, hist: str) -> dict:
     """The round's candidates template (``template``) and its context: the median cuts, or
     with ``split: loss`` the least-loss cuts (:mod:`.loss_split`)."""
     if run.plan.spec.algorithm.split == "loss":
-        return {"template": loss_split.TEMPLATE, **loss_split.context(run.plan, cells, hist, run.qis)}
+        return {"template": loss_split.TEMPLATE, **loss_split.context(run.plan, cells, hist, run.qis, run.checked)}
     return {"template": "families/generalized/mondrian/candidates.sql.j2", "hist": hist, "positions": run.t("positions"),
             "dims": len(run.qis), "by_sensitive": bool(_by_sensitive(run)), "relaxed": run.relaxed}
 
