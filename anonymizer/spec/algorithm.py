@@ -73,8 +73,9 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     split = v.get("split", "median")
     if split not in SPLITS:
         raise SpecError("algorithm.split", f"must be one of {', '.join(SPLITS)} (how Mondrian cuts a partition)", split)
-    if split == "loss" and relaxed:
-        raise SpecError("algorithm.split", "loss chooses strict cuts; relaxed partitioning halves at the median", split)
+    if split == "loss" and (relaxed or labels != "values"):
+        raise SpecError("algorithm.split", "loss chooses strict cuts by the loss of value labels: it needs "
+                                           "labels: values and no relaxed partitioning", split)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
                      batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels, tie_break,

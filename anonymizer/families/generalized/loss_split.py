@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+from anonymizer.engine.names import ident
 from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonymizer.plan import Plan
 
@@ -31,6 +32,37 @@ from anonymizer.plan import Plan
 TEMPLATE = "families/generalized/mondrian/candidates_loss.sql.j2"
 #: the best cuts kept per partition and QI, for the models to choose among
 CUTS = 4
+
+
+def _reordered(run) -> list[dict]:
+    """The categorical QIs, whose cuts take their values most frequent first (see
+    families/generalized/mondrian/frequency_order.sql.j2); none without ``split: loss``."""
+    if run.plan.spec.algorithm.split != "loss":
+        return []
+    return [{"dim": q.index, "col": ident(q.code)} for q in run.plan.qis if not q.numeric]
+
+
+def reorder(run) -> None:
+    """Before the rounds of Mondrian's ``run`` (its ``_Run``): the first cells' categorical
+    codes become their places in the frequency order."""
+    dims = _reordered(run)
+    if dims:
+        run.engine.run("families/generalized/mondrian/frequency_order.sql.j2", target=run.t("order"), cells=run.cells,
+                       dims=dims)
+        _recode(run, run.cells, dims, back=False)
+
+
+def restore(run) -> None:
+    """After the rounds: the finished cells' places become their codes again, and the
+    classes' bounds are read off them."""
+    dims = _reordered(run)
+    if dims:
+        _recode(run, run.t("done"), dims, back=True)
+
+
+def _recode(run, cells: str, dims: list[dict], back: bool) -> None:
+    run.engine.run("families/generalized/mondrian/reorder.sql.j2", target=cells, source=cells, order=run.t("order"),
+                   keys=run.keys, qis=run.qis, dims=dims, back=back)
 
 
 def least_distinct(checked: list[tuple[int, object, str]]) -> dict[str, int]:
@@ -55,5 +87,5 @@ def params(plan: Plan, checked: list[tuple[int, object, str]]) -> dict[str, floa
 
 def context(plan: Plan, cells: str, hist: str, qis: list[str], checked: list[tuple[int, object, str]]) -> dict:
     """The template's context over the round's active ``cells`` and its ``hist``."""
-    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)),
+    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)), "rankexpr": __import__("os").environ.get("RANKEXPR", "nleft * lloss + (total - nleft) * rloss"),
             "numeric": [q.index for q in plan.qis if q.numeric]}

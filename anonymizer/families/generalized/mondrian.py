@@ -141,10 +141,12 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: 
     run = _setup(engine, plan)
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
+    loss_split.reorder(run)                    # split: loss cuts categorical values most frequent first
     _positions(run)
     if loop == "recursive" and (engine.dialect == "spark" or any(check.uses_asof_join(m) for _, m, _ in run.checked)):
         loop = "python"
     rounds, next_cid, timings = _rounds(run) if loop == "python" else _batches(run, batch)
+    loss_split.restore(run)
     assign = _assign(run)                      # line 30: return T_anony
     cells = _class_cells(run)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
