@@ -87,5 +87,5 @@ def params(plan: Plan, checked: list[tuple[int, object, str]]) -> dict[str, floa
 
 def context(plan: Plan, cells: str, hist: str, qis: list[str], checked: list[tuple[int, object, str]]) -> dict:
     """The template's context over the round's active ``cells`` and its ``hist``."""
-    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)), "rankexpr": __import__("os").environ.get("RANKEXPR", "nleft * lloss + (total - nleft) * rloss"),
+    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)),
             "numeric": [q.index for q in plan.qis if q.numeric]}
