@@ -81,11 +81,16 @@ def params(plan: Plan, checked: list[tuple[int, object, str]]) -> dict[str, floa
     """Bound ``$lw<i>``, the weight 1 / (m_i - 1) of a covered value of QI i in ARX's loss,
     and ``$ls<j>``, the distinct values each side needs of the j-th column of
     :func:`least_distinct`."""
+    if plan.spec.algorithm.split != "loss":
+        return {}
     weights = {f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in plan.qis}
     return weights | {f"ls{j}": n for j, n in enumerate(least_distinct(checked).values())}
 
 
-def context(plan: Plan, cells: str, hist: str, qis: list[str], checked: list[tuple[int, object, str]]) -> dict:
-    """The template's context over the round's active ``cells`` and its ``hist``."""
-    return {"cells": cells, "hist": hist, "qis": qis, "cuts": CUTS, "sens": list(least_distinct(checked)),
-            "numeric": [q.index for q in plan.qis if q.numeric]}
+def context(run, cells: str, hist: str) -> dict | None:
+    """The candidates step of a round of Mondrian's ``run`` (its ``_Run``) over its active
+    ``cells`` and their ``hist``: the template and its context; None without ``split: loss``."""
+    if run.plan.spec.algorithm.split != "loss":
+        return None
+    return {"template": TEMPLATE, "cells": cells, "hist": hist, "qis": run.qis, "cuts": CUTS,
+            "sens": list(least_distinct(run.checked)), "numeric": [q.index for q in run.plan.qis if q.numeric]}
