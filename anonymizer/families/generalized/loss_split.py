@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from anonymizer.engine.names import ident
+from anonymizer.errors import SpecError
 from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonymizer.plan import Plan
 
@@ -92,5 +93,8 @@ def context(run, cells: str, hist: str) -> dict | None:
     ``cells`` and their ``hist``: the template and its context; None without ``split: loss``."""
     if run.plan.spec.algorithm.split != "loss":
         return None
+    if run.engine.dialect != "duckdb":
+        raise SpecError("algorithm.split", f"loss runs on DuckDB only (its rounds use DuckDB's min_by of n and "
+                                           f"FILTER), not on {run.engine.dialect}", "loss")
     return {"template": TEMPLATE, "cells": cells, "hist": hist, "qis": run.qis, "cuts": CUTS,
             "sens": list(least_distinct(run.checked)), "numeric": [q.index for q in run.plan.qis if q.numeric]}
