@@ -13,11 +13,18 @@ publishes: a categorical QI's set of values, a numeric QI's range.
 The cuts are ranked in SQL per round (``families/generalized/mondrian/candidates_loss.sql.j2``,
 over the active cells, no join of cells and cuts); the best :data:`CUTS` per partition and
 QI are the round's candidates, so that with l-diversity, t-closeness and the like the
-partition falls back on the next best cut the models accept (decide.sql.j2).
+partition falls back on the next best cut the models accept (decide.sql.j2); under
+l-diversity a cut needs l distinct sensitive values on each side (:func:`least_distinct`).
+A categorical QI is cut along its values most frequent first (:func:`reorder` recodes the
+cells before the rounds, :func:`restore` after them): a set label's loss does not depend on
+the order, and the hierarchy's order seldom lets a cut set a frequent value apart (at k=50,
+0.077 against 0.095).
 
-On ARX's Adult (30,162 rows, 8 QIs) it loses less than the median cut at every k tried
-and less than ARX 3.9.2's local recoding (see tests/families/generalized/test_loss_split.py
-and README's Mondrian section for the figures).
+On ARX's Adult (30,162 rows, 8 QIs, no suppression) the loss at k = 2 / 5 / 10 / 20 / 50 / 100
+is 0.0038 / 0.0141 / 0.0265 / 0.0443 / 0.0772 / 0.1162, against 0.0060 / 0.0200 / 0.0379 /
+0.0682 / 0.1393 / 0.2051 by the median cut and 0.019 / 0.036 / 0.052 / - / 0.107 / - by ARX
+3.9.2's local recoding; the same with distinct 3-diversity on occupation, but 0.0115 at k=2 and
+0.0154 at k=5 (tests/families/generalized/test_loss_split.py, README "Benchmarks").
 """
 
 from __future__ import annotations

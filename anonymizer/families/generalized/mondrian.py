@@ -56,7 +56,7 @@ Choices the paper leaves open:
 - strict cut: the median code (smallest code whose cumulative count reaches half); when it
   is the partition's largest code, the largest code below it, so S_r is never empty
   (``split: loss`` takes any cut instead, the QI and code whose sides lose least: on ARX's
-  Adult it loses 22-44 % less than the median cut, see :mod:`.loss_split`);
+  Adult it loses 30-45 % less than the median cut, see :mod:`.loss_split`);
 - relaxed: S_l is every row below the median code plus as many rows *at* it as make
   |S_l| = floor(n / 2). Which tied rows go left is free in the paper; we take the tied
   cells in lexicographic order of their codes on the partition's QIs by decreasing width
