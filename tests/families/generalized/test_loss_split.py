@@ -109,27 +109,31 @@ def brute_first_cut(frame: pd.DataFrame, k: int, numeric: dict[str, list], order
     return best / (len(frame) * (len(numeric) + len(order)))
 
 
+@pytest.mark.parametrize("numeric_only", [False, True], ids=["mixed", "numeric"])
 @pytest.mark.parametrize("seed", range(6))
-def test_first_cut_is_the_least_loss_cut(con, seed):
+def test_first_cut_is_the_least_loss_cut(con, seed, numeric_only):
     """12 rows and k = 5: a cut leaves sides of 5 to 7 rows, which no cut splits again, so
     the release is one cut, and its loss is the brute force's least."""
     rng = np.random.default_rng(seed)
     colors, sizes = ["red", "green", "blue", "grey"], ["S", "M", "L"]
     frame = pd.DataFrame({"x": rng.integers(0, 6, 12), "color": rng.choice(colors, 12, p=[.5, .2, .2, .1]),
-                          "size": rng.choice(sizes, 12)})
+                          "size": rng.choice(sizes, 12), "y": rng.integers(0, 9, 12)})
     con.register("frame", frame)
     con.execute("CREATE TABLE t AS SELECT * FROM frame")
-    spec = load_spec({"release": "r", "source": {"table": "t"}, "output": {"view": "v"},
-                      "columns": {"x": {"role": "quasi", "type": "numeric"},
-                                  "color": {"role": "quasi", "order": colors}, "size": {"role": "quasi", "order": sizes}},
-                      "models": [{"type": "k-anonymity", "k": 5}],
+    columns = {"x": {"role": "quasi", "type": "numeric"}, "color": {"role": "quasi", "order": colors},
+               "size": {"role": "quasi", "order": sizes}, "y": {"role": "quasi", "type": "numeric"}}
+    numeric = {q: sorted(frame[q].unique().tolist()) for q in ("x", "y")}
+    order = {"color": [c for c in colors if c in set(frame["color"])], "size": [s for s in sizes if s in set(frame["size"])]}
+    if numeric_only:
+        columns, order = {q: columns[q] for q in numeric}, {}
+    else:
+        del columns["y"], numeric["y"]
+    spec = load_spec({"release": "r", "source": {"table": "t"}, "output": {"view": "v"}, "columns": columns,
+                      "default_role": "insensitive", "models": [{"type": "k-anonymity", "k": 5}],
                       "algorithm": {"name": "mondrian", "labels": "values", "split": "loss"}})
     r = anonymize(spec, con)
-    want = brute_first_cut(frame, 5, {"x": sorted(frame["x"].unique().tolist())},
-                           {"color": [c for c in colors if c in set(frame["color"])],
-                            "size": [s for s in sizes if s in set(frame["size"])]})
     assert r.utility["classes"] == 2
-    assert r.utility["loss"] == pytest.approx(want, abs=1e-12)
+    assert r.utility["loss"] == pytest.approx(brute_first_cut(frame, 5, numeric, order), abs=1e-12)
 
 
 @pytest.mark.parametrize("models", [[], [{"type": "entropy-l-diversity", "l": 1.5, "sensitive": "s"}],
