@@ -40,6 +40,11 @@ from anonymizer.plan import Plan
 TEMPLATE = "families/generalized/mondrian/candidates_loss.sql.j2"
 #: the best cuts kept per partition and QI, for the models to choose among
 CUTS = 4
+#: the cuts ranked per partition and QI at most: a QI with more codes in the partition is cut
+#: at the last code of each 1/MAX_CUTS of its rows. Ranking every cut costs codes^2 rows:
+#: 376 s against 10 s with this bound, on 200k rows with a 20k-value numeric QI (the median
+#: cut: 3.5 s); on Adult (74 ages) the loss moves by at most 0.0003.
+MAX_CUTS = 32
 
 
 def _reordered(run) -> list[dict]:
@@ -103,5 +108,5 @@ def context(run, cells: str, hist: str) -> dict | None:
     if run.engine.dialect != "duckdb":
         raise SpecError("algorithm.split", f"loss runs on DuckDB only (its rounds use DuckDB's min_by of n and "
                                            f"FILTER), not on {run.engine.dialect}", "loss")
-    return {"template": TEMPLATE, "cells": cells, "hist": hist, "qis": run.qis, "cuts": CUTS,
+    return {"template": TEMPLATE, "cells": cells, "hist": hist, "qis": run.qis, "cuts": CUTS, "max_cuts": MAX_CUTS,
             "sens": list(least_distinct(run.checked)), "numeric": [q.index for q in run.plan.qis if q.numeric]}
