@@ -68,7 +68,7 @@ def test_adult_loses_less_than_arx_local_recoding(con, k):
                                    f"GROUP BY {labels})").fetchone()
     assert smallest >= k and groups >= 30162 // (2 * k) // 3   # k holds on the labels; many classes
     median = adult_release(con, k, split="median")
-    assert r.utility["loss"] < 0.85 * median.utility["loss"]   # measured: 0.78 (k=5) to 0.56 (k=50)
+    assert r.utility["loss"] < 0.85 * median.utility["loss"]   # measured: 0.70 (k=5, k=10) to 0.56 (k=50)
 
 
 @pytest.mark.parametrize("k", [5, 50], ids=lambda k: f"k{k}")
