@@ -2,10 +2,11 @@
 :mod:`anonymizer.families.generalized.loss_split`) against ARX 3.9.2's local recoding on
 ARX's Adult, against a brute force of the first cut, and the loops against each other.
 
-ARX's figures (its local recoding, the loss per cell (values covered - 1) / (values - 1),
-a suppressed cell counting 1, measured on this data with its 8 QIs and hierarchies):
-0.036 at k=5, 0.052 at k=10, 0.107 at k=50. The published views are re-read here: k and
-l by a GROUP BY on the published labels, the loss from the labels and the source's values.
+ARX's figures (its local recoding as its GUI runs it, the loss per cell (values covered - 1)
+/ (values - 1), a suppressed cell counting 1, re-measured on ARX's output with its 8 QIs and
+hierarchies; anonymizer/bench/arx.py on the main branch, issue 21). The published views are
+re-read here: k and l by a GROUP BY on the published labels, the loss from the labels and
+the source's values.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from tests.families.generalized.test_mondrian_loops import run as run_loop
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "adult_mondrian_loss.yml"
 QIS = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass", "salary-class"]
-ARX_LOCAL = {5: 0.036, 10: 0.052, 50: 0.107}
+ARX_LOCAL = {2: 0.019158, 5: 0.035744, 10: 0.052174, 20: 0.070856, 50: 0.107226, 100: 0.138960}
+ARX_LOCAL_L3 = {2: 0.036921, 5: 0.039618, 10: 0.052388, 20: 0.071411, 50: 0.105972, 100: 0.138960}
 L_DIVERSITY = {"type": "distinct-l-diversity", "l": 3, "sensitive": "occupation"}
 
 
@@ -69,14 +71,15 @@ def test_adult_loses_less_than_arx_local_recoding(con, k):
     smallest, groups = con.execute(f"SELECT min(n), count(*) FROM (SELECT count(*) AS n FROM {r.view} "
                                    f"GROUP BY {labels})").fetchone()
     assert smallest >= k and groups >= 30162 // (2 * k) // 3   # k holds on the labels; many classes
-    median = adult_release(con, k, split="median")
-    assert r.utility["loss"] < 0.85 * median.utility["loss"]   # measured: 0.70 (k=5, k=10) to 0.56 (k=50)
+    if k in (5, 50):
+        median = adult_release(con, k, split="median")
+        assert r.utility["loss"] < 0.85 * median.utility["loss"]   # measured: 0.70 (k=5) to 0.56 (k=50)
 
 
-@pytest.mark.parametrize("k", [5, 50], ids=lambda k: f"k{k}")
+@pytest.mark.parametrize("k", sorted(ARX_LOCAL_L3), ids=lambda k: f"k{k}")
 def test_adult_with_distinct_3_diversity(con, k):
     r = adult_release(con, k, [L_DIVERSITY])
-    assert r.suppressed == 0 and r.utility["loss"] <= ARX_LOCAL[k], r.utility
+    assert r.suppressed == 0 and r.utility["loss"] <= ARX_LOCAL_L3[k], r.utility
     labels = ", ".join(f'"{q}"' for q in QIS)
     smallest, fewest = con.execute(f"SELECT min(n), min(l) FROM (SELECT count(*) AS n, count(DISTINCT occupation) "
                                    f"AS l FROM {r.view} GROUP BY {labels})").fetchone()
