@@ -24,7 +24,8 @@ On ARX's Adult (30,162 rows, 8 QIs, no suppression) the loss at k = 2 / 5 / 10 /
 is 0.0037 / 0.0140 / 0.0266 / 0.0440 / 0.0774 / 0.1162, against 0.0060 / 0.0200 / 0.0379 /
 0.0682 / 0.1393 / 0.2051 by the median cut and 0.019 / 0.036 / 0.052 / 0.071 / 0.107 / 0.139
 by ARX 3.9.2's local recoding; with distinct 3-diversity on occupation 0.0116 / 0.0153 /
-0.0268 / 0.0440 / 0.0774 / 0.1162, ARX 0.037 / 0.040 / 0.052 / 0.071 / 0.106 / 0.139 (tests/families/generalized/test_loss_split.py, README "Benchmarks").
+0.0268 / 0.0440 / 0.0774 / 0.1162, ARX 0.037 / 0.040 / 0.052 / 0.071 / 0.106 / 0.139
+(tests/families/generalized/test_loss_split.py, README "Benchmarks").
 """
 
 from __future__ import annotations
