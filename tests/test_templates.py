@@ -158,15 +158,16 @@ def _report(con) -> None:
 
 def _recursive_mondrian(con) -> None:
     """Mondrian's rounds as recursive statements (families/generalized/mondrian/rounds, mondrian/batch_*), a round a
-    statement, on names that need quoting: strict along a hierarchy and relaxed, with
+    statement, on names that need quoting: strict along a hierarchy, relaxed, and strict by
+    the least-loss cut (mondrian/candidates_loss, frequency_order, reorder), with
     l-diversity and t-closeness."""
     columns = dict(WEIRD["columns"], select={"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}})
     models = WEIRD["models"] + [{"type": "t-closeness", "t": 0.9, "sensitive": 'a"b'}]
-    for relaxed in (False, True):
+    for algorithm in ({"relaxed": False}, {"relaxed": True}, {"labels": "values", "split": "loss"}):
         engine = Engine(con)
         with engine.workspace():
             spec = load_spec(dict(WEIRD, columns=columns, models=models,
-                                  algorithm={"name": "mondrian", "relaxed": relaxed, "seed": 1}))
+                                  algorithm={"name": "mondrian", "seed": 1, **algorithm}))
             assert mondrian(engine, prepare(engine, spec), loop="recursive", batch=1).notes["loop"] == "recursive"
 
 

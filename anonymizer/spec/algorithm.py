@@ -13,7 +13,7 @@ from anonymizer.models import PrivacyModel
 from anonymizer.numbers import number
 from anonymizer.randomness import SEED_LIMIT
 from anonymizer.spec.fields import mapping_field
-from anonymizer.spec.types import LABELS, RENUMBER, SCORINGS, TIE_BREAKS, Algorithm, Column
+from anonymizer.spec.types import LABELS, RENUMBER, SCORINGS, SPLITS, TIE_BREAKS, Algorithm, Column
 
 
 def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
@@ -21,7 +21,7 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
         value = {"name": value}
     v = mapping_field(value, "algorithm", {"name", "relaxed", "levels", "priorities", "min_level", "scoring", "d", "p",
                                       "presample", "partial", "seed", "batch", "balance", "renumber", "labels",
-                                      "tie_break"})
+                                      "tie_break", "split"})
     name = str(v.get("name", "mondrian")).replace("_", "-")
     if name not in families.ALGORITHMS:
         raise SpecError("algorithm.name", f"must be one of {', '.join(families.ALGORITHMS)}", v.get("name"))
@@ -70,9 +70,16 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     if labels not in LABELS:
         raise SpecError("algorithm.labels", f"must be one of {', '.join(LABELS)} (how Mondrian labels a class on a "
                                             "QI with a hierarchy)", labels)
+    split = v.get("split", "median")
+    if split not in SPLITS:
+        raise SpecError("algorithm.split", f"must be one of {', '.join(SPLITS)} (how Mondrian cuts a partition)", split)
+    if split == "loss" and (relaxed or labels != "values"):
+        raise SpecError("algorithm.split", "loss chooses strict cuts by the loss of value labels: it needs "
+                                           "labels: values and no relaxed partitioning", split)
     return Algorithm(name, relaxed, levels, priorities, min_level, scoring, float(d or 0.0), p,
                      _presample(v.get("presample"), quasi), _flag(v, "partial"), seed,
-                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels, tie_break)
+                     batch if batch == "exact" else float(batch), _flag(v, "balance", True), renumber, labels, tie_break,
+                     split)
 
 
 def _flag(v: dict, key: str, default: bool = False) -> bool:

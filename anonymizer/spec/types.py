@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 ROLES = ("identifier", "quasi", "sensitive", "insensitive", "individual")
 TYPES = ("numeric", "categorical")
 RENUMBER = ("random", "appearance")
+SPLITS = ("median", "loss")
 LABELS = ("hierarchy", "values")
 #: the most threads ``engine.threads`` may ask DuckDB for
 MAX_THREADS = 1024
@@ -118,6 +119,7 @@ class Algorithm:
     renumber: str = "random"
     labels: str = "hierarchy"
     tie_break: str = "none"
+    split: str = "median"
 
     @property
     def family(self) -> Family:

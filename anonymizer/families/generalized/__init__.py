@@ -31,7 +31,7 @@ GENERIC_MODELS = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", 
 
 FAMILY = Family(
     "generalized", None,
-    algorithms={"mondrian": frozenset({"seed", "relaxed", "labels"}),
+    algorithms={"mondrian": frozenset({"seed", "relaxed", "labels", "split"}),
                 "full-domain": frozenset({"seed", "levels"}),
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),

@@ -1,4 +1,4 @@
-"""Every statement the algorithms render (mondrian strict and relaxed with l-diversity and
+"""Every statement the algorithms render (mondrian strict, by the least-loss cut and relaxed with l-diversity and
 t-closeness, its rounds driven from Python or as recursive statements, full-domain) parses
 with sqlglot in the DuckDB dialect."""
 
@@ -18,6 +18,8 @@ DATA = {"select": [1, 2, 3, 4, 5, 6, 7, 8], "a\"b": list("xyxyxyxy"), "my col": 
 @pytest.mark.parametrize("algorithm, loop", [({"name": "mondrian"}, "python"), ({"name": "mondrian"}, "recursive"),
                                              ({"name": "mondrian", "relaxed": True}, "python"),
                                              ({"name": "mondrian", "relaxed": True}, "recursive"),
+                                             ({"name": "mondrian", "labels": "values", "split": "loss"}, "python"),
+                                             ({"name": "mondrian", "labels": "values", "split": "loss"}, "recursive"),
                                              ({"name": "full-domain", "levels": {"select": 1, "a\"b": 1}}, None)])
 def test_rendered_statements_parse(engine, make_plan, algorithm, loop):
     cols = {"select": {"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [4]}},
