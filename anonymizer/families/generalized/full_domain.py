@@ -126,26 +126,12 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
     over ``plan.base`` at ``levels``, or over the frequency set ``freq``."""
     context, params = (dict(models[0]), dict(models[1])) if models else model_context(engine, plan)
     if freq:
-        shifts = _shifts(plan) if engine.dialect == "duckdb" else None
-        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name])), "shift": shifts and shifts[q.index]}
-                          for q in plan.qis]
-        context["packed"] = shifts is not None
+        context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
     else:
         context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
         params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
     context.update(base=freq.table if freq else plan.base, freq=freq is not None)
     return context, params
-
-
-def _shifts(plan: Plan) -> list[int] | None:
-    """Bit offsets that pack a class's node codes (each at most its QI's ``m``, never NULL)
-    into one BIGINT key, QI by QI, or ``None`` when they need more than 62 bits: grouping
-    on one integer is several times faster than on a row of them."""
-    shifts, at = [], 0
-    for q in plan.qis:
-        shifts.append(at)
-        at += max(1, q.m.bit_length())
-    return shifts if at <= 62 else None
 
 
 def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dict, dict]:
