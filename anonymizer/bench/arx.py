@@ -40,28 +40,39 @@ QIS = ("age", "sex", "race", "marital-status", "education", "native-country", "w
 GROUPS = ("optimal", "t-closeness", "local")
 
 #: ARX 3.9.2 (tag v3.9.2, built from source) on this machine, same data, hierarchies and
-#: limits, one JVM per run, medians of 3 (2026-11-24, with other jobs on the machine):
-#: config name -> ``whole`` (seconds of the JVM process: start, load, anonymize, export),
-#: ``jvm`` (seconds of anonymize + output + local recoding inside it), ``loss`` (our
-#: ``utility["loss"]`` re-measured on ARX's exported output), ``suppressed`` rows, ``node``
-#: (levels by QI), ``checked`` (ARX's ``getTransformationsChecked``). Local recoding is
-#: ARX's GUI default (``optimizeIterativeFast(output, 0.01)`` after an optimal step with
-#: suppression limit 0.99 and the loss metric with gs factor 0; 0 rows suppressed at the end).
+#: limits, one JVM per run, each run interleaved with one of ours, medians of 3, on a quiet
+#: machine (2026-11-24): config name -> ``whole`` (seconds of the JVM process: start, load,
+#: anonymize, export), ``jvm`` (seconds of anonymize + output + local recoding inside it),
+#: ``loss`` (our ``utility["loss"]`` re-measured on ARX's exported output), ``suppressed``
+#: rows, ``checked`` (ARX's ``getTransformationsChecked``). Local recoding is ARX's GUI
+#: default (``optimizeIterativeFast(output, 0.01)`` after an optimal step with suppression
+#: limit 0.99 and the loss metric with gs factor 0; 0 rows suppressed at the end).
 ARX: dict[str, dict] = {
-    "t-closeness t=0.2 s=2%": {"whole": 8.19, "jvm": 7.65, "loss": 0.839694, "suppressed": 235, "checked": 4320},
-    **{f"optimal k={k} s={s}%": dict(zip(("whole", "jvm", "loss", "suppressed", "checked"), v)) for (k, s), v in {
-        (2, 0): (3.22, 2.75, 0.554145, 0, 148), (2, 2): (3.98, 3.50, 0.166793, 481, 356),
-        (2, 5): (3.89, 3.46, 0.126421, 1218, 313), (5, 0): (1.55, 1.26, 0.625000, 0, 122),
-        (5, 2): (4.11, 3.73, 0.290472, 506, 538), (5, 5): (6.09, 5.36, 0.191258, 1346, 447),
-        (10, 0): (5.43, 4.72, 0.679145, 0, 107), (10, 2): (3.78, 3.35, 0.314727, 592, 513),
-        (10, 5): (2.88, 2.58, 0.245492, 1437, 515), (50, 0): (2.12, 1.81, 0.679145, 0, 69),
-        (50, 2): (3.33, 3.03, 0.480128, 527, 414), (50, 5): (2.87, 2.45, 0.401273, 1022, 481)}.items()},
-    **{f"local k={k}{tag}": dict(zip(("whole", "jvm", "loss"), v)) for (k, tag), v in {
-        (2, ""): (8.46, 7.59, 0.019158), (5, ""): (6.52, 5.97, 0.035744), (10, ""): (9.40, 8.56, 0.052174),
-        (20, ""): (7.90, 7.29, 0.070856), (50, ""): (8.08, 7.55, 0.107226), (100, ""): (10.36, 9.74, 0.138960),
-        (2, " l=3"): (11.40, 10.68, 0.036921), (5, " l=3"): (9.19, 8.32, 0.039618),
-        (10, " l=3"): (11.54, 10.68, 0.052388), (20, " l=3"): (8.97, 8.11, 0.071411),
-        (50, " l=3"): (16.15, 14.99, 0.105972), (100, " l=3"): (13.12, 12.33, 0.138960)}.items()},
+    "t-closeness t=0.2 s=2%": {"whole": 3.47, "jvm": 3.18, "loss": 0.839694, "suppressed": 235, "checked": 4320},
+    "optimal k=2 s=0%": {"whole": 1.79, "jvm": 1.35, "loss": 0.554145, "suppressed": 0, "checked": 148},
+    "optimal k=2 s=2%": {"whole": 2.03, "jvm": 1.75, "loss": 0.166793, "suppressed": 481, "checked": 356},
+    "optimal k=2 s=5%": {"whole": 1.98, "jvm": 1.71, "loss": 0.126421, "suppressed": 1218, "checked": 313},
+    "optimal k=5 s=0%": {"whole": 1.8, "jvm": 1.5, "loss": 0.625, "suppressed": 0, "checked": 122},
+    "optimal k=5 s=2%": {"whole": 2.39, "jvm": 2.04, "loss": 0.290472, "suppressed": 506, "checked": 538},
+    "optimal k=5 s=5%": {"whole": 1.94, "jvm": 1.67, "loss": 0.191258, "suppressed": 1346, "checked": 447},
+    "optimal k=10 s=0%": {"whole": 1.66, "jvm": 1.4, "loss": 0.679145, "suppressed": 0, "checked": 107},
+    "optimal k=10 s=2%": {"whole": 2.15, "jvm": 1.83, "loss": 0.314727, "suppressed": 592, "checked": 513},
+    "optimal k=10 s=5%": {"whole": 1.95, "jvm": 1.68, "loss": 0.245492, "suppressed": 1437, "checked": 515},
+    "optimal k=50 s=0%": {"whole": 1.44, "jvm": 1.18, "loss": 0.679145, "suppressed": 0, "checked": 69},
+    "optimal k=50 s=2%": {"whole": 1.99, "jvm": 1.71, "loss": 0.480128, "suppressed": 527, "checked": 414},
+    "optimal k=50 s=5%": {"whole": 2.19, "jvm": 1.89, "loss": 0.401273, "suppressed": 1022, "checked": 481},
+    "local k=2": {"whole": 1.98, "jvm": 1.7, "loss": 0.019158},
+    "local k=5": {"whole": 2.84, "jvm": 2.46, "loss": 0.035744},
+    "local k=10": {"whole": 3.09, "jvm": 2.78, "loss": 0.052174},
+    "local k=20": {"whole": 3.86, "jvm": 3.43, "loss": 0.070856},
+    "local k=50": {"whole": 4.19, "jvm": 3.83, "loss": 0.107226},
+    "local k=100": {"whole": 6.13, "jvm": 5.77, "loss": 0.13896},
+    "local k=2 l=3": {"whole": 2.95, "jvm": 2.6, "loss": 0.036921},
+    "local k=5 l=3": {"whole": 3.95, "jvm": 3.54, "loss": 0.039618},
+    "local k=10 l=3": {"whole": 4.7, "jvm": 4.27, "loss": 0.052388},
+    "local k=20 l=3": {"whole": 4.43, "jvm": 4.07, "loss": 0.071411},
+    "local k=50 l=3": {"whole": 5.87, "jvm": 5.6, "loss": 0.105972},
+    "local k=100 l=3": {"whole": 7.5, "jvm": 7.11, "loss": 0.13896},
 }
 
 
