@@ -190,8 +190,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     engine.open_work()
     spec, source, rows = check_source(engine, spec, source)
     plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
+    types = engine.columns(source)
     for i, col in enumerate(spec.quasi):
-        plan.qis.append(_code_qi(engine, source, i, col))
+        plan.qis.append(_code_qi(engine, source, i, col, types[col.name]))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -256,8 +257,8 @@ def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, d
     return rows, nulls
 
 
-def _code_qi(engine: Engine, source: str, i: int, col: Column) -> QI:
-    coded = build_hierarchy(engine, source, col, str(i))
+def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str) -> QI:
+    coded = build_hierarchy(engine, source, col, str(i), source_type)
     low, high = coded.num_min, coded.num_max
     if col.domain is not None:
         if low < col.domain[0] or high > col.domain[1]:

@@ -48,16 +48,17 @@ class Coded:
     num_max: float | None
 
 
-def build_hierarchy(engine: Engine, source: str, column: "Column", key: str) -> Coded:
+def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, source_type: str | None = None) -> Coded:
     """Code ``column`` of ``source`` and build its hierarchy (see the module docstring).
 
-    ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables.
+    ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables;
+    ``source_type``: the column's database type, when the caller has read it already.
     """
     builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
     site = Site(engine, source, column, key)
     order = builder.order(site)
     dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
-    temporal = is_temporal_type(engine.columns(source)[column.name])
+    temporal = is_temporal_type(source_type or engine.columns(source)[column.name])
     engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
                temporal=temporal, order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()

@@ -26,7 +26,7 @@ from anonymizer.metrics.base import CID, ClassStats, class_stats, domain_params,
 from anonymizer.metrics.cavg import cavg
 from anonymizer.metrics.discernibility import discernibility
 from anonymizer.metrics.loss import loss
-from anonymizer.metrics.ncp import ncp
+from anonymizer.metrics.ncp import from_terms as ncp_from_terms, ncp, ncp_terms
 from anonymizer.metrics.suppression import suppression
 
 
@@ -53,7 +53,8 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
         summary = [dict(q, lo_col=ident(f"__lo{j}"), hi_col=ident(f"__hi{j}"), size=ident(f"__n{j}"))
                    for j, q in enumerate(qis)]
         stats = class_stats(engine, cells, total_rows, weight)
-        ncp_sum, ncp_mean = ncp(engine, cells, summary, total_rows, stats=stats, weight=weight)
+        terms = ncp_terms(engine, cells, summary, weight)
+        ncp_sum, ncp_mean = ncp_from_terms(terms, stats.suppressed, total_rows)
         out: dict[str, Any] = {
             "rows": total_rows,
             "released": stats.released,
@@ -66,8 +67,7 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
             "discernibility": discernibility(engine, cells, total_rows, stats=stats),
         }
         if names is not None:
-            out["ncp_per_qi"] = {name: ncp(engine, cells, [q], total_rows, stats=stats, weight=weight)[1]
-                                 for name, q in zip(names, summary)}
+            out["ncp_per_qi"] = {name: (term + stats.suppressed) / total_rows for name, term in zip(names, terms)}
     if k is not None:
         out["cavg"] = cavg(engine, candidate, total_rows, k, stats=stats)
     return out

@@ -27,10 +27,24 @@ def ncp(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], total_
     qis = list(qis)
     if not qis:
         return 0.0, 0.0
-    (total,) = engine.one("metrics/ncp.sql.j2", _categorical_params(qis),
-                          candidate=candidate, qis=qis, weight=weight)
-    total = float(total or 0.0)
-    return total, (total + stats.suppressed * len(qis)) / (total_rows * len(qis))
+    return from_terms(ncp_terms(engine, candidate, qis, weight), stats.suppressed, total_rows)
+
+
+def from_terms(terms: Sequence[float], suppressed: int, total_rows: int) -> tuple[float, float]:
+    """``(NCP(T), mean NCP per cell)`` from the QIs' :func:`ncp_terms` (see :func:`ncp`)."""
+    total = sum(terms, 0.0)
+    return total, (total + suppressed * len(terms)) / (total_rows * len(terms)) if terms else 0.0
+
+
+def ncp_terms(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]],
+              weight: str | None = None) -> list[float]:
+    """Per QI ``A_i``, ``sum_t NCP_Ai(t)`` over the released rows, in one statement (their sum
+    is ``NCP(T)``); a QI's mean NCP per cell is ``(term + suppressed) / N``."""
+    qis = list(qis)
+    if not qis:
+        return []
+    row = engine.one("metrics/ncp.sql.j2", _categorical_params(qis), candidate=candidate, qis=qis, weight=weight)
+    return [float(x or 0.0) for x in row]
 
 
 def _categorical_params(qis: Sequence[Mapping[str, Any]]) -> dict[str, int]:
