@@ -122,6 +122,12 @@ def _label_key(q: QI, levels: dict[str, int] | None, level_columns: bool, labels
     return "range" if q.numeric else "set"
 
 
+def set_label_params(q: QI) -> dict[str, int]:
+    """Bound ``$m<i>`` and ``$top<i>`` of ``set_labels.sql.j2`` for QI ``q``: its domain size
+    (a set of every value reads ``*``) and its top level."""
+    return {f"m{q.index}": q.m, f"top{q.index}": q.height}
+
+
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
                     level_columns: bool = False, cells: str | None = None) -> Candidate:
     """Label every class of ``assign`` and join the candidate release and its class table.
@@ -140,26 +146,30 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     ranges = engine.work("class_ranges")
     engine.run("families/generalized/form/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
                qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
-    qis = []
+    qis, params = [], {}
     for q in plan.qis:
-        target, key = engine.work(f"labels{q.index}"), keys[q.index]
-        ctx = dict(target=target, class_ranges=ranges, i=q.index)
+        key = keys[q.index]
+        ctx = dict(target=None, class_ranges=ranges, i=q.index)
         if key == "level":
-            engine.run("families/generalized/form/level_labels.sql.j2", None if level_columns else {"level": levels[q.name]},
-                       hier=q.hier, per_class=level_columns, **ctx)
+            if not level_columns:
+                params[f"level{q.index}"] = levels[q.name]
+            labels = engine.sql("families/generalized/form/level_labels.sql.j2", hier=q.hier, per_class=level_columns,
+                                **ctx)
         elif key == "node":
-            engine.run("families/generalized/form/node_labels.sql.j2", hier=q.hier, **ctx)
+            labels = engine.sql("families/generalized/form/node_labels.sql.j2", hier=q.hier, **ctx)
         elif key == "range":
-            engine.run("families/generalized/form/range_labels.sql.j2", dom=q.dom, **ctx)
+            labels = engine.sql("families/generalized/form/range_labels.sql.j2", dom=q.dom, **ctx)
         else:
-            engine.run("families/generalized/form/set_labels.sql.j2", {"m": q.m, "top": q.height}, dom=q.dom, **ctx)
-        qis.append({"i": q.index, "labels": target, "key": "set" if key == "set" else "range",
+            params |= set_label_params(q)
+            labels = engine.sql("families/generalized/form/set_labels.sql.j2", dom=q.dom, **ctx)
+        qis.append({"i": q.index, "labels": ident(f"__labels{q.index}"), "labels_sql": labels,
+                    "key": "set" if key == "set" else "range",
                     "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
                     "out_level": ident(f"{q.name}_level"), "out_values": ident(f"{q.name}_values"),
                     "out_count": ident(f"{q.name}_count")})
     classes = engine.work("classes")
-    engine.run("families/generalized/form/classes.sql.j2", target=classes, class_ranges=ranges, qis=qis,
+    engine.run("families/generalized/form/classes.sql.j2", params or None, target=classes, class_ranges=ranges, qis=qis,
                eq_class=ident(EQ_CLASS), class_size=ident(CLASS_SIZE))
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")

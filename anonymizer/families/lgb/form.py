@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from anonymizer.families.lgb.algorithm import LgbResult
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
-from anonymizer.families.generalized.form import check_clashes
+from anonymizer.families.generalized.form import check_clashes, set_label_params
 from anonymizer.metrics import class_stats, qi as metric_qi
 from anonymizer.metrics.ncp import ncp
 from anonymizer.models import KAnonymity
@@ -88,7 +88,7 @@ def _describe(engine: Engine, x, assign: str, class_values: str | None) -> dict:
         return d
     d["labels"] = engine.work(f"labels{x.index}")
     if d["by_set"]:
-        engine.run("families/generalized/form/set_labels.sql.j2", {"m": x.qi.m, "top": x.qi.height}, target=d["labels"],
+        engine.run("families/generalized/form/set_labels.sql.j2", set_label_params(x.qi), target=d["labels"],
                    class_ranges=class_values, i=x.qi.index, dom=x.dom)
     else:   # a group's range on the QI, for each row (a bucketized cell's row has none)
         i = x.qi.index
