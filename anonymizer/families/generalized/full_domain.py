@@ -90,17 +90,23 @@ def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
     """
     levels = validate_levels(plan, levels)
     context, params = _context(engine, plan, levels, freq, models)
+    context["bounded"] = context["bounds"] and not all(m["sticky"] for m in context["models"])
     text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
     row = engine.execute(text, check.used_params(text, params), template="families/generalized/full_domain/check.sql.j2")
-    return _level_check(plan, levels, row.fetchone())
+    return _level_check(plan, levels, row.fetchone(), context["bounds"], context["bounded"])
 
 
-def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
-    classes, bad_classes, bad_rows = row[:3]
+def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, bounded: bool) -> LevelCheck:
+    """Read ``check.sql.j2``'s row: a single model's counts are the totals, and with
+    ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""
+    classes, bad_classes, bad_rows = (int(v) for v in row[:3])
     models = plan.spec.models
-    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
-    bound = int(row[3 + 2 * len(models)]) if len(row) > 3 + 2 * len(models) else 0
-    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model, bound)
+    if len(models) == 1:
+        per_model = ((str(models[0]), bad_classes, bad_rows),)
+    else:
+        per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
+    bound = int(row[-1]) if bounded else bad_rows if bounds else 0
+    return LevelCheck(dict(levels), classes, bad_classes, bad_rows, per_model, bound)
 
 
 def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
