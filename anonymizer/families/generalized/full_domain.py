@@ -96,6 +96,22 @@ def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
     return _level_check(plan, levels, row.fetchone(), context["bounds"], context["bounded"])
 
 
+def kept_loss(engine: Engine, plan: Plan, levels: dict[str, int], freq: FrequencySet,
+              models: tuple[dict, dict] | None = None) -> tuple[int, float]:
+    """The records a full-domain node keeps once its failing classes are suppressed, and the
+    sum of ARX's per-cell loss over them (``families/generalized/full_domain/node_loss.sql.j2``):
+    one statement over the frequency set ``freq``, nothing written (``models``: as for
+    :func:`check_levels`)."""
+    context, params = _context(engine, plan, validate_levels(plan, levels), freq, models)
+    context["codes"] = [{"code": ident(q.code), "hier": q.hier} for q in plan.qis]
+    for i, q in enumerate(plan.qis):
+        params.update({f"lv{i}": levels[q.name], f"dom{i}": q.m})
+    text = engine.sql("families/generalized/full_domain/node_loss.sql.j2", **context)
+    kept, cells = engine.execute(text, check.used_params(text, params),
+                                 template="families/generalized/full_domain/node_loss.sql.j2").fetchone()
+    return int(kept or 0), float(cells or 0.0)
+
+
 def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, bounded: bool) -> LevelCheck:
     """Read ``check.sql.j2``'s row: a single model's counts are the totals, and with
     ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""

@@ -97,6 +97,11 @@ class Lattice:
         self.note(node, phase, found.failing_rows <= self.budget, score, cached=cached)
         return found
 
+    @property
+    def models(self) -> tuple[dict, dict]:
+        """The declared models' SQL and parameters, rendered once (:func:`model_context`)."""
+        return self._models[id(self.plan)]
+
     def _check(self, plan: Plan, node: Node) -> LevelCheck:
         return check_levels(self.engine, plan, self.levels(node), self.freq, self._models[id(plan)])
 
@@ -181,8 +186,14 @@ def rows_loss(engine: Engine, plan: Plan, rows: str) -> float:
     qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
     kept, cells = engine.one("families/generalized/lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
                              rows=rows, qis=qis)
+    return release_loss(plan, int(kept or 0), float(cells or 0.0))
+
+
+def release_loss(plan: Plan, kept: int, cells: float) -> float:
+    """ARX's loss of a release keeping ``kept`` source rows whose cells lose ``cells`` in all
+    (:func:`rows_loss`): every suppressed row costs 1 per cell; the mean over the source's cells."""
     d = len(plan.qis)
-    return (float(cells or 0.0) + (plan.rows - int(kept or 0)) * d) / (plan.rows * d)
+    return (cells + (plan.rows - kept) * d) / (plan.rows * d)
 
 
 def publish_levels(engine: Engine, plan: Plan, rows: str) -> tuple[str, int]:
