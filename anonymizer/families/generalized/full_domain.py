@@ -158,10 +158,9 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
 
 def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dict, dict]:
     """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
-    columns they read), ``globs`` (for each one a model needs it for, the reference
-    distribution of t-closeness: :func:`reference_tables`, the input's) and ``models``
-    (rendered per-class checks), with every model's parameters (bind through
-    :func:`~anonymizer.models.check.used_params`).
+    columns they read) and ``models`` (rendered per-class checks, which read the reference
+    distribution of t-closeness, :func:`reference_tables`, the input's, from its work table),
+    with every model's parameters (bind through :func:`~anonymizer.models.check.used_params`).
 
     ``bounds``: also what ``check.sql.j2`` needs to count the rows no finer node can keep
     (``bound_rows``): per model ``sticky`` (a failing class fails in every part of it:
@@ -175,7 +174,6 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
     refs = reference_tables(engine, plan)
-    globs = [f"SELECT s, p, rnk FROM {refs[s]}" if s in refs else None for s in sens]
     models, params = [], {}
     for i, m in enumerate(plan.spec.models):
         params.update(m.params(f"m{i}"))
@@ -183,18 +181,18 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
             models.append({"sql": None})
         else:
             j = sens.index(column[m.sensitive])
-            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
+            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", refs.get(sens[j]),
                                                   plan.hier_of(m), engine.dialect)})
             if bounds and isinstance(m, TCloseness):
                 failing = f"(SELECT * FROM hist{j} WHERE gid IN (SELECT gid FROM cls WHERE bad{i}))"   # the rest keep all
-                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=f"glob{j}",
+                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=refs[sens[j]],
                                                 p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
         models[-1].setdefault("keep", None)
         models[-1]["at"] = i
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
     if bounds:
         params["kmin"] = max((m.k for m in plan.spec.models if isinstance(m, KAnonymity)), default=1)
-    return {"sens": sens, "globs": globs, "models": models, "bounds": bounds}, params
+    return {"sens": sens, "models": models, "bounds": bounds}, params
 
 
 def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
