@@ -108,8 +108,22 @@ class Lattice:
     def hopeless(self, node: Node, phase: str) -> bool:
         """Whether ``node`` and every finer node fail (with ``bounds`` and nested
         hierarchies; see :mod:`.optimal`): the rows no finer node can keep exceed the budget,
-        or, with no budget, some class fails (only valid when every model is monotonic)."""
-        found = self.judge(node, phase)
+        or, with no budget, some class fails (only valid when every model is monotonic).
+
+        A node not checked yet is not checked when a checked node answers for it: the rule
+        read both ways (ARX's predictive tagging), a node finer than a hopeless one is
+        hopeless, and one coarser than a node that is not is not (were it hopeless, so would
+        be that finer node). Such a node is traced with ``ok`` ``None``."""
+        if node not in self._seen:
+            for seen, found in self._seen.items():
+                finer = all(a <= b for a, b in zip(node, seen))
+                if finer or all(a >= b for a, b in zip(node, seen)):
+                    if self._hopeless(found) == finer:
+                        self.note(node, phase, None)
+                        return finer
+        return self._hopeless(self.judge(node, phase))
+
+    def _hopeless(self, found: LevelCheck) -> bool:
         return found.failing_rows > 0 if self.budget <= 0 else found.bound_rows > self.budget
 
     def note(self, node: Node, phase: str, ok: bool | None, score: float | None = None, cached: bool = False) -> None:
