@@ -114,14 +114,22 @@ class Lattice:
         read both ways (ARX's predictive tagging), a node finer than a hopeless one is
         hopeless, and one coarser than a node that is not is not (were it hopeless, so would
         be that finer node). Such a node is traced with ``ok`` ``None``."""
-        if node not in self._seen:
-            for seen, found in self._seen.items():
-                finer = all(a <= b for a, b in zip(node, seen))
-                if finer or all(a >= b for a, b in zip(node, seen)):
-                    if self._hopeless(found) == finer:
-                        self.note(node, phase, None)
-                        return finer
+        known = self._answered(node)
+        if known is not None:
+            self.note(node, phase, None)
+            return known
         return self._hopeless(self.judge(node, phase))
+
+    def _answered(self, node: Node) -> bool | None:
+        """:meth:`hopeless` for a node not checked yet that a checked node answers for, else
+        ``None`` (nothing is checked or traced)."""
+        if node in self._seen:
+            return None
+        for seen, found in self._seen.items():
+            finer = all(a <= b for a, b in zip(node, seen))
+            if (finer or all(a >= b for a, b in zip(node, seen))) and self._hopeless(found) == finer:
+                return finer
+        return None
 
     def _hopeless(self, found: LevelCheck) -> bool:
         return found.failing_rows > 0 if self.budget <= 0 else found.bound_rows > self.budget
