@@ -15,7 +15,8 @@ best-first:
    is not checked; every other node is checked on the frequency set. When a node is
    hopeless, a binary search along a chain from it to the top (cheapest generalization
    first) finds the coarsest hopeless node of the chain, whose whole down-set is then
-   known to fail (the bisection of OLA, El Emam et al. 2009, on one chain);
+   known to fail (the bisection of OLA, El Emam et al. 2009, on one chain); a chain node
+   that a checked node answers for is not checked (:meth:`Lattice.hopeless`);
 3. the first satisfying node is optimal when nothing may be suppressed; otherwise its
    true loss (one SQL aggregate) bounds the search, which goes on while the next lower
    bound is below the best loss found.
