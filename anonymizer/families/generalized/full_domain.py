@@ -90,17 +90,39 @@ def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
     """
     levels = validate_levels(plan, levels)
     context, params = _context(engine, plan, levels, freq, models)
+    context["bounded"] = context["bounds"] and not all(m["sticky"] for m in context["models"])
     text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
     row = engine.execute(text, check.used_params(text, params), template="families/generalized/full_domain/check.sql.j2")
-    return _level_check(plan, levels, row.fetchone())
+    return _level_check(plan, levels, row.fetchone(), context["bounds"], context["bounded"])
 
 
-def _level_check(plan: Plan, levels: dict[str, int], row: tuple) -> LevelCheck:
-    classes, bad_classes, bad_rows = row[:3]
+def kept_loss(engine: Engine, plan: Plan, levels: dict[str, int], freq: FrequencySet,
+              models: tuple[dict, dict] | None = None) -> tuple[int, float]:
+    """The records a full-domain node keeps once its failing classes are suppressed, and the
+    sum of ARX's per-cell loss over them (``families/generalized/full_domain/node_loss.sql.j2``):
+    one statement over the frequency set ``freq``, nothing written (``models``: as for
+    :func:`check_levels`)."""
+    context, params = _context(engine, plan, validate_levels(plan, levels), freq, models)
+    context["codes"] = [{"code": ident(q.code), "hier": q.hier} for q in plan.qis]
+    for i, q in enumerate(plan.qis):
+        params.update({f"lv{i}": levels[q.name], f"dom{i}": q.m})
+    text = engine.sql("families/generalized/full_domain/node_loss.sql.j2", **context)
+    kept, cells = engine.execute(text, check.used_params(text, params),
+                                 template="families/generalized/full_domain/node_loss.sql.j2").fetchone()
+    return int(kept or 0), float(cells or 0.0)
+
+
+def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, bounded: bool) -> LevelCheck:
+    """Read ``check.sql.j2``'s row: a single model's counts are the totals, and with
+    ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""
+    classes, bad_classes, bad_rows = (int(v) for v in row[:3])
     models = plan.spec.models
-    per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
-    bound = int(row[3 + 2 * len(models)]) if len(row) > 3 + 2 * len(models) else 0
-    return LevelCheck(dict(levels), int(classes), int(bad_classes), int(bad_rows), per_model, bound)
+    if len(models) == 1:
+        per_model = ((str(models[0]), bad_classes, bad_rows),)
+    else:
+        per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
+    bound = int(row[-1]) if bounded else bad_rows if bounds else 0
+    return LevelCheck(dict(levels), classes, bad_classes, bad_rows, per_model, bound)
 
 
 def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
@@ -136,10 +158,9 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
 
 def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dict, dict]:
     """The declared models as ``_classes.sql.j2`` takes them: ``sens`` (the quoted sensitive
-    columns they read), ``globs`` (for each one a model needs it for, the reference
-    distribution of t-closeness: :func:`reference_tables`, the input's) and ``models``
-    (rendered per-class checks), with every model's parameters (bind through
-    :func:`~anonymizer.models.check.used_params`).
+    columns they read) and ``models`` (rendered per-class checks, which read the reference
+    distribution of t-closeness, :func:`reference_tables`, the input's, from its work table),
+    with every model's parameters (bind through :func:`~anonymizer.models.check.used_params`).
 
     ``bounds``: also what ``check.sql.j2`` needs to count the rows no finer node can keep
     (``bound_rows``): per model ``sticky`` (a failing class fails in every part of it:
@@ -153,7 +174,6 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
     refs = reference_tables(engine, plan)
-    globs = [f"SELECT s, p, rnk FROM {refs[s]}" if s in refs else None for s in sens]
     models, params = [], {}
     for i, m in enumerate(plan.spec.models):
         params.update(m.params(f"m{i}"))
@@ -161,18 +181,18 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
             models.append({"sql": None})
         else:
             j = sens.index(column[m.sensitive])
-            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", f"glob{j}" if globs[j] else None,
+            models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", refs.get(sens[j]),
                                                   plan.hier_of(m), engine.dialect)})
             if bounds and isinstance(m, TCloseness):
                 failing = f"(SELECT * FROM hist{j} WHERE gid IN (SELECT gid FROM cls WHERE bad{i}))"   # the rest keep all
-                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=f"glob{j}",
+                models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=refs[sens[j]],
                                                 p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
         models[-1].setdefault("keep", None)
         models[-1]["at"] = i
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
     if bounds:
         params["kmin"] = max((m.k for m in plan.spec.models if isinstance(m, KAnonymity)), default=1)
-    return {"sens": sens, "globs": globs, "models": models, "bounds": bounds}, params
+    return {"sens": sens, "models": models, "bounds": bounds}, params
 
 
 def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:

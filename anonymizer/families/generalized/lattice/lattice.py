@@ -97,14 +97,41 @@ class Lattice:
         self.note(node, phase, found.failing_rows <= self.budget, score, cached=cached)
         return found
 
+    @property
+    def models(self) -> tuple[dict, dict]:
+        """The declared models' SQL and parameters, rendered once (:func:`model_context`)."""
+        return self._models[id(self.plan)]
+
     def _check(self, plan: Plan, node: Node) -> LevelCheck:
         return check_levels(self.engine, plan, self.levels(node), self.freq, self._models[id(plan)])
 
     def hopeless(self, node: Node, phase: str) -> bool:
         """Whether ``node`` and every finer node fail (with ``bounds`` and nested
         hierarchies; see :mod:`.optimal`): the rows no finer node can keep exceed the budget,
-        or, with no budget, some class fails (only valid when every model is monotonic)."""
-        found = self.judge(node, phase)
+        or, with no budget, some class fails (only valid when every model is monotonic).
+
+        A node not checked yet is not checked when a checked node answers for it: the rule
+        read both ways (ARX's predictive tagging), a node finer than a hopeless one is
+        hopeless, and one coarser than a node that is not is not (were it hopeless, so would
+        be that finer node). Such a node is traced with ``ok`` ``None``."""
+        known = self._answered(node)
+        if known is not None:
+            self.note(node, phase, None)
+            return known
+        return self._hopeless(self.judge(node, phase))
+
+    def _answered(self, node: Node) -> bool | None:
+        """:meth:`hopeless` for a node not checked yet that a checked node answers for, else
+        ``None`` (nothing is checked or traced)."""
+        if node in self._seen:
+            return None
+        for seen, found in self._seen.items():
+            finer = all(a <= b for a, b in zip(node, seen))
+            if (finer or all(a >= b for a, b in zip(node, seen))) and self._hopeless(found) == finer:
+                return finer
+        return None
+
+    def _hopeless(self, found: LevelCheck) -> bool:
         return found.failing_rows > 0 if self.budget <= 0 else found.bound_rows > self.budget
 
     def note(self, node: Node, phase: str, ok: bool | None, score: float | None = None, cached: bool = False) -> None:
@@ -181,8 +208,14 @@ def rows_loss(engine: Engine, plan: Plan, rows: str) -> float:
     qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
     kept, cells = engine.one("families/generalized/lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
                              rows=rows, qis=qis)
+    return release_loss(plan, int(kept or 0), float(cells or 0.0))
+
+
+def release_loss(plan: Plan, kept: int, cells: float) -> float:
+    """ARX's loss of a release keeping ``kept`` source rows whose cells lose ``cells`` in all
+    (:func:`rows_loss`): every suppressed row costs 1 per cell; the mean over the source's cells."""
     d = len(plan.qis)
-    return (float(cells or 0.0) + (plan.rows - int(kept or 0)) * d) / (plan.rows * d)
+    return (cells + (plan.rows - kept) * d) / (plan.rows * d)
 
 
 def publish_levels(engine: Engine, plan: Plan, rows: str) -> tuple[str, int]:

@@ -15,7 +15,8 @@ best-first:
    is not checked; every other node is checked on the frequency set. When a node is
    hopeless, a binary search along a chain from it to the top (cheapest generalization
    first) finds the coarsest hopeless node of the chain, whose whole down-set is then
-   known to fail (the bisection of OLA, El Emam et al. 2009, on one chain);
+   known to fail (the bisection of OLA, El Emam et al. 2009, on one chain); a chain node
+   that a checked node answers for is not checked (:meth:`Lattice.hopeless`);
 3. the first satisfying node is optimal when nothing may be suppressed; otherwise its
    true loss (one SQL aggregate) bounds the search, which goes on while the next lower
    bound is below the best loss found.
@@ -59,8 +60,9 @@ from anonymizer.families.generalized.lattice.lattice import (
     drop_failing,
     from_root,
     publish_levels,
-    rows_loss,
+    release_loss,
 )
+from anonymizer.families.generalized.full_domain import kept_loss
 
 
 def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
@@ -93,7 +95,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
             continue
         found = lattice.judge(node, "optimal", bound)
         if found.failing_rows <= budget:
-            loss = bound if found.failing_rows == 0 else _node_loss(engine, plan, freq, node)
+            loss = bound if found.failing_rows == 0 else _node_loss(lattice, node)
             if loss < best_loss:
                 best, best_loss = node, loss
         elif prune and lattice.hopeless(node, "optimal"):
@@ -121,11 +123,11 @@ def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[flo
     return out
 
 
-def _node_loss(engine: Engine, plan: Plan, freq: FrequencySet, node: Node) -> float:
-    """The loss of a node whose failing classes are suppressed (their cells cost 1)."""
-    rows = at_node(engine, freq, node)
-    drop_failing(engine, plan, freq, rows)
-    return rows_loss(engine, plan, rows)
+def _node_loss(lattice: Lattice, node: Node) -> float:
+    """The loss of a node whose failing classes are suppressed (their cells cost 1), in one
+    statement (:func:`~anonymizer.families.generalized.full_domain.kept_loss`)."""
+    kept, cells = kept_loss(lattice.engine, lattice.plan, lattice.levels(node), lattice.freq, lattice.models)
+    return release_loss(lattice.plan, kept, cells)
 
 
 def _can_prune(plan: Plan, budget: int) -> bool:
