@@ -136,3 +136,27 @@ def test_mondrians_round_tables_are_transient_and_go_with_the_run(con):
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = 'temp'").fetchone()[0] == 0
     assert not [d for (d,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()
                 if d.startswith("_anon_work_")]
+
+
+def test_a_small_table_runs_on_one_thread_and_the_threads_come_back(con):
+    """Engine.small: statements over at most one row group run on one DuckDB thread (a
+    second one has no rows of its own there); a larger one keeps the connection's threads,
+    and the count is back after the block, also when it fails."""
+    from anonymizer.engine.session import ROW_GROUP
+    con.execute("SET threads = 2")
+    engine = Engine(con)
+    with engine.small(ROW_GROUP):
+        assert setting(con, "threads") == 1
+    with engine.small(ROW_GROUP + 1):
+        assert setting(con, "threads") == 2
+    with pytest.raises(RuntimeError), engine.small(10):
+        raise RuntimeError("inside")
+    assert setting(con, "threads") == 2
+
+
+def test_a_release_of_a_small_table_runs_on_one_thread(con):
+    make_adult_like(con, "adult", 2000, seed=4)
+    con.execute("SET threads = 2")
+    seen = []
+    anonymize(BASE, con, progress=lambda _message: seen.append(setting(con, "threads")))
+    assert 1 in seen and setting(con, "threads") == 2   # prepared and searched on one, given back after

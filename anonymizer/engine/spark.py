@@ -210,6 +210,11 @@ class SparkEngine(Engine):
         yield self
 
     @contextmanager
+    def small(self, rows: int) -> Iterator["Engine"]:
+        """Spark plans its own parallelism."""
+        yield self
+
+    @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
         """A work table (Spark has no temporary tables); outside a run (``anonymizer check``)
         the work database is opened for the block and dropped after it."""

@@ -162,13 +162,15 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
-        with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work database"):
-            plan = prepare(engine, spec, source)
-        ready = verified(engine, plan, clock).ready
-        if dry_run and inspect is not None:
-            inspect(engine, plan, ready)
-        return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
-                       dry_run)
+        with engine.small(int(source_print.partition(":")[0])):   # a source of one row group: one thread
+            with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
+                                                 "database"):
+                plan = prepare(engine, spec, source)
+            ready = verified(engine, plan, clock).ready
+            if dry_run and inspect is not None:
+                inspect(engine, plan, ready)
+            return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
+                           dry_run)
 
 
 def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:

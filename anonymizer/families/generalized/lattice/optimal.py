@@ -69,6 +69,22 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     """Find the least-loss node satisfying the models and write ``assign`` (module docstring)."""
     start = time.perf_counter()
     freq = build_frequency_set(engine, plan)
+    with engine.small(freq.size):   # hundreds of statements over the frequency set
+        lattice, nodes, best, best_loss = _search(engine, plan, freq)
+    rows = at_node(engine, freq, best)
+    drop_failing(engine, plan, freq, rows)
+    assign, classes = publish_levels(engine, plan, rows)
+    (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
+    notes = {"levels": lattice.levels(best), "loss": best_loss, "checks": lattice.checks,
+             "check_seconds": round(lattice.check_seconds, 4), "lattice_nodes": len(nodes), "pruning": lattice.bounds,
+             "frequency_set_rows": freq.size, "trace": lattice.trace}
+    return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept), rounds=lattice.checks,
+                           seconds=time.perf_counter() - start, notes=notes, labels="hier-rows")
+
+
+def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, list[Node], Node, float]:
+    """The search over the lattice (module docstring): the lattice, its nodes in the order
+    visited, the least-loss node satisfying the models and its loss."""
     budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed
     prune = _can_prune(plan, budget)
     lattice = Lattice(engine, plan, freq, budget, bounds=prune)
@@ -102,15 +118,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
             failed.append(_climb(lattice, node, top, level_loss))
     engine.say(f"optimal: node {lattice.levels(best)} loss {best_loss:.4f} after {lattice.checks} checks "
                f"of {len(nodes)} nodes")
-    rows = at_node(engine, freq, best)
-    drop_failing(engine, plan, freq, rows)
-    assign, classes = publish_levels(engine, plan, rows)
-    (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
-    notes = {"levels": lattice.levels(best), "loss": best_loss, "checks": lattice.checks,
-             "check_seconds": round(lattice.check_seconds, 4), "lattice_nodes": len(nodes), "pruning": prune,
-             "frequency_set_rows": freq.size, "trace": lattice.trace}
-    return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept), rounds=lattice.checks,
-                           seconds=time.perf_counter() - start, notes=notes, labels="hier-rows")
+    return lattice, nodes, best, best_loss
 
 
 def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[float]]:
