@@ -117,6 +117,7 @@ class _Run:
     done_created: bool = False
     ladders: str | None = None          # the hierarchy ladders of the strict cuts along nodes
     codes: dict[str, str] = field(default_factory=dict)   # strict: sensitive column -> its (code, value) table
+    packing: tuple | None = None        # split: loss: the packed counts' fields (loss_split.packing)
 
     def t(self, name: str) -> str:
         """A transient table of the run (see :meth:`Engine.transient`); only ``assign``, the
