@@ -191,3 +191,28 @@ def test_same_release_twice(con):
     classes = con.execute(rows).fetchall()
     second = adult_release(con, 20)
     assert second.utility["loss"] == first.utility["loss"] and con.execute(rows).fetchall() == classes
+
+
+def test_packed_counts_over_many_words(engine, make_plan, monkeypatch):
+    """The covered values of each categorical QI and l-diverse column are counted in bit
+    fields of integer sums (loss_split.packing): with 3-bit words the fields spread over
+    several words, and the classes are the same as with them all in one."""
+    rng = np.random.default_rng(11)
+    data = {"a": rng.integers(0, 30, 400).tolist(), "b": rng.choice(list("pqrstu"), 400).tolist(),
+            "c": rng.choice(list("xyz"), 400, p=[.7, .2, .1]).tolist(), "s": rng.choice(list("ABCDE"), 400).tolist()}
+    columns = {"a": {"role": "quasi", "type": "numeric"}, "b": "quasi", "c": "quasi", "s": "sensitive"}
+    def plan():
+        return make_plan(engine, data, columns, [{"type": "k-anonymity", "k": 4},
+                                                 {"type": "distinct-l-diversity", "l": 2, "sensitive": "s"}],
+                         {"name": "mondrian", "labels": "values", "split": "loss"})
+    layouts = []
+    real = loss_split.packing
+    monkeypatch.setattr(loss_split, "packing", lambda run: layouts.append(real(run)) or layouts[-1])
+    one_word = run_loop(engine, plan, "recursive")
+    monkeypatch.setattr(loss_split, "WORD_BITS", 3)
+    many_words = run_loop(engine, plan, "recursive")
+    # a is numeric; b: 6 values (counts up to m + 1 = 7: 3 bits), c: 3 values (4: 3 bits), s: 5 values (3 bits)
+    fields = [None, {"shift": 0, "mask": 7}, {"shift": 3, "mask": 7}, {"shift": 6, "mask": 7}]
+    assert layouts[0] == ([f and {"word": 0, **f} for f in fields], 1)
+    assert layouts[1] == ([f and {"word": w, "shift": 0, "mask": 7} for w, f in enumerate([None, *fields[1:]], -1)], 3)
+    assert many_words == one_word and one_word["classes"] >= 20
