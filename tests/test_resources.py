@@ -160,3 +160,16 @@ def test_a_release_of_a_small_table_runs_on_one_thread(con):
     seen = []
     anonymize(BASE, con, progress=lambda _message: seen.append(setting(con, "threads")))
     assert 1 in seen and setting(con, "threads") == 2   # prepared and searched on one, given back after
+
+
+def test_the_threads_go_back_to_duckdbs_default(con):
+    """After a block on one thread, a connection that had DuckDB's own thread count is reset
+    to it (not pinned to a number), as a run's settings are restored."""
+    default = setting(con, "threads")
+    with Engine(con).small(10):
+        assert setting(con, "threads") == 1
+    assert setting(con, "threads") == default
+    con.execute("SET threads = 1")
+    with Engine(con).small(10):   # already one thread: nothing to set or restore
+        assert setting(con, "threads") == 1
+    assert setting(con, "threads") == 1

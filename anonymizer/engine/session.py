@@ -334,16 +334,17 @@ class Engine:
         that fits in one row group (:data:`ROW_GROUP`): DuckDB splits a scan by row groups, so
         a second thread has no rows of its own there and only adds the scheduling of every
         statement's pipelines (a search's hundreds of small statements: on ARX's Adult
-        frequency set, 10-18 % a check). The thread count is restored after the block."""
-        if rows > ROW_GROUP:
+        frequency set, 10-18 % a check). The thread count is restored after the block, as
+        :meth:`configured` restores its settings."""
+        (threads,) = self.con.execute("SELECT current_setting('threads')").fetchone()
+        if rows > ROW_GROUP or int(threads) == 1:
             yield self
             return
-        (threads,) = self.con.execute("SELECT current_setting('threads')").fetchone()
-        self.execute("SET threads = 1", template="<SET threads>")
+        self.execute("SET threads = $value", {"value": 1}, template="<SET threads>")
         try:
             yield self
         finally:
-            self.execute(f"SET threads = {int(threads)}", template="<SET threads>")
+            _restore_setting(self.con, "threads", threads)
 
     @contextmanager
     def transaction(self) -> Iterator["Engine"]:

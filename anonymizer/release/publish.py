@@ -138,6 +138,11 @@ def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
     return f"{rows}:{digest}"
 
 
+def fingerprint_rows(source_print: str) -> int:
+    """The source's row count, as :func:`fingerprint` writes it first."""
+    return int(source_print.partition(":")[0])
+
+
 def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: str) -> Published | None:
     """The current release if the spec and source are unchanged and its view still stands."""
     last = latest(engine, spec)

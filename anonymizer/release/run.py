@@ -34,7 +34,8 @@ from anonymizer.plan import Plan, check_suppression, load_source, prepare, resol
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen, spec_text
-from anonymizer.release.publish import Published, audit_table, check_owner, fingerprint, part_view, publish, unchanged
+from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, fingerprint_rows, part_view,
+                                        publish, unchanged)
 from anonymizer.spec.types import ReleaseSpec
 
 
@@ -162,7 +163,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
-        with engine.small(int(source_print.partition(":")[0])):   # a source of one row group: one thread
+        with engine.small(fingerprint_rows(source_print)):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
                 plan = prepare(engine, spec, source)
