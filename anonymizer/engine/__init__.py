@@ -2,12 +2,13 @@
 
 - :mod:`.session`: :class:`Engine` (execute, work schema, progress, statement log), the
   jinja environment and :func:`render`;
-- :mod:`.names`: :func:`ident` and :func:`table`, the one quoting point (sqlglot);
+- :mod:`.names`: :func:`ident` and :func:`table`, the one quoting point (sqlglot), and
+  :func:`relation`, how a name or a query stands after ``FROM`` in a template;
 - :mod:`.database`: opening and attaching DuckDB files with errors that say what is wrong.
 """
 
-from anonymizer.engine.names import ident, in_catalog, table
+from anonymizer.engine.names import ident, in_catalog, relation, table
 from anonymizer.engine.session import Engine, Settings, StatementLog, drop_stale_work, list_templates, render
 
 __all__ = ["Engine", "Settings", "StatementLog", "drop_stale_work", "ident", "in_catalog", "list_templates",
-           "render", "table"]
+           "relation", "render", "table"]

@@ -39,7 +39,7 @@ import jinja2
 
 from anonymizer.errors import DataError, SpecError, TemplateError
 from anonymizer.resources import TEMPLATES, resource_dir
-from anonymizer.engine.names import ident, table
+from anonymizer.engine.names import ident, relation, table
 
 if TYPE_CHECKING:
     import pandas
@@ -88,6 +88,7 @@ def _temporary(target: str) -> str:
 
 
 _ENV.globals["temporary"] = _temporary
+_ENV.filters["relation"] = relation   # FROM {{ x | relation }}: a quoted name, or a query as a subquery
 
 
 def render(template: str, dialect: str = "duckdb", **context: Any) -> str:

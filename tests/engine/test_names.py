@@ -8,7 +8,9 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sqlglot import exp
 
-from anonymizer.engine.names import ident, table
+import pytest
+
+from anonymizer.engine.names import ident, relation, table
 
 names = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), min_size=1, max_size=12)
 
@@ -28,3 +30,31 @@ def test_duckdb_reads_the_names_back(schema, column):
     con.execute(f"CREATE TABLE {table(schema, 't')} ({ident(column)} INTEGER)")
     assert con.execute("SELECT column_name FROM information_schema.columns WHERE table_schema = $s",
                        {"s": schema}).fetchone()[0] == column
+
+
+@pytest.mark.parametrize(("given", "written"), [
+    ('"w"."t"', '"w"."t"'), ("cte0", "cte0"), ('temp."a""b"', 'temp."a""b"'),
+    ("SELECT 1 AS a", "(SELECT 1 AS a)"), ("  with x AS (SELECT 1) FROM x", "(with x AS (SELECT 1) FROM x)"),
+    ("-- a query's header\nSELECT 1", "(-- a query's header\nSELECT 1)"),
+    ("(SELECT ')' AS a)", "(SELECT ')' AS a)"),                                  # wrapped already: once
+    ("(-- it's\nSELECT 1 /* ) */)", "(-- it's\nSELECT 1 /* ) */)"),
+    ("(SELECT 1) UNION (SELECT 2)", "((SELECT 1) UNION (SELECT 2))"),           # not wrapped whole
+])
+def test_relation_writes_a_name_as_is_and_a_query_as_a_subquery(given, written):
+    assert relation(given) == written
+
+
+@pytest.mark.parametrize("given", ["read_csv('x')", '"t" AS c', "", None])
+def test_relation_refuses_what_is_neither(given):
+    with pytest.raises(ValueError, match="quoted name or a query"):
+        relation(given)
+
+
+@pytest.mark.parametrize("given", ['"t"', '"s"."my t"', "SELECT 1 AS a", "(SELECT 1 AS a) UNION ALL (SELECT 2)",
+                                   "FROM range(3) SELECT range AS a"])
+def test_every_form_is_read_by_this_duckdb(given):
+    """What relation() writes after FROM parses and runs in the installed DuckDB (2.0.1 rejects
+    a parenthesized name, which relation() never writes)."""
+    con = duckdb.connect()
+    con.execute('CREATE SCHEMA s; CREATE TABLE "t" AS SELECT 1 AS a; CREATE TABLE s."my t" AS SELECT 1 AS a')
+    assert con.execute(f"SELECT count(*) FROM {relation(given)} AS c").fetchone()[0] >= 1
