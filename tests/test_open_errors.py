@@ -173,11 +173,13 @@ def test_locked_database(spec, held, command):
 
 
 # -- a file written by another DuckDB version -----------------------------------------------------
-def _forge_storage_version(path: Path, version: int) -> None:
-    """Set the storage version in the main header (bytes 12-20) and recompute the header's
-    checksum (DuckDB's: 5381 xor-folded with each 8-byte word of bytes 8-4096 times a constant)."""
+def _forge_storage_version(path: Path, version: int, writer: str = "") -> None:
+    """Set the storage version in the main header (bytes 12-20) and the library version that
+    wrote the file (bytes 52-84, empty before DuckDB 1.2), and recompute the header's checksum
+    (DuckDB's: 5381 xor-folded with each 8-byte word of bytes 8-4096 times a constant)."""
     data = bytearray(path.read_bytes())
     data[12:20] = version.to_bytes(8, "little")
+    data[52:84] = writer.encode().ljust(32, b"\0")
     checksum = 5381
     for offset in range(8, 4096, 8):
         checksum ^= (int.from_bytes(data[offset:offset + 8], "little") * 0xBF58476D1CE4E5B9) & (2**64 - 1)
@@ -185,12 +187,17 @@ def _forge_storage_version(path: Path, version: int) -> None:
     path.write_bytes(data)
 
 
-@pytest.mark.parametrize("version, which", [(10_000, "newer"), (63, "older")])
-def test_other_duckdb_version(tmp_path, spec, version, which):
+@pytest.mark.parametrize("version, writer, said", [
+    (10_000, "v9.9.0", ["written by DuckDB 9.9.0", "pip install 'duckdb==9.9.0'"]),   # the header names it
+    (10_000, "", ["newer version of DuckDB"]),
+    (63, "", ["older version of DuckDB"])])
+def test_other_duckdb_version(tmp_path, spec, version, writer, said):
+    """One line naming the version that wrote the file, this DuckDB's, and what to do."""
     db = people_db(tmp_path / "old.duckdb")
-    _forge_storage_version(db, version)
+    _forge_storage_version(db, version, writer)
     for args in (["run", spec, "-q"], ["check", "--table", "people", "--qi", "age"]):
-        one_line(cli(*args, "--db", db), "old.duckdb", f"{which} version of DuckDB", "cannot read")
+        one_line(cli(*args, "--db", db), "old.duckdb", *said, f"this DuckDB ({duckdb.__version__}) cannot read",
+                 "EXPORT DATABASE")
 
 
 # -- a spec that is not UTF-8 ---------------------------------------------------------------------

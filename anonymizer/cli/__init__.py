@@ -91,6 +91,13 @@ class Group(click.Group):
         return super().parse_args(ctx, args)
 
 
+def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value and not ctx.resilient_parsing:
+        from anonymizer.dependencies import version_text
+        click.echo(version_text())
+        ctx.exit()
+
+
 class _Commands(Group):
     """The top group: a failure of any command is one line on stderr (a bug: its traceback)
     and the exit status of :mod:`anonymizer.cli.failure`; with ``--json`` also one JSON
@@ -122,7 +129,9 @@ class _Commands(Group):
 
 
 @click.group(cls=_Commands, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="anonymizer")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
+              help="Show the version, and the versions of DuckDB, sqlglot, jinja2, pandas, numpy and pyspark "
+                   "in use, each against the range CI has tested; then exit.")
 def main() -> None:
     """Anonymize tables inside DuckDB and publish them as verified views.
 

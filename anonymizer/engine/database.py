@@ -23,9 +23,15 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.errors import DatabaseError
-from anonymizer.engine.names import ident
+from anonymizer.engine.names import ident, literal
 
 MEMORY = ":memory:"
+#: the storage format of every database file this package creates: the one of the oldest DuckDB
+#: ``pyproject.toml`` accepts (tests/engine/test_database_versions.py holds the two together),
+#: so that DuckDB, and the ``duckdb`` command line the dev extra installs, read it (DuckDB 2.0
+#: writes its own newest format by default, which DuckDB 1.x cannot open). A file that exists
+#: keeps the format it was written in.
+STORAGE_VERSION = "v1.4.0"
 
 
 class DatabaseOpenError(DatabaseError):
@@ -65,7 +71,8 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
     try:
         _precheck(p, read_only, must_exist or read_only, existed)
         try:
-            con = duckdb.connect(str(p), read_only=read_only)
+            con = (duckdb.connect(str(p), read_only=read_only) if existed
+                   else duckdb.connect(str(p), config={"storage_compatibility_version": STORAGE_VERSION}))
         except duckdb.Error as exc:
             if not existed:
                 _remove_created(p)
@@ -114,7 +121,8 @@ def attach_database(con: duckdb.DuckDBPyConnection, path: str | Path, *,
         raise type(exc)(path, exc.problem, label) from None
     alias = f"_anon_output_{uuid.uuid4().hex[:10]}"
     try:
-        con.execute(f"ATTACH $path AS {ident(alias)} (READ_WRITE)", {"path": str(p)})
+        storage = "" if existed else f", STORAGE_VERSION {literal(STORAGE_VERSION)}"
+        con.execute(f"ATTACH {literal(str(p))} AS {ident(alias)} (READ_WRITE{storage})")
     except duckdb.Error as exc:
         if not existed:
             _remove_created(p)
@@ -198,8 +206,11 @@ def explain(exc: Exception, p: Path | str, read_only: bool = False) -> str:
                              or "serialized" in low):
         age = re.search(r"created with an? (?:\w+ )*?(newer|older)", low)
         which = {"newer": "a newer", "older": "an older"}[age.group(1)] if age else "another"
-        return (f"was written by {which} version of DuckDB that this one ({duckdb.__version__}) cannot read "
-                f"({first.rstrip('.')}); open it with the DuckDB version that wrote it, or move the data with "
+        writer = written_by(p)
+        by = f"DuckDB {writer}" if writer else f"{which} version of DuckDB"
+        with_it = f"DuckDB {writer} (pip install 'duckdb=={writer}')" if writer else "the DuckDB version that wrote it"
+        return (f"was written by {by}, which this DuckDB ({duckdb.__version__}) cannot read "
+                f"({first.rstrip('.')}); open it with {with_it}, or move the data with "
                 "EXPORT DATABASE there and IMPORT DATABASE here")
     if "permission denied" in low or "read-only file system" in low:
         return ("cannot be read (permission denied)" if read_only
@@ -209,6 +220,26 @@ def explain(exc: Exception, p: Path | str, read_only: bool = False) -> str:
     if "corrupt" in low or "checksum" in low:
         return f"is damaged or not a DuckDB database file ({first})"
     return f"cannot be opened: {first}"
+
+
+def written_by(p: Path | str) -> str | None:
+    """The version of DuckDB that wrote the database file ``p`` (``2.0.1``), read from its
+    header (DuckDB 1.2 and later record it there), or ``None`` if it cannot be read."""
+    try:
+        with open(p, "rb") as f:
+            head = f.read(_HEADER_END)
+    except OSError:
+        return None
+    if len(head) < _HEADER_END or head[8:12] != b"DUCK":
+        return None
+    desc = head[_HEADER_DESC:_HEADER_END].split(b"\0", 1)[0].decode("ascii", "replace")
+    found = re.fullmatch(r"v?(\d+\.\d+\.\d+\S*)", desc)
+    return found.group(1) if found else None
+
+
+#: where the main header of a DuckDB file holds the library version that wrote it: after the
+#: checksum (8 bytes), the magic ``DUCK`` (4), the storage version (8) and four flags (32)
+_HEADER_DESC, _HEADER_END = 52, 84
 
 
 def _close(con: duckdb.DuckDBPyConnection) -> None:
