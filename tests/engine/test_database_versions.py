@@ -1,0 +1,97 @@
+"""The versions we declare are the versions we run (issue 35): the storage format of the files
+we create matches the declared DuckDB floor, the dev extra's `duckdb` command line (DuckDB 1.5)
+opens what a release wrote with this package's DuckDB, and `anonymizer --version` says which
+versions are in use and whether each is inside the tested range."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from anonymizer import anonymize
+from anonymizer.cli import main
+from anonymizer.dependencies import Dependency, declared, dependencies
+from anonymizer.engine.database import STORAGE_VERSION, attach_database, open_database, written_by
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _pyproject_floor(name: str) -> str:
+    text = (ROOT / "pyproject.toml").read_text()
+    return re.search(rf'"{name}>=([0-9.]+),<[0-9.]+"', text).group(1)
+
+
+def test_files_are_written_in_the_declared_floors_format():
+    assert STORAGE_VERSION == f"v{_pyproject_floor('duckdb')}"
+    floor = (ROOT / ".ci" / "floor.txt").read_text()
+    assert f"duckdb=={_pyproject_floor('duckdb')}\n" in floor   # the floor job runs that very version
+
+
+def _cli() -> str:
+    cli = shutil.which("duckdb", path=str(Path(sys.executable).parent)) or shutil.which("duckdb")
+    assert cli, "duckdb-cli is a dev dependency"
+    return cli
+
+
+def test_the_duckdb_command_line_opens_what_a_release_wrote(tmp_path):
+    """A release into a new --db file and into a new output.database file, both written by this
+    package's DuckDB (2.0 in the locked set), then read by the `duckdb` command line of the dev
+    extra (DuckDB 1.5), which cannot open DuckDB 2.0's own newest format."""
+    db, out = tmp_path / "w.duckdb", tmp_path / "out.duckdb"
+    with open_database(db) as con:
+        con.execute("CREATE TABLE t AS SELECT range % 7 AS age, range % 3 AS s FROM range(200)")
+        anonymize({"release": "r", "source": {"table": "t"}, "columns": {"age": "quasi", "s": "sensitive"},
+                   "models": [{"type": "k-anonymity", "k": 5}]}, con)
+        anonymize({"release": "o", "source": {"table": "t"}, "columns": {"age": "quasi", "s": "sensitive"},
+                   "models": [{"type": "k-anonymity", "k": 5}], "output": {"view": "o", "database": str(out)}}, con)
+    for path, view in ((db, "published.r"), (out, "published.o")):
+        assert written_by(path) == duckdb.__version__
+        read = subprocess.run([_cli(), "-readonly", "-csv", str(path), "-c", f"SELECT count(*) AS n FROM {view}"],
+                              capture_output=True, text=True, timeout=120)
+        assert read.returncode == 0, read.stderr
+        assert read.stdout.split() == ["n", "200"]
+
+
+def test_an_existing_file_keeps_its_format(tmp_path):
+    """Only files we create get the floor's format: one the user made is opened as it is."""
+    path = tmp_path / "mine.duckdb"
+    duckdb.connect(str(path)).close()
+    with open_database(path) as con:
+        con.execute("CREATE TABLE t AS SELECT 1 AS a")
+        with attach_database(con, path) as alias:   # already open: its own alias, nothing attached
+            assert con.execute(f'SELECT a FROM "{alias}".t').fetchone() == (1,)
+
+
+def test_version_names_each_dependency_and_its_range():
+    out = CliRunner().invoke(main, ["--version"])
+    assert out.exit_code == 0, out.output
+    lines = out.output.splitlines()
+    assert lines[0].startswith("anonymizer ")
+    duck = next(line for line in lines if line.strip().startswith("duckdb "))
+    assert f"duckdb {duckdb.__version__} (tested >={_pyproject_floor('duckdb')},<" in duck and "in range" in duck
+    assert {line.split()[0] for line in lines[1:]} == {"duckdb", "sqlglot", "jinja2", "pandas", "numpy", "pyspark"}
+
+
+def test_the_ranges_are_read_from_the_installed_metadata():
+    ranges = declared()
+    assert ranges["duckdb"] == (f">={_pyproject_floor('duckdb')},<2.1", None)
+    assert ranges["pyspark"][1] == "spark"          # the extra a user installs, not the dev one
+    assert all(d.in_range in (True, None) for d in dependencies())   # CI's environments are inside
+
+
+@pytest.mark.parametrize(("dep", "said"), [
+    (Dependency("duckdb", "2.1.0", ">=1.4.0,<2.1"), "duckdb 2.1.0 (tested >=1.4.0,<2.1: OUTSIDE the tested range"),
+    (Dependency("duckdb", "1.3.2", ">=1.4.0,<2.1"), "OUTSIDE the tested range: expect errors; pip install 'duckdb>=1.4.0,<2.1'"),
+    (Dependency("duckdb", "2.0.1", ">=1.4.0,<2.1"), "duckdb 2.0.1 (tested >=1.4.0,<2.1: in range)"),
+    (Dependency("pyspark", None, ">=4.3,<4.4", "spark"), "pyspark not installed (tested >=4.3,<4.4; pip install 'anonymizer[spark]')"),
+    (Dependency("duckdb", "2.0.1", ""), "duckdb 2.0.1 (tested ?: range unknown)"),
+])
+def test_a_version_outside_the_range_is_said(dep, said):
+    assert said in dep.line()
