@@ -111,10 +111,26 @@ def fail(exc: BaseException, as_json: bool = False) -> NoReturn:
         message, details = BUG, {"type": type(exc).__name__, "detail": _one_line(exc)}
     else:
         message, details = str(err), fields(err)
+    if code != EXIT_PRIVACY:
+        message, details = _untested(message, details)
     click.echo(f"error: {message}", err=True)
     if as_json:
         echo_failure(code, message, details)
     sys.exit(code)
+
+
+def _untested(message: str, details: dict) -> tuple[str, dict]:
+    """``message`` with a note naming each dependency whose version is outside the range CI
+    has tested (forced there by hand: pip keeps an install inside), the likely cause of a
+    parser or engine error (``details["untested"]`` with ``--json``)."""
+    from anonymizer.dependencies import dependencies
+    outside = [d for d in dependencies() if d.in_range is False]
+    if not outside:
+        return message, details
+    names = "; ".join(f"{d.name} {d.installed} is outside the tested range {d.tested}" for d in outside)
+    fix = " ".join(f"'{d.name}{d.tested}'" for d in outside)
+    return (f"{message} (note: {names}: pip install {fix})",
+            {**details, "untested": {d.name: {"installed": d.installed, "tested": d.tested} for d in outside}})
 
 
 def interrupted(as_json: bool = False) -> NoReturn:
