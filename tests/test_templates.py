@@ -26,6 +26,7 @@ from anonymizer.measure import measure_table, record_risk
 from anonymizer.release.history import history, prune, rollback
 from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
+from tests.template_contexts import Recorded, keep_current
 from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
 from tests.test_release import WEIRD, make_weird
 
@@ -37,9 +38,27 @@ EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/fa
 }
 
 
-def collect(monkeypatch) -> tuple[set[str], dict[str, list[str]]]:
+class _Rendering:
+    """A loaded template whose renders are recorded (parameters and text) in ``recorded``."""
+
+    def __init__(self, template, name: str, recorded: Recorded):
+        self._template, self._name, self._recorded = template, name, recorded
+
+    def render(self, *args, **kwargs):
+        text = self._template.render(*args, **kwargs)
+        self._recorded.add(self._name, kwargs, text)
+        return text
+
+    def __getattr__(self, attr):
+        return getattr(self._template, attr)
+
+
+def collect(monkeypatch) -> tuple[set[str], dict[str, list[str]], Recorded]:
+    """Record, for the rest of the test, the templates loaded, the statements executed (by
+    template) and each render's parameters and text (see tests/template_contexts.py)."""
     rendered: set[str] = set()
     executed: dict[str, list[str]] = {}
+    recorded = Recorded()
     original, get_template = Engine.execute, engine_module._ENV.get_template
 
     def recording(self, text, params=None, *, template="<inline>"):
@@ -48,15 +67,15 @@ def collect(monkeypatch) -> tuple[set[str], dict[str, list[str]]]:
 
     def loading(name, *args, **kwargs):
         rendered.add(name)
-        return get_template(name, *args, **kwargs)
+        return _Rendering(get_template(name, *args, **kwargs), name, recorded)
 
     monkeypatch.setattr(Engine, "execute", recording)
     monkeypatch.setattr(engine_module._ENV, "get_template", loading)
-    return rendered, executed
+    return rendered, executed, recorded
 
 
 def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
-    rendered, executed = collect(monkeypatch)
+    rendered, executed, recorded = collect(monkeypatch)
     load_adult(con)
     run_release(demo_spec(k=20), con)
     make_weird(con)
@@ -135,6 +154,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 sqlglot.parse(text, read="duckdb")
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
+    keep_current(recorded, executed)   # the parameters tests/test_template_parse.py renders them with
 
 
 def _audit_trail(con) -> None:

@@ -9,6 +9,7 @@ import sqlglot
 from anonymizer.engine.session import list_templates
 from anonymizer.hierarchy import export_arx, level_summary
 from tests.hierarchy.conftest import build
+from tests.template_contexts import keep_current
 from tests.test_templates import collect
 
 HIERARCHIES = [  # column of the table below, hierarchy
@@ -23,7 +24,7 @@ HIERARCHIES = [  # column of the table below, hierarchy
 
 
 def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_path):
-    rendered, executed = collect(monkeypatch)
+    rendered, executed, recorded = collect(monkeypatch)
     engine.execute("""CREATE TABLE "t t" AS SELECT range AS "select", range / 4 AS "my col",
                       'x' || (range % 4)::VARCHAR AS "a""b", DATE '2001-01-01' + range::INTEGER AS "when"
                       FROM range(1, 40)""")
@@ -42,3 +43,4 @@ def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_pa
     for template, texts in executed.items():
         for text in texts:
             assert sqlglot.parse(text, read="duckdb"), template
+    keep_current(recorded, executed)   # the parameters tests/test_template_parse.py renders them with

@@ -1,0 +1,93 @@
+"""Representative parameters for every template, recorded from the real runs of
+``tests/test_templates.py`` and ``tests/hierarchy/test_sql_parses.py`` into
+``tests/fixtures/template_contexts.json``, so that ``tests/test_template_parse.py`` can render
+every template again and have DuckDB's own parser read each statement without running it, in
+a second or two, on whichever DuckDB is installed (issue 35: a parser change is caught by one
+fast test, not by a user).
+
+The real runs check that the file is current: each template they render must be in it with
+the same parameter names. When a template's parameters change, record again:
+
+    ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest tests/test_templates.py tests/hierarchy/test_sql_parses.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "template_contexts.json"
+RECORD = os.environ.get("ANONYMIZER_RECORD_TEMPLATES") == "1"
+#: contexts kept per template: the first, and one more with other parameter names if met
+PER_TEMPLATE = 2
+
+
+@dataclass
+class Recorded:
+    """What the real runs rendered: template name -> the parameters of each render and its text."""
+
+    renders: dict[str, list[tuple[dict[str, Any], str]]] = field(default_factory=dict)
+
+    def add(self, name: str, context: dict[str, Any], text: str) -> None:
+        self.renders.setdefault(name, []).append((context, text))
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it (tuples as lists); ``ValueError`` if it cannot be."""
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {k: _plain(v) for k, v in value.items()}
+    raise ValueError(f"not JSON: {type(value).__name__}")
+
+
+def stored() -> dict[str, list[dict[str, Any]]]:
+    """The file: template name -> entries ``{"statement": bool, "context": {...}}``."""
+    return json.loads(FIXTURE.read_text(encoding="utf-8")) if FIXTURE.exists() else {}
+
+
+def _whole(text: str, executed: set[str]) -> bool:
+    """Whether ``text`` is whole statements: executed as it is, or a query DuckDB reads alone
+    (not an expression or a clause that a larger statement takes in)."""
+    if text.strip() in executed:
+        return True
+    try:
+        return bool(duckdb.connect().extract_statements(text))
+    except duckdb.Error:
+        return False
+
+
+def _entries(renders: list[tuple[dict[str, Any], str]], executed: set[str]) -> list[dict[str, Any]]:
+    kept: list[dict[str, Any]] = []
+    for context, text in renders:
+        try:
+            plain = _plain(context)
+        except ValueError:
+            continue
+        if len(kept) < PER_TEMPLATE and all(set(k["context"]) != set(plain) for k in kept):
+            kept.append({"statement": _whole(text, executed), "context": plain})
+    return kept
+
+
+def keep_current(recorded: Recorded, executed: dict[str, list[str]]) -> None:
+    """Write what the run rendered into the file (``ANONYMIZER_RECORD_TEMPLATES=1``), or check
+    that the file holds each template rendered here with the same parameter names."""
+    ran = {text.strip() for texts in executed.values() for text in texts}
+    have = stored()
+    if RECORD:
+        for name, renders in recorded.renders.items():
+            have[name] = _entries(renders, ran) or have.get(name, [])
+        FIXTURE.parent.mkdir(exist_ok=True)
+        FIXTURE.write_text(json.dumps(dict(sorted(have.items())), indent=0, sort_keys=True) + "\n", encoding="utf-8")
+        return
+    stale = sorted(name for name, renders in recorded.renders.items()
+                   if not any(set(e["context"]) == set(c) for c, _ in renders for e in have.get(name, [])))
+    assert not stale, (f"{FIXTURE.name} lacks these templates or their parameter names changed: {stale}; "
+                       f"record again ({__name__}'s docstring says how)")
