@@ -25,7 +25,7 @@ DuckDB                                 Spark
 ``x[i]`` where ``x`` is ``row(a, b)``      ``x.f<i>``, the row written ``struct(a AS f1, b AS f2)``
 (an unnamed struct, by position)       (Spark's structs are read by field name)
 ``row(a, b) IN (SELECT x ...)``        ``struct(a, b) IN (SELECT x.* ...)`` (Spark compares a
-                                       struct with a subquery's columns, one per field)
+(or ``{'a': a, ..} IN ...``)           struct with a subquery's columns, one per field)
 ``md5_number(s)`` (128 bits)           its top 64 bits as ``DECIMAL(20, 0)`` (DuckDB reads
                                        the digest little-endian): the same order for
                                        draws that differ there
@@ -235,12 +235,14 @@ def _struct_index(tree: exp.Expression) -> None:
 
 
 def _row_in(tree: exp.Expression) -> None:
-    """``row(a, b) IN (SELECT x FROM t)``: Spark matches a struct on the left of ``IN`` against
-    as many columns of the subquery, so the subquery selects ``x.*``."""
+    """``row(a, b) IN (SELECT x FROM t)``, or a named struct ``{'a': a, 'b': b}`` there: Spark
+    matches a struct on the left of ``IN`` against as many columns of the subquery, so the
+    subquery selects ``x.*``."""
     for node in list(tree.find_all(exp.In)):
         query = node.args.get("query")
         left = node.this
-        if (query is None or not isinstance(left, exp.Anonymous) or left.name.lower() != "row"
+        is_row = isinstance(left, exp.Struct) or isinstance(left, exp.Anonymous) and left.name.lower() == "row"
+        if (query is None or not is_row
                 or not isinstance(query.this, exp.Select) or len(query.this.selects) != 1):
             continue
         column = query.this.selects[0]
