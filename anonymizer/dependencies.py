@@ -94,8 +94,17 @@ def dependencies() -> list[Dependency]:
     return [Dependency(name, _installed(name), *ranges.get(name, ("", None))) for name in SHOWN]
 
 
+def outside() -> list[Dependency]:
+    """Every runtime dependency (not only :data:`SHOWN`) whose installed version is outside
+    its tested range: what pip would not have chosen, forced by hand. A package an extra names
+    (pyspark) counts only where the package runs on it, so it is left out here."""
+    return [d for name, (tested, extra) in declared().items() if extra is None
+            for d in [Dependency(name, _installed(name), tested)] if d.in_range is False]
+
+
 def version_text() -> str:
     """What ``anonymizer --version`` prints: this package, then one line per dependency."""
     lines = [f"anonymizer {_installed('anonymizer') or '(not installed)'}"]
     lines += [f"  {d.line()}" for d in dependencies()]
+    lines += [f"  {d.line()}" for d in outside() if d.name not in SHOWN]
     return "\n".join(lines)

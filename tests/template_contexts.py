@@ -23,8 +23,8 @@ import duckdb
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "template_contexts.json"
 RECORD = os.environ.get("ANONYMIZER_RECORD_TEMPLATES") == "1"
-#: contexts kept per template: the first, and one more with other parameter names if met
-PER_TEMPLATE = 2
+#: contexts kept per template, one per shape (see :func:`_shape`), the first met of each
+PER_TEMPLATE = 6
 
 
 @dataclass
@@ -49,31 +49,42 @@ def _plain(value: Any) -> Any:
 
 
 def stored() -> dict[str, list[dict[str, Any]]]:
-    """The file: template name -> entries ``{"statement": bool, "context": {...}}``."""
+    """The file: template name -> entries ``{"kind": "statement" | "expression" | "fragment",
+    "context": {...}}``."""
     return json.loads(FIXTURE.read_text(encoding="utf-8")) if FIXTURE.exists() else {}
 
 
-def _whole(text: str, executed: set[str]) -> bool:
-    """Whether ``text`` is whole statements: executed as it is, or a query DuckDB reads alone
-    (not an expression or a clause that a larger statement takes in)."""
+def _kind(text: str, executed: set[str]) -> str:
+    """``statement``: executed as it is, or a query DuckDB reads alone; ``expression``: what
+    a statement takes in as a value (DuckDB reads ``SELECT (text)``); else ``fragment``."""
     if text.strip() in executed:
-        return True
-    try:
-        return bool(duckdb.connect().extract_statements(text))
-    except duckdb.Error:
-        return False
+        return "statement"
+    for kind, whole in (("statement", text), ("expression", f"SELECT ({text}\n)")):
+        try:
+            if duckdb.connect().extract_statements(whole):
+                return kind
+        except duckdb.Error:
+            pass
+    return "fragment"
+
+
+def _shape(context: dict[str, Any]) -> tuple:
+    """The parameter names, with the values that choose a template's branches: flags, small
+    numbers and short words (``kind: ir_kl``, ``finer: true``), not names or SQL."""
+    return tuple(sorted((k, v if isinstance(v, (bool, int)) or isinstance(v, str) and v.isidentifier()
+                         and len(v) <= 20 else None) for k, v in context.items()))
 
 
 def _entries(renders: list[tuple[dict[str, Any], str]], executed: set[str]) -> list[dict[str, Any]]:
-    kept: list[dict[str, Any]] = []
+    kept: dict[tuple, dict[str, Any]] = {}
     for context, text in renders:
         try:
             plain = _plain(context)
         except ValueError:
             continue
-        if len(kept) < PER_TEMPLATE and all(set(k["context"]) != set(plain) for k in kept):
-            kept.append({"statement": _whole(text, executed), "context": plain})
-    return kept
+        if len(kept) < PER_TEMPLATE and _shape(plain) not in kept:
+            kept[_shape(plain)] = {"kind": _kind(text, executed), "context": plain}
+    return list(kept.values())
 
 
 def keep_current(recorded: Recorded, executed: dict[str, list[str]]) -> None:

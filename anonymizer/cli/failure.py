@@ -120,11 +120,11 @@ def fail(exc: BaseException, as_json: bool = False) -> NoReturn:
 
 
 def _untested(message: str, details: dict) -> tuple[str, dict]:
-    """``message`` with a note naming each dependency whose version is outside the range CI
-    has tested (forced there by hand: pip keeps an install inside), the likely cause of a
-    parser or engine error (``details["untested"]`` with ``--json``)."""
-    from anonymizer.dependencies import dependencies
-    outside = [d for d in dependencies() if d.in_range is False]
+    """``message`` with a note naming each runtime dependency whose version is outside the
+    range CI has tested (forced there by hand: pip keeps an install inside), the likely cause
+    of a parser or engine error (``details["untested"]`` with ``--json``)."""
+    from anonymizer.dependencies import outside as untested
+    outside = untested()
     if not outside:
         return message, details
     names = "; ".join(f"{d.name} {d.installed} is outside the tested range {d.tested}" for d in outside)

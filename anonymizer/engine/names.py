@@ -1,4 +1,4 @@
-"""The one place where identifiers become SQL text.
+r"""The one place where identifiers become SQL text.
 
 Every table, schema and column name that reaches a template passes through :func:`ident`
 or :func:`table`, which always quote (DuckDB's and standard SQL's rule: wrap in double
@@ -20,8 +20,8 @@ A template that reads a relation writes ``FROM {{ x | relation }}`` (see :func:`
 ``FROM``, so no template relies on what one parser version accepts around a name (DuckDB
 2.0.1 rejects ``FROM ("t")``, which 2.0.0 read).
 
-    >>> relation('"w"."t"'), relation("SELECT 1 AS a"), relation("(SELECT 1) UNION (SELECT 2)")
-    ('"w"."t"', '(SELECT 1 AS a)', '((SELECT 1) UNION (SELECT 2))')
+    >>> relation('"w"."t"'), relation("(SELECT 1 AS a)"), relation("SELECT 1 AS a")
+    ('"w"."t"', '(SELECT 1 AS a)', '(SELECT 1 AS a\n)')
 """
 
 from __future__ import annotations
@@ -71,18 +71,19 @@ def literal(value: str) -> str:
 def relation(sql: str) -> str:
     """Return ``sql`` as it stands after ``FROM`` or ``JOIN``: a name (quoted and maybe
     qualified, or a CTE's bare word) as it is, a query (``SELECT``, ``WITH``, ``FROM``, ``VALUES``) as a subquery in
-    parentheses (once: a query already wrapped whole is left as it is).
+    parentheses (once: a query already wrapped whole is left as it is), the closing one on
+    a line of its own so that a query ending in a ``--`` comment stays closed.
 
     Raises:
-        ValueError: ``sql`` is neither; a caller of ours passed something else (a bug, not
-        the user's input).
+        ValueError: ``sql`` is neither, or ends with ``;``; a caller of ours passed something
+        else (a bug, not the user's input).
     """
     text = sql.strip() if isinstance(sql, str) else ""
     if _NAME.fullmatch(text):
         return text
-    if not _QUERY.match(text):
-        raise ValueError(f"a template's relation must be a quoted name or a query, got {sql!r}")
-    return text if _wrapped(text) else f"({text})"
+    if not _QUERY.match(text) or text.endswith(";"):
+        raise ValueError(f"a template's relation must be a quoted name or one query, got {sql!r}")
+    return text if _wrapped(text) else f"({text}\n)"   # the newline ends a closing line comment
 
 
 def _wrapped(text: str) -> bool:

@@ -104,7 +104,7 @@ def test_a_failure_on_an_untested_version_says_so(monkeypatch, capsys):
     from anonymizer.cli.failure import EXIT_INPUT, fail
     from anonymizer.errors import TemplateError
     forced = [Dependency("duckdb", "1.3.0", ">=1.4.0,<2.1"), Dependency("sqlglot", "30.30.0", ">=27.0,<30.31")]
-    monkeypatch.setattr(deps, "dependencies", lambda: forced)
+    monkeypatch.setattr(deps, "outside", lambda: [d for d in forced if d.in_range is False])
     with pytest.raises(SystemExit) as ended:
         fail(TemplateError("<inline>", 'BinderException: Unrecognized option for attach "compress"'), as_json=True)
     assert ended.value.code == EXIT_INPUT
@@ -112,3 +112,13 @@ def test_a_failure_on_an_untested_version_says_so(monkeypatch, capsys):
     line, = out.err.splitlines()
     assert line.endswith("(note: duckdb 1.3.0 is outside the tested range >=1.4.0,<2.1: pip install 'duckdb>=1.4.0,<2.1')")
     assert '"untested": {"duckdb": {"installed": "1.3.0", "tested": ">=1.4.0,<2.1"}}' in out.out
+
+
+def test_every_runtime_dependency_is_weighed(monkeypatch):
+    """outside() reads every runtime range (click, rich, ... too), not only the ones --version
+    lists first, and leaves an extra's package (pyspark) to the engine that runs on it."""
+    import anonymizer.dependencies as deps
+    monkeypatch.setattr(deps, "_installed", lambda name: {"rich": "99.0", "pyspark": "3.5.0"}.get(name, "0"))
+    names = {d.name for d in deps.outside()}
+    assert {"rich", "duckdb", "click"} <= names and "pyspark" not in names
+    assert "rich 99.0 (tested >=13,<16: OUTSIDE" in deps.version_text()

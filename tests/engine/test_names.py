@@ -34,24 +34,26 @@ def test_duckdb_reads_the_names_back(schema, column):
 
 @pytest.mark.parametrize(("given", "written"), [
     ('"w"."t"', '"w"."t"'), ("cte0", "cte0"), ('temp."a""b"', 'temp."a""b"'),
-    ("SELECT 1 AS a", "(SELECT 1 AS a)"), ("  with x AS (SELECT 1) FROM x", "(with x AS (SELECT 1) FROM x)"),
-    ("-- a query's header\nSELECT 1", "(-- a query's header\nSELECT 1)"),
+    ("SELECT 1 AS a", "(SELECT 1 AS a\n)"), ("  with x AS (SELECT 1) FROM x", "(with x AS (SELECT 1) FROM x\n)"),
+    ("-- a query's header\nSELECT 1", "(-- a query's header\nSELECT 1\n)"),
+    ("SELECT 1 -- a closing comment", "(SELECT 1 -- a closing comment\n)"),
     ("(SELECT ')' AS a)", "(SELECT ')' AS a)"),                                  # wrapped already: once
     ("(-- it's\nSELECT 1 /* ) */)", "(-- it's\nSELECT 1 /* ) */)"),
-    ("(SELECT 1) UNION (SELECT 2)", "((SELECT 1) UNION (SELECT 2))"),           # not wrapped whole
+    ("(SELECT 1) UNION (SELECT 2)", "((SELECT 1) UNION (SELECT 2)\n)"),         # not wrapped whole
+    ("(SELECT 1) -- c", "((SELECT 1) -- c\n)"),
 ])
 def test_relation_writes_a_name_as_is_and_a_query_as_a_subquery(given, written):
     assert relation(given) == written
 
 
-@pytest.mark.parametrize("given", ["read_csv('x')", '"t" AS c', "", None])
+@pytest.mark.parametrize("given", ["read_csv('x')", '"t" AS c', "", None, "SELECT 1;"])
 def test_relation_refuses_what_is_neither(given):
-    with pytest.raises(ValueError, match="quoted name or a query"):
+    with pytest.raises(ValueError, match="quoted name or one query"):
         relation(given)
 
 
 @pytest.mark.parametrize("given", ['"t"', '"s"."my t"', "SELECT 1 AS a", "(SELECT 1 AS a) UNION ALL (SELECT 2)",
-                                   "FROM range(3) SELECT range AS a"])
+                                   "FROM range(3) SELECT range AS a", "SELECT 1 AS a -- one", "(SELECT 1 AS a) -- c"])
 def test_every_form_is_read_by_this_duckdb(given):
     """What relation() writes after FROM parses and runs in the installed DuckDB (2.0.1 rejects
     a parenthesized name, which relation() never writes)."""
