@@ -23,14 +23,13 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.errors import DatabaseError
-from anonymizer.engine.names import ident, literal
+from anonymizer.engine.names import ident
 
 MEMORY = ":memory:"
-#: the storage format of every database file this package creates: the one of the oldest DuckDB
-#: ``pyproject.toml`` accepts (tests/engine/test_database_versions.py holds the two together),
-#: so that DuckDB, and the ``duckdb`` command line the dev extra installs, read it (DuckDB 2.0
-#: writes its own newest format by default, which DuckDB 1.x cannot open). A file that exists
-#: keeps the format it was written in.
+#: the storage format of every database file this package creates: DuckDB 1.4's, which every
+#: DuckDB from 1.4 on reads, the ``duckdb`` command line on PyPI among them (``duckdb-cli``, 1.4
+#: and 1.5, no 2.0 yet; the dev extra installs it). DuckDB 2.0 writes its own newest format by
+#: default, which DuckDB 1.x cannot open. A file that exists keeps the format it was written in.
 STORAGE_VERSION = "v1.4.0"
 
 
@@ -121,8 +120,8 @@ def attach_database(con: duckdb.DuckDBPyConnection, path: str | Path, *,
         raise type(exc)(path, exc.problem, label) from None
     alias = f"_anon_output_{uuid.uuid4().hex[:10]}"
     try:
-        storage = "" if existed else f", STORAGE_VERSION {literal(STORAGE_VERSION)}"
-        con.execute(f"ATTACH {literal(str(p))} AS {ident(alias)} (READ_WRITE{storage})")
+        storage = "" if existed else f", STORAGE_VERSION '{STORAGE_VERSION}'"   # a constant of ours
+        con.execute(f"ATTACH $path AS {ident(alias)} (READ_WRITE{storage})", {"path": str(p)})
     except duckdb.Error as exc:
         if not existed:
             _remove_created(p)

@@ -54,20 +54,6 @@ def in_catalog(catalog: str | None, *parts: str) -> str:
     return table(catalog, *parts) if catalog is not None else table(*parts)
 
 
-def literal(value: str) -> str:
-    """Return ``value`` as a SQL string literal (single quotes, each inside doubled), for the
-    one statement that cannot bind it: DuckDB reads ``ATTACH $path`` only from 2.0 on, and
-    the declared floor is older. Every other value is bound.
-
-    Example:
-        >>> literal("it's.duckdb")
-        "'it''s.duckdb'"
-    """
-    if not isinstance(value, str) or "\0" in value:
-        raise ValueError(f"a SQL string literal must be a string without NUL, got {value!r}")
-    return "'" + value.replace("'", "''") + "'"
-
-
 def relation(sql: str) -> str:
     """Return ``sql`` as it stands after ``FROM`` or ``JOIN``: a name (quoted and maybe
     qualified, or a CTE's bare word) as it is, a query (``SELECT``, ``WITH``, ``FROM``, ``VALUES``) as a subquery in

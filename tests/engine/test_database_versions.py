@@ -28,10 +28,12 @@ def _pyproject_floor(name: str) -> str:
     return re.search(rf'"{name}>=([0-9.]+),<[0-9.]+"', text).group(1)
 
 
-def test_files_are_written_in_the_declared_floors_format():
-    assert STORAGE_VERSION == f"v{_pyproject_floor('duckdb')}"
-    floor = (ROOT / ".ci" / "floor.txt").read_text()
-    assert f"duckdb=={_pyproject_floor('duckdb')}\n" in floor   # the floor job runs that very version
+def test_files_are_written_in_a_format_the_duckdb_command_line_reads():
+    """The format is no newer than the oldest duckdb-cli the dev extra accepts (the smoke jobs
+    run that one on a release's file), nor than the DuckDB floor."""
+    cli = re.search(r'"duckdb-cli>=([0-9.]+?)(?:\.post[0-9]+)?,', (ROOT / "pyproject.toml").read_text()).group(1)
+    version = tuple(map(int, STORAGE_VERSION.removeprefix("v").split(".")))
+    assert version <= tuple(map(int, cli.split("."))) and version <= tuple(map(int, _pyproject_floor("duckdb").split(".")))
 
 
 def _cli() -> str:

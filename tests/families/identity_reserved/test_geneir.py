@@ -423,7 +423,7 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     from anonymizer.engine.session import list_templates
     from tests.test_templates import collect
 
-    rendered, executed = collect(monkeypatch)
+    rendered, executed, _ = collect(monkeypatch)
     patients(duckdb.connect(), "p", individuals=100)
     for model in (KL33, AB46):
         run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])

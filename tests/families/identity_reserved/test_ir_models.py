@@ -271,7 +271,7 @@ def test_verify_finds_the_exact_smallest_minimum_by_branch_and_bound(con):
 
 def test_every_ir_template_renders_and_parses(con, monkeypatch):
     """The models/ir_* templates, on names that need quoting, all run and parse with sqlglot."""
-    rendered, executed = collect(monkeypatch)
+    rendered, executed, _ = collect(monkeypatch)
     tri = [["a", "b"], ["a", "c"], ["b", "c"]]
     records_table(con, {1: tri, 2: tri + [["d", "e"]], 3: cls(TABLE3, 2)}, name='r"e c')
     engine = Engine(con)
