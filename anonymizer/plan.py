@@ -85,6 +85,7 @@ class Plan:
     sensitive: list[Kept] = field(default_factory=list)
     passthrough: list[Kept] = field(default_factory=list)
     individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
+    person: Kept | None = None   # ``history.person``: the same person across versions, in base as ``p0``
     key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
 
     @property
@@ -197,7 +198,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
     plan.individual = next((Kept(c, "i0", False) for c in spec.by_role("individual")), None)
-    kept = plan.sensitive + plan.passthrough + ([plan.individual] if plan.individual else [])
+    if spec.history.person is not None:
+        plan.person = Kept(next(c for c in spec.columns if c.name == spec.history.person), "p0", False)
+    kept = plan.sensitive + plan.passthrough + [k for k in (plan.individual, plan.person) if k]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
     flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
@@ -206,7 +209,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                has_rowid=_has_rowid(engine, source), person=person,
                nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
                not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
-               + ([ident(plan.individual.column.name)] if plan.individual else []))
+               + [ident(k.column.name) for k in (plan.individual, plan.person) if k])
     plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
@@ -243,8 +246,9 @@ def _has_rowid(engine: Engine, source: str) -> bool:
 
 
 def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:
-    cols = [c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")] + [c.flag for c in spec.columns
-                                                                                 if c.flag]
+    cols = ([c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")]
+            + [c.flag for c in spec.columns if c.flag]
+            + [c.name for c in spec.columns if c.name == spec.history.person and c.role != "individual"])
     row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols])
     rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:]) if n}
     if rows == 0:

@@ -24,6 +24,8 @@ class Family:
         units: what its groups of rows are called in a summary (``classes``, ``groups``).
         on_spark: the algorithms that run on Spark too (:mod:`anonymizer.engine.spark`); the
             others run on DuckDB only, and a Spark release of one is refused before any work.
+        gate: its releases pass the cross-version gate (:mod:`anonymizer.release.combination`);
+            without it a re-publication is refused under ``history: invariant``.
     """
 
     name: str
@@ -34,6 +36,7 @@ class Family:
     parts: tuple[str, ...] = ()
     units: str = "classes"
     on_spark: frozenset[str] = frozenset()
+    gate: bool = False
     package: str = field(default="", compare=False)
 
     def steps(self) -> ModuleType:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from anonymizer.release.combination import Combination
 from anonymizer.release.publish import Join
 
 
@@ -32,7 +33,9 @@ class Verified:
 
     ``table``, ``columns``, ``order``, ``parts`` and ``join`` are
     :func:`~anonymizer.release.publish.publish`'s arguments; ``figures`` are audit figures
-    beyond the models and the utility."""
+    beyond the models and the utility; ``combination`` is the cross-version gate's outcome
+    (:mod:`~anonymizer.release.combination`), whose memory and state publishing keeps, or
+    ``None`` for a family without the gate."""
 
     table: str
     columns: list[str]
@@ -47,3 +50,4 @@ class Verified:
     parts: tuple[tuple[str, str, list[str]], ...] = ()
     join: Join | None = None
     figures: dict = field(default_factory=dict)
+    combination: Combination | None = None

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import Callable
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError
@@ -264,7 +265,7 @@ def part_view(spec: ReleaseSpec, part: str) -> str:
 
 def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
             parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = (),
-            join: Join | None = None) -> Published:
+            join: Join | None = None, remember: Callable[[int], None] | None = None) -> Published:
     """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
 
     Args:
@@ -280,6 +281,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             order that reveals nothing: the families pass the class and a random draw.
         join: the main view joins the main snapshot with a part's (a generalized release's
             rows and class table); ``None``: it reads the main snapshot as it is.
+        remember: called with the new version inside the transaction (the cross-version
+            gate's memory, :func:`anonymizer.release.combination.remember`).
     """
     audit = ensure_audit(engine, spec)
     last = latest(engine, spec)
@@ -313,6 +316,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
             "figures": json.dumps(figures), "spec_text": record["spec_text"], **versions(engine),
         }
         engine.run("publish/audit_insert.sql.j2", params, audit=audit)
+        if remember is not None:
+            remember(version)
     return Published(version, params["view_name"], params["snapshot"])
 
 

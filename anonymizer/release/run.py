@@ -34,8 +34,9 @@ from anonymizer.plan import Plan, check_suppression, load_source, prepare, resol
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen, spec_text
-from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, fingerprint_rows, part_view,
-                                        publish, unchanged)
+from anonymizer.release import combination
+from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, fingerprint_rows, latest,
+                                        part_view, publish, unchanged)
 from anonymizer.spec.types import ReleaseSpec
 
 
@@ -163,6 +164,11 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
+        if not family.gate or engine.dialect != "duckdb":   # no cross-version gate: refused under invariant
+            last = latest(engine, spec)
+            combination.refuse_unsupported(spec, family.name if family.gate else f"{family.name} family on "
+                                           f"{engine.dialect}; the", last is not None
+                                           and last["source_fingerprint"] != source_print)
         with engine.small(fingerprint_rows(source_print)):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
@@ -204,8 +210,15 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                                              f"promoting {spec.output.view}{''.join(', ' + v for v in views)}"):
             record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility},
                              ready.rows, ready.suppressed, clock, chosen(ready.algorithm))
+            gated, version = ready.combination, (last["version"] if (last := latest(engine, spec)) else 0) + 1
+            if gated is not None:   # the private state first: it lives in the source's database
+                combination.keep_state(engine, spec, gated, version)
             published = publish(engine, spec, ready.table, ready.columns, record, parts=ready.parts,
-                                order=ready.order, join=ready.join)
+                                order=ready.order, join=ready.join,
+                                remember=None if gated is None else
+                                lambda v: combination.remember(engine, spec, gated, v))
+            if gated is not None:
+                combination.forget_older(engine, spec, published.version)
         version, view, snapshot = published.version, published.view, published.snapshot
     clock["total"] = time.perf_counter() - start
     engine.say(f"release {spec.release}: dry run, verified and measured; nothing published" if dry_run else

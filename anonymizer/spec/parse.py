@@ -20,6 +20,7 @@ the field (``columns.age.role``) and the value. A spec looks like::
     suppression_limit: 0.0            # fraction of rows that may be suppressed
     nulls: error                      # or suppress: rows with a NULL QI are suppressed
     output: {view: adult, schema: published}
+    history: {guarantee: invariant, person: pid}   # or independent; see anonymizer.release.combination
     # or, publishing into another DuckDB file (the source's database is then only read)
     # and copying the verified snapshot to Parquet (or CSV) after publication:
     # output: {view: adult, database: published.duckdb, export: {path: out/adult.parquet}}
@@ -68,8 +69,8 @@ from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
 from anonymizer.spec.columns import parse_columns, parse_models
 from anonymizer.spec.fields import mapping_field, name_field, relative_path
-from anonymizer.spec.types import (EXPORT_FORMATS, MAX_THREADS, NULL_POLICIES, ROLES, Export, Output, ReleaseSpec,
-                                   Source)
+from anonymizer.spec.types import (EXPORT_FORMATS, GUARANTEES, MAX_THREADS, NULL_POLICIES, ROLES, Export, History,
+                                   Output, ReleaseSpec, Source)
 
 
 # -- parsing ---------------------------------------------------------------------
@@ -132,7 +133,7 @@ def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:
 
 
 _TOP = {"release", "source", "columns", "models", "algorithm", "suppression_limit", "nulls",
-        "default_role", "output", "description", "engine"}
+        "default_role", "output", "description", "engine", "history"}
 
 
 def parse_spec(data: dict, base: Path) -> ReleaseSpec:
@@ -168,7 +169,30 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         raw=data,
         engine=_engine(data.get("engine", {}), base),
         backend=_backend(data.get("engine", {}), base),
+        history=_history(data.get("history"), columns),
     )
+
+
+def _history(value: Any, columns: tuple) -> History:
+    """``history: independent`` or ``history: {guarantee: invariant, person: pid}``
+    (:class:`~anonymizer.spec.types.History`)."""
+    if value is None:
+        return History()
+    if isinstance(value, str):
+        value = {"guarantee": value}
+    v = mapping_field(value, "history", {"guarantee", "person"})
+    guarantee = v.get("guarantee", "invariant")
+    if guarantee not in GUARANTEES:
+        raise SpecError("history.guarantee", f"must be one of {', '.join(GUARANTEES)}", guarantee)
+    person = v.get("person")
+    if person is not None:
+        person = name_field(person, "history.person")
+        col = next((c for c in columns if c.name.lower() == person.lower()), None)
+        if col is None or col.role not in ("identifier", "individual"):
+            raise SpecError("history.person", "must name a column with role 'identifier' (or 'individual'): the key "
+                                              "of a person in every version, never published", person)
+        person = col.name
+    return History(guarantee, person)
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|bytes|kb|mb|gb|tb|kib|mib|gib|tib|k|m|g|t|%)\s*", re.IGNORECASE)

@@ -160,6 +160,27 @@ class Output:
     catalog: str | None = None
 
 
+#: ``history.guarantee``: what the release claims across its versions (:mod:`anonymizer.release.combination`)
+GUARANTEES = ("invariant", "independent")
+
+
+@dataclass(frozen=True)
+class History:
+    """``history:`` of a spec: the guarantee across versions and the person key.
+
+    ``invariant`` (the default): every version, read together with every earlier published
+    version of the release, still meets the declared models (the cross-version gate), and
+    the generalized family keeps each person's class signature (m-invariance, Xiao and Tao
+    2007). ``independent``: each version is checked alone; the disclosure of the versions in
+    combination is measured and recorded. ``person``: the identifier column naming the same
+    person in every version (never published); ``None``: the gate checks only what the
+    published versions show (class differences), not each person's intersection.
+    """
+
+    guarantee: str = "invariant"
+    person: str | None = None
+
+
 @dataclass(frozen=True)
 class ReleaseSpec:
     """A validated release spec."""
@@ -177,6 +198,7 @@ class ReleaseSpec:
     text: str | None = field(default=None, compare=False, repr=False)   # the YAML as written (None: a dict)
     engine: Settings = field(default_factory=Settings)
     backend: EngineChoice = field(default_factory=EngineChoice)   # which engine runs it (DuckDB by default)
+    history: History = field(default_factory=History)
 
     # -- views --------------------------------------------------------------------
     def by_role(self, role: str) -> tuple[Column, ...]:

@@ -36,5 +36,5 @@ FAMILY = Family(
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"})},
-    models=frozenset(GENERIC_MODELS), parts=("classes",),
+    models=frozenset(GENERIC_MODELS), parts=("classes",), gate=True,
     on_spark=frozenset({"mondrian", "full-domain", "optimal", "privacyfrost2"}), package=__name__)

@@ -153,16 +153,16 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
         if key == "level":
             if not level_columns:
                 params[f"level{q.index}"] = levels[q.name]
-            labels = engine.sql("families/generalized/form/level_labels.sql.j2", hier=q.hier, per_class=level_columns,
+            label_sql = engine.sql("families/generalized/form/level_labels.sql.j2", hier=q.hier, per_class=level_columns,
                                 **ctx)
         elif key == "node":
-            labels = engine.sql("families/generalized/form/node_labels.sql.j2", hier=q.hier, **ctx)
+            label_sql = engine.sql("families/generalized/form/node_labels.sql.j2", hier=q.hier, **ctx)
         elif key == "range":
-            labels = engine.sql("families/generalized/form/range_labels.sql.j2", dom=q.dom, **ctx)
+            label_sql = engine.sql("families/generalized/form/range_labels.sql.j2", dom=q.dom, **ctx)
         else:
             params |= set_label_params(q)
-            labels = engine.sql("families/generalized/form/set_labels.sql.j2", dom=q.dom, **ctx)
-        qis.append({"i": q.index, "labels": ident(f"__labels{q.index}"), "labels_sql": labels,
+            label_sql = engine.sql("families/generalized/form/set_labels.sql.j2", dom=q.dom, **ctx)
+        qis.append({"i": q.index, "labels": ident(f"__labels{q.index}"), "labels_sql": label_sql,
                     "key": "set" if key == "set" else "range",
                     "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),

@@ -15,6 +15,10 @@ class AlgorithmResult:
         classes: number of equivalence classes.
         suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included),
             ``presampled`` included.
+        base: the rows ``assign`` refers to when they are not ``plan.base``: m-invariance's
+            rows with its counterfeits (:mod:`.invariance`); ``None``: ``plan.base``.
+        groups: ``assign`` has ``__gid``, each row's private group (m-invariance), beside the class.
+        counterfeits: counterfeit rows among ``assign``'s (negative ``__rid``).
         presampled: of those, the rows PrivacyFrost2's pre-sampling removed before the search
             (paper 003, section 5.1): left out of the release and counted as suppressed, but
             not against ``suppression_limit``, which bounds the search's own suppression.
@@ -42,3 +46,6 @@ class AlgorithmResult:
     levels: dict[str, int] | None = None
     cells: str | None = None
     presampled: int = 0
+    base: str | None = None
+    groups: bool = False
+    counterfeits: int = 0

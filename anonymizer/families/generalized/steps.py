@@ -4,12 +4,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
 from anonymizer.families.generalized.full_domain import full_domain
+from anonymizer.families.generalized.invariance import (COUNTERFEITS, counterfeit_column, first_groups, followed,
+                                                        invariant)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
@@ -18,8 +21,10 @@ from anonymizer.families.generalized.verify import input_reference, verify as ve
 from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.plan import Plan
+from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.publish import Join
+from anonymizer.release.combination import Combination, Released
+from anonymizer.release.publish import Join, latest
 from anonymizer.release.summary import fmt
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
@@ -37,28 +42,72 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
 
 
 def run(engine: Engine, plan: Plan) -> Rounds:
-    result = run_algorithm(engine, plan)
+    kept = _signatures(engine, plan)
+    result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
     # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
     return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
 
 
+def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
+    """The private state m-invariance continues from (people, groups, its version), when the
+    release keeps signatures (``history: invariant`` with ``history.person``) and an earlier
+    version left state; else ``None`` (the algorithm runs as for a first version)."""
+    spec = plan.spec
+    if spec.history.guarantee != "invariant" or plan.person is None:
+        return None
+    last = latest(engine, spec)
+    previous = combination.previous_state(engine, spec, last["version"]) if last else None
+    return None if previous is None else (*combination.state_tables(spec), previous)
+
+
+def _rows(plan: Plan, result) -> Plan:
+    """The plan whose ``base`` holds the rows ``result.assign`` refers to (counterfeits too)."""
+    return plan if result.base is None else replace(plan, base=result.base)
+
+
 def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
     result = rounds.result
-    return build_candidate(engine, plan, result.assign, result.levels if result.labels == "hier" else None,
-                           level_columns=result.labels == "hier-rows", cells=result.cells)
+    built = build_candidate(engine, _rows(plan, result), result.assign,
+                            result.levels if result.labels == "hier" else None,
+                            level_columns=result.labels == "hier-rows", cells=result.cells)
+    if plan.spec.history.guarantee == "invariant" and plan.person is not None:
+        counterfeit_column(engine, built.class_table, result.assign)
+        built.class_columns.append(COUNTERFEITS)
+    return built
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate) -> tuple[Counted, list[dict]]:
-    """The models on the published columns; the rows are counted once, for verify and measure."""
+def verify(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate) -> tuple[Counted, list[dict], Combination]:
+    """The models on the published columns, then the cross-version gate
+    (:mod:`anonymizer.release.combination`); the rows are counted once, for verify and measure."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
-    return counted, verify_models(engine, plan, built, counted)
+    checks = verify_models(engine, plan, built, counted)
+    return counted, checks, _gate(engine, plan, rounds.result, built)
+
+
+def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
+    spec = plan.spec
+    value = followed(plan) if plan.person is not None else None
+    people = members = groups = None
+    if plan.person is not None:
+        people, members = engine.work("gate_people"), engine.work("gate_members")
+        engine.run("families/generalized/invariance/people.sql.j2", target=people, assign=result.assign,
+                   base=_rows(plan, result).base, value=value, gid=result.groups)
+        engine.run("families/generalized/invariance/members.sql.j2", target=members, assign=result.assign,
+                   rows=_rows(plan, result).base, value=value)
+        if spec.history.guarantee == "invariant":
+            groups = first_groups(engine, plan, result)
+    last = latest(engine, spec)
+    released = Released(built.table, built.class_table, EQ_CLASS, built.qi_columns,
+                        [(k.column.name, k.column.name) for k in plan.sensitive], people, members, groups)
+    return combination.gate(engine, spec, released, list(spec.models), (last["version"] if last else 0) + 1,
+                            last["version"] if last else None)
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
-            checked: tuple[Counted, list[dict]]) -> Verified:
-    counted, checks = checked
+            checked: tuple[Counted, list[dict], Combination]) -> Verified:
+    counted, checks, gated = checked
     spec, result = plan.spec, rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
@@ -78,7 +127,8 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
                     plan.null_suppressed + result.suppressed, built.classes, checks, measures, utility,
                     {"rounds": result.rounds, **result.notes},
                     parts=((CLASSES, built.class_table, built.class_columns),),
-                    join=Join(CLASSES, EQ_CLASS, tuple(built.view_columns)), figures={"k": measures.get("k")})
+                    join=Join(CLASSES, EQ_CLASS, tuple(built.view_columns)),
+                    figures={"k": measures.get("k"), "combination": gated.figures}, combination=gated)
 
 
 def _metric_qis(plan: Plan) -> list[dict[str, Any]]:

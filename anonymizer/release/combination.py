@@ -1,0 +1,262 @@
+"""Versions read together: the cross-version gate and the release's memory of what it published.
+
+The adversary (README, "Privacy across versions") holds every version a release ever
+published, pruned or not, the audit table and this code, knows targets' quasi-identifiers
+and knows when each target was in the source (joined, left, changed). Two attacks follow,
+and the gate runs both in SQL on the candidate of version n against every earlier version
+before anything is published:
+
+- **Difference** (Xiao and Tao 2007, section 1, the "critical absence"; Byun et al. 2006):
+  a class box (the labels a reader sees) that two versions both publish gives away, by the
+  multiset difference of its sensitive values, what the people who joined (the counts that
+  grew) or left (the counts that shrank) hold. Each non-empty side of such a difference is
+  read as a class of its own and must meet every declared model that applies to a multiset:
+  at least k people, distinct l, entropy l, recursive (c, l) and alpha. t-closeness is not
+  judged on differences (recorded as ``not_checked``).
+- **Intersection** (Xiao and Tao 2007, Lemma 1): a person present in several versions, with
+  the same sensitive value, has as candidate values the intersection of the value sets of
+  their classes over those versions. With the spec's ``history.person`` the gate keeps that
+  intersection per person and requires at least l values (the bound every l-diversity model
+  implies for a set of candidates). Without a person key it cannot be judged, and the
+  figures say so.
+
+``history.guarantee: invariant`` (the default) refuses a version that fails either check:
+nothing is published and the error names the versions, the check and how many people.
+``independent`` publishes each version on its own checks and records the measured figures
+(``figures.combination`` of the audit row; the report and ``anonymizer history`` show them).
+
+What the gate needs of earlier versions is what they published: per version, class box,
+attribute and value, the published count, kept in the release's snapshot schema
+(:data:`MEMORY`) even when ``prune`` drops the snapshots. The per-person state (group,
+value, since, candidates) is private: it lives in schema :data:`STATE_SCHEMA` of the
+connection's own database (beside the source, never the output database or a published
+schema), one pair of tables per release. It is written before the version publishes
+(replacing what an attempt that failed left) and the older versions' rows are dropped once
+it has.
+
+The generalized family publishes sequences that pass (m-invariance,
+:mod:`anonymizer.families.generalized.invariance`); the other families are refused a
+re-publication under ``invariant`` until they have their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from anonymizer.engine.names import ident, in_catalog, table
+from anonymizer.engine.session import Engine
+from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
+from anonymizer.spec.types import ReleaseSpec
+
+#: the release's memory of its published classes (in ``output.snapshot_schema``)
+MEMORY = "_classes"
+#: the schema of the private per-person state, in the connection's own database
+STATE_SCHEMA = "_anon_state"
+
+#: model type -> the rule the difference check applies to each side of a difference
+RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
+         "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha"}
+
+
+@dataclass(frozen=True)
+class Released:
+    """What a candidate version publishes, as the gate reads it (work tables of the run).
+
+    Attributes:
+        rows: the per-row candidate (``eq_class`` and the sensitive columns, published names).
+        classes: the class table (``eq_class`` and the label columns).
+        eq_class: the column joining the two.
+        labels: the label columns that make a class's box.
+        attrs: ``(attribute, column of rows)`` for each sensitive column.
+        people: ``(pid, gid, cid, value)``, one row per real row with the person key, the
+            private group, the class (``__cid``) and the intersection attribute's value; or
+            ``None`` without ``history.person``.
+        members: ``(cid, value)``, every published row (counterfeits too), for the class value sets.
+        groups: ``(gid, value, n)``: each private group's published multiset (m-invariance), or ``None``.
+    """
+
+    rows: str
+    classes: str
+    eq_class: str
+    labels: list[str]
+    attrs: list[tuple[str, str]]
+    people: str | None = None
+    members: str | None = None
+    groups: str | None = None
+
+
+@dataclass
+class Combination:
+    """The gate's outcome: its figures (audit, report) and what publishing keeps."""
+
+    figures: dict
+    current: str
+    people: str | None = None
+    groups: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def memory_table(spec: ReleaseSpec) -> str:
+    return in_catalog(spec.output.catalog, spec.output.snapshot_schema, MEMORY)
+
+
+def state_tables(spec: ReleaseSpec) -> tuple[str, str]:
+    """The private state of ``spec``'s release: (people, groups), in the connection's database."""
+    return table(STATE_SCHEMA, f"{spec.release}__people"), table(STATE_SCHEMA, f"{spec.release}__groups")
+
+
+def earlier(engine: Engine, spec: ReleaseSpec) -> list[int]:
+    """The versions of the release the memory holds, oldest first."""
+    if engine.relation(spec.output.catalog, spec.output.snapshot_schema, MEMORY) is None:
+        return []
+    return [v for (v,) in engine.execute(f"SELECT DISTINCT version FROM {memory_table(spec)} WHERE release = $r "
+                                         "ORDER BY version", {"r": spec.release}).fetchall()]
+
+
+def previous_state(engine: Engine, spec: ReleaseSpec, published: int) -> int | None:
+    """The newest version (up to ``published``, the latest published one) whose private state
+    stands, or ``None``."""
+    people, _ = state_tables(spec)
+    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__people") is None:
+        return None
+    (version,) = engine.execute(f"SELECT max(version) FROM {people} WHERE version <= $v", {"v": published}).fetchone()
+    return version
+
+
+def refuse_unsupported(spec: ReleaseSpec, family: str, has_earlier: bool) -> None:
+    """A family without a cross-version algorithm may re-publish only under ``independent``."""
+    if has_earlier and spec.history.guarantee == "invariant":
+        raise UnsupportedError(
+            f"history: invariant (the default) checks a new version against every earlier one; the {family} family "
+            f"has no cross-version gate yet, so release {spec.release} cannot publish a second version under it. "
+            "Set 'history: independent' to publish each version on its own checks (the adversary who keeps "
+            "earlier versions may then learn more than each version allows), or publish under a new release name")
+
+
+def gate(engine: Engine, spec: ReleaseSpec, released: Released, models: list, version: int,
+         published: int | None) -> Combination:
+    """Run both checks (module docstring) on the candidate; raise under ``invariant`` when
+    one fails. ``version``: the candidate's version number; ``published``: the latest
+    published version (``None`` for a first release)."""
+    current = engine.work("published_classes")
+    engine.run("release/combination/current.sql.j2", target=current, rows=released.rows, classes=released.classes,
+               eq_class=ident(released.eq_class), labels=[ident(lab) for lab in released.labels],
+               attrs=[{"name": f"'{i}'", "col": ident(col)} for i, (_, col) in enumerate(released.attrs)])
+    attr_of = {name: str(i) for i, (name, _) in enumerate(released.attrs)}
+    versions = earlier(engine, spec)
+    figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
+                               "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
+    rules, params = _rules(models, attr_of, figures)
+    if versions and rules:
+        rows = engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
+                           current=current, memory=memory_table(spec), rules=rules)
+        for row in rows:
+            failing = [{"model": r["model"], "sides": row[3 + 2 * n], "people": int(row[4 + 2 * n])}
+                       for n, r in enumerate(rules) if row[3 + 2 * n]]
+            figures["difference"].append({"version": row[0], "shared_boxes": row[1], "changed_boxes": row[2],
+                                          "failing": failing})
+            figures["isolated"] += max([f["people"] for f in failing], default=0)
+    result = Combination(figures, current, groups=released.groups)
+    _intersection(engine, spec, released, models, version, published, result)
+    if spec.history.guarantee == "invariant":
+        _refuse(spec, figures)
+    return result
+
+
+def _rules(models: list, attr_of: dict[str, str], figures: dict) -> tuple[list[dict], dict]:
+    """The difference check's rules for the declared models, with their bound parameters."""
+    rules, params = [], {}
+    for m in models:
+        kind = RULES.get(m.spec_type)
+        if kind is None:
+            figures["not_checked"].append(str(m))
+            continue
+        i = len(rules)
+        params[f"attr{i}"] = "" if kind == "k" else attr_of[m.attribute]
+        if kind == "k":
+            params[f"k{i}"] = m.k
+        elif kind == "alpha":
+            params[f"alpha{i}"] = m.alpha
+            if m.value is not None:
+                params[f"value{i}"] = m.value
+        else:
+            params[f"l{i}"] = m.l
+        if kind == "recursive":
+            params[f"c{i}"] = m.c
+        rules.append({"i": i, "kind": kind, "value": kind == "alpha" and m.value is not None, "model": str(m)})
+        if kind == "alpha":   # alpha-k's k bounds the size of each side too
+            rules.append({"i": i + 1, "kind": "k", "value": False, "model": str(m)})
+            params[f"attr{i + 1}"], params[f"k{i + 1}"] = "", m.k
+    return rules, params
+
+
+def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, models: list, version: int,
+                  published: int | None, result: Combination) -> None:
+    """Each person's candidate values intersected since their value last changed (module docstring)."""
+    figures = result.figures
+    bound = max([int(m.l) for m in models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")],
+                default=None)
+    if released.people is None:
+        figures["intersection"] = {"checked": False, "why": "no history.person: a person cannot be followed "
+                                                            "across versions"}
+        return
+    people, _ = state_tables(spec)
+    before = previous_state(engine, spec, published) if published else None
+    state = engine.work("people_state")
+    engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
+               target=state, people=released.people, members=released.members,
+               previous=people if before else None)
+    total, smallest, below, carried = engine.execute(
+        f"SELECT count(*), min(len(cand)), count(*) FILTER (WHERE len(cand) < $l), "
+        f"count(*) FILTER (WHERE since < $v) FROM {state}", {"l": bound or 0, "v": version}).fetchone()
+    figures["intersection"] = {"checked": bound is not None, "people": total, "followed": carried,
+                               "smallest": smallest, "bound": bound, "below": below if bound else 0}
+    result.people = state
+
+
+def _refuse(spec: ReleaseSpec, figures: dict) -> None:
+    for entry in figures["difference"]:
+        for f in entry["failing"]:
+            raise PrivacyCheckFailed(
+                f"{f['model']} across versions", None, f["sides"], f"{spec.output.schema}.{spec.output.view}",
+                reason=f"compared with v{entry['version']}, {f['sides']} class box(es) published in both differ by "
+                       f"a multiset of joiners' or leavers' values that breaks it, isolating {f['people']} people "
+                       "(difference check; history: invariant)")
+    inter = figures.get("intersection", {})
+    if inter.get("below"):
+        raise PrivacyCheckFailed(
+            f"{inter['bound']} candidate values across versions", inter["smallest"], 0,
+            f"{spec.output.schema}.{spec.output.view}",
+            reason=f"{inter['below']} people keep fewer than {inter['bound']} candidate sensitive values once their "
+                   f"classes in every version since they last changed are intersected (smallest: "
+                   f"{inter['smallest']}; intersection check; history: invariant)")
+
+
+def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:
+    """Write the candidate version's private state, replacing what an unpublished attempt left
+    (before publishing: the state sits in another database than an ``output.database``)."""
+    if combination.people is None and combination.groups is None:
+        return
+    people, groups = state_tables(spec)
+    engine.run("release/combination/state_table.sql.j2", schema=ident(STATE_SCHEMA), people=people, groups=groups)
+    for state, rows in ((people, combination.people), (groups, combination.groups)):
+        engine.run("release/combination/state_drop.sql.j2", {"version": version}, state=state, newer=True)
+        if rows is not None:
+            engine.run("release/combination/state_insert.sql.j2", {"version": version}, state=state, rows=rows)
+
+
+def forget_older(engine: Engine, spec: ReleaseSpec, version: int) -> None:
+    """Once ``version`` has published, the state of older versions is not read again."""
+    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__people") is None:
+        return
+    for state in state_tables(spec):
+        engine.run("release/combination/state_drop.sql.j2", {"version": version}, state=state, newer=False)
+
+
+def remember(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:
+    """Append the version's published classes to the memory (inside the publishing transaction)."""
+    engine.run("release/combination/memory_table.sql.j2",
+               schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema), memory=memory_table(spec))
+    engine.run("release/combination/remember.sql.j2", {"release": spec.release, "version": version},
+               memory=memory_table(spec), current=combination.current)
