@@ -14,6 +14,7 @@ from anonymizer.spec.parse import load_spec
 from anonymizer.engine import session as engine_module
 from anonymizer.engine.session import Engine, list_templates
 from anonymizer.families.generalized.lattice.evaluate import evaluate_spec
+from anonymizer.datasets.churn import churn, people
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult, flagged_synthetic
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
@@ -116,6 +117,16 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                        models=[{"type": "k-anonymity", "k": 3}, {"type": "l-unique", "l": 2},
                                {"type": "t-closeness", "t": 0.5, "sensitive": "my col"}],
                        algorithm={"name": name, "seed": 1}), con)
+    # issue 36: two nightly versions of a changing table, m-invariance and the cross-version gate
+    people(con, "my people", 600)
+    nightly = {"release": "w night", "source": {"table": "my people"}, "suppression_limit": 0.5,
+               "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
+               "models": [{"type": "k-anonymity", "k": 3}, {"type": "distinct-l-diversity", "l": 2,
+                                                             "sensitive": "diagnosis"}],
+               "history": {"person": "pid"}}
+    anonymize(nightly, con)
+    churn(con, "my people", night=1, leave=0.1, joiners=60, change=0.05)
+    anonymize(nightly, con)
     flagged_synthetic(con, "lgb_syn", 300)
     flagged_adult(con, "adult_flagged")
     caps = {a: c["cap"] for a, c in l_caps(con, "adult_flagged").items()}

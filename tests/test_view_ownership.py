@@ -58,7 +58,7 @@ def view_sql(con, schema: str, view: str) -> str | None:
 
 def snapshots(con) -> list[str]:
     return [r[0] for r in con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_releases' "
-                                      "AND table_name <> '_audit' ORDER BY 1").fetchall()]
+                                      "AND table_name NOT IN ('_audit', '_classes') ORDER BY 1").fetchall()]
 
 
 def audit(con) -> list[tuple]:

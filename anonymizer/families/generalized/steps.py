@@ -118,7 +118,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
             model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
-    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows, spec.k,
+    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows + result.counterfeits, spec.k,
                              weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
                              names=[q.name for q in plan.qis])
     # no longer read: their memory goes to publishing

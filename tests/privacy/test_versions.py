@@ -1,0 +1,127 @@
+"""Issue 36: an adversary who holds every version of a release, knows everyone's QIs and who
+joined, left or changed between versions. The attacks below read only the published
+snapshots and the source as it stood at each version (the adversary's background knowledge);
+they share no code with the gate (:mod:`anonymizer.release.combination`).
+
+- difference: a class box published in two versions; the multiset difference of its
+  sensitive values is what the joiners (or leavers) hold. A side with fewer than l distinct
+  values or fewer than k rows narrows those people below the models.
+- intersection: a person's candidate values in one version are the values of every class
+  whose box covers their QIs; over the versions where their value stood, the candidates
+  intersect. Fewer than l left narrows them below the models.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.datasets.churn import churn, people
+from anonymizer.errors import PrivacyCheckFailed
+
+K, L = 5, 3
+
+
+def spec(guarantee: str) -> dict:
+    return {"release": "dx", "source": {"table": "people"},
+            "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
+            "models": [{"type": "k-anonymity", "k": K}, {"type": "distinct-l-diversity", "l": L,
+                                                          "sensitive": "diagnosis"}],
+            "history": {"guarantee": guarantee, "person": "pid"}}
+
+
+def nights(guarantee: str, versions: int = 4, change: float = 0.02) -> tuple[duckdb.DuckDBPyConnection, list, list]:
+    """Publish ``versions`` nightly versions of a changing table; returns the connection, the
+    versions published (each with the truth table of its night) and the refusals."""
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    published, refused = [], []
+    for night in range(versions):
+        if night:
+            churn(con, night=night, leave=0.05, joiners=400, change=change)
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
+        try:
+            r = anonymize(spec(guarantee), con)
+            published.append((r.version, f"truth_{night}", r))
+        except PrivacyCheckFailed as exc:
+            refused.append((night, str(exc)))
+    return con, published, refused
+
+
+def difference_attack(con, published) -> tuple[int, int]:
+    """(sides narrowing below k or l, people on sides with a single value) over every pair."""
+    narrowing = single = 0
+    for i, (va, _, _) in enumerate(published):
+        for vb, _, _ in published[i + 1:]:
+            n, s = con.execute(f"""
+                WITH a AS ({_boxes(va)}), b AS ({_boxes(vb)}),
+                shared AS (SELECT DISTINCT box FROM a SEMI JOIN b USING (box)),
+                d AS (SELECT box, diagnosis, sum(n) AS d FROM (
+                        SELECT box, diagnosis, n FROM b SEMI JOIN shared USING (box)
+                        UNION ALL SELECT box, diagnosis, -n FROM a SEMI JOIN shared USING (box))
+                      GROUP BY ALL HAVING sum(n) <> 0),
+                sides AS (SELECT box, d > 0 AS joined, count(*) AS vals, sum(abs(d)) AS size FROM d GROUP BY ALL)
+                SELECT count(*) FILTER (WHERE vals < {L} OR size < {K}),
+                       coalesce(sum(size) FILTER (WHERE vals = 1), 0) FROM sides""").fetchone()
+            narrowing, single = narrowing + n, single + s
+    return narrowing, int(single)
+
+
+def _boxes(version: int) -> str:
+    return (f'SELECT to_json([c.age, c.zip, c.sex]) AS box, r.diagnosis, count(*) AS n '
+            f'FROM _anon_releases."dx__v{version}" r JOIN _anon_releases."dx__v{version}__classes" c USING (eq_class) '
+            f'GROUP BY ALL')
+
+
+def intersection_attack(con, published) -> tuple[int, int]:
+    """(people whose candidates over the versions their value stood fall below l, of them with one left)."""
+    parts = [f"""SELECT t.pid, t.diagnosis, {v} AS version, list(DISTINCT r.diagnosis) AS cand
+                 FROM {truth} AS t, _anon_releases."dx__v{v}__classes" AS c
+                 JOIN _anon_releases."dx__v{v}" AS r USING (eq_class)
+                 WHERE t.age BETWEEN c.age_low AND c.age_high AND t.zip BETWEEN c.zip_low AND c.zip_high
+                   AND (c.sex = '*' OR list_contains(c.sex_values, t.sex))
+                 GROUP BY t.pid, t.diagnosis""" for v, truth, _ in published]
+    below, single = con.execute(f"""
+        WITH c AS ({' UNION ALL '.join(parts)}),
+        joined AS (SELECT pid, diagnosis, list_reduce(list(cand), lambda x, y: list_intersect(x, y)) AS cand
+                   FROM c GROUP BY pid, diagnosis)
+        SELECT count(*) FILTER (WHERE len(cand) < {L}), count(*) FILTER (WHERE len(cand) = 1) FROM joined""").fetchone()
+    return below, single
+
+
+def test_independent_versions_disclose_in_combination_and_the_audit_says_so():
+    con, published, refused = nights("independent")
+    assert not refused and len(published) == 4
+    narrowing, single = difference_attack(con, published)
+    assert narrowing > 0 and single > 0            # the attack of issue 36 works on plain Mondrian
+    measured = published[-1][2].measures.get("combination") or {}
+    audit = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit ORDER BY version").fetchall()
+    figures = [__import__("json").loads(a[0]) for a in audit]
+    assert figures[0]["compared"] == [] and figures[-1]["compared"] == [1, 2, 3]
+    assert sum(f["isolated"] for f in figures) > 0   # the gate measured what the attack found
+    assert measured == {} or measured
+
+
+def test_invariant_versions_hold_against_both_attacks():
+    con, published, refused = nights("invariant")
+    assert [v for v, _, _ in published][:2] == [1, 2], refused
+    assert difference_attack(con, published) == (0, 0)
+    assert intersection_attack(con, published)[0] == 0
+    for _, truth, r in published:   # real rows published: counterfeits add, suppression takes away
+        (real,) = con.execute(f"SELECT count(*) FROM {truth}").fetchone()
+        assert r.rows_out - r.algorithm["invariance"]["counterfeits"] >= 0.9 * real if "invariance" in r.algorithm \
+            else r.rows_out >= 0.9 * real
+    for night, message in refused:   # a refusal names the check and publishes nothing
+        assert "across versions" in message and "nothing was published" in message
+
+
+def test_without_a_person_key_the_gate_still_refuses_a_disclosing_difference():
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    s = dict(spec("invariant"), history={"guarantee": "invariant"})
+    anonymize(s, con)
+    churn(con, night=1, leave=0.05, joiners=400)
+    with pytest.raises(PrivacyCheckFailed, match="across versions"):
+        anonymize(s, con)
+    assert con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone() == (1,)   # v1 only
