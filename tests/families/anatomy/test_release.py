@@ -18,7 +18,7 @@ from pycanon import anonymity
 
 from anonymizer import anonymize
 from anonymizer.demo import load_adult
-from anonymizer.errors import AnonymizerError, DataError, PrivacyCheckFailed, SpecError
+from anonymizer.errors import AnonymizerError, DataError, PrivacyCheckFailed, SpecError, UnsupportedError
 from anonymizer.families.anatomy import MSB_ALGORITHMS
 from tests.families.anatomy.conftest import QIS, TABLE1, TABLE1_COLUMNS, TABLE1_GROUPS, table1_spec
 
@@ -364,9 +364,13 @@ def test_rerun_publishes_nothing_new_and_versions_move_both_views(t1):
     old = t1.execute("SELECT count(DISTINCT group_id) FROM _anon_releases.t1__v1").fetchone()[0]
     old_sens = t1.execute("SELECT count(DISTINCT group_id) FROM _anon_releases.t1__v1__sensitive").fetchone()[0]
     assert old == old_sens == 3
-    # a changed source is a new version too
+    # a changed source is a new version too: anatomy has no cross-version gate (issue 36), so
+    # the default history (invariant) refuses it, publishing nothing, and independent publishes
     t1.execute("INSERT INTO t1 VALUES (40000, 'Zoe', 33, 'F', 'White', 12000, 'Anne', 'Flu')")
-    third = anonymize(table1_spec("t1", "mmdcf-mslf", LSL), t1)
+    with pytest.raises(UnsupportedError, match="history: independent"):
+        anonymize(table1_spec("t1", "mmdcf-mslf", LSL), t1)
+    assert published_state(t1) == v2
+    third = anonymize(dict(table1_spec("t1", "mmdcf-mslf", LSL), history="independent"), t1)
     assert third.version == 3 and third.rows_in == 10
     assert third.rows_out + third.suppressed == 10
 

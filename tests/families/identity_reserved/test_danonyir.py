@@ -209,7 +209,8 @@ def random_release(con, rows, model: dict, seed: int) -> dict:
     spec = {"release": "r", "source": {"table": "t"},
             "columns": {"pid": "individual", "age": {"role": "quasi", "type": "numeric"}, "zone": "quasi",
                         "s": "sensitive"},
-            "models": [model], "algorithm": {"name": "danonyir", "seed": seed}, "suppression_limit": 1.0}
+            "models": [model], "algorithm": {"name": "danonyir", "seed": seed}, "suppression_limit": 1.0,
+            "history": "independent"}   # each example is a table of its own, not the next night's version
     return spec
 
 
