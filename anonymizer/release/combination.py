@@ -46,7 +46,8 @@ from typing import Any
 
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
-from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
+from anonymizer.errors import DataError, PrivacyCheckFailed, UnsupportedError
+from anonymizer.release.publish import latest
 from anonymizer.spec.types import ReleaseSpec
 
 #: the release's memory of its published classes (in ``output.snapshot_schema``)
@@ -68,9 +69,10 @@ class Released:
         classes: the class table (``eq_class`` and the label columns).
         eq_class: the column joining the two.
         labels: the label columns that make a class's box.
-        attrs: ``(attribute, column of rows)`` for each sensitive column.
+        attrs: the sensitive columns (of ``rows``).
+        followed: the sensitive column the intersection check follows per person, or ``None``.
         people: ``(pid, gid, cid, value)``, one row per real row with the person key, the
-            private group, the class (``__cid``) and the intersection attribute's value; or
+            private group, the class (``__cid``) and the followed column's value; or
             ``None`` without ``history.person``.
         members: ``(cid, value)``, every published row (counterfeits too), for the class value sets.
         groups: ``(gid, value, n)``: each private group's published multiset (m-invariance), or ``None``.
@@ -80,7 +82,8 @@ class Released:
     classes: str
     eq_class: str
     labels: list[str]
-    attrs: list[tuple[str, str]]
+    attrs: list[str]
+    followed: str | None = None
     people: str | None = None
     members: str | None = None
     groups: str | None = None
@@ -124,30 +127,30 @@ def previous_state(engine: Engine, spec: ReleaseSpec, published: int) -> int | N
     return version
 
 
-def refuse_unsupported(spec: ReleaseSpec, family: str, has_earlier: bool) -> None:
-    """A family without a cross-version algorithm may re-publish only under ``independent``."""
+def refuse_unsupported(spec: ReleaseSpec, missing: str, has_earlier: bool) -> None:
+    """A release the gate cannot check (``missing`` says why, ``the anatomy family has no
+    cross-version gate yet``) may re-publish on a changed source only under ``independent``."""
     if has_earlier and spec.history.guarantee == "invariant":
         raise UnsupportedError(
-            f"history: invariant (the default) checks a new version against every earlier one; the {family} family "
-            f"has no cross-version gate yet, so release {spec.release} cannot publish a second version under it. "
-            "Set 'history: independent' to publish each version on its own checks (the adversary who keeps "
-            "earlier versions may then learn more than each version allows), or publish under a new release name")
+            f"history: invariant (the default) checks a new version against every earlier one, and {missing}: "
+            f"release {spec.release} cannot publish a version of a changed source under it. Set "
+            "'history: independent' to publish each version on its own checks (the adversary who keeps earlier "
+            "versions may then learn more than each version allows), or publish under a new release name")
 
 
-def gate(engine: Engine, spec: ReleaseSpec, released: Released, models: list, version: int,
-         published: int | None) -> Combination:
-    """Run both checks (module docstring) on the candidate; raise under ``invariant`` when
-    one fails. ``version``: the candidate's version number; ``published``: the latest
-    published version (``None`` for a first release)."""
+def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
+    """Run both checks (module docstring) on the candidate of the release's next version;
+    raise under ``invariant`` when one fails."""
+    last = latest(engine, spec)
+    published = last["version"] if last else None
     current = engine.work("published_classes")
-    engine.run("release/combination/current.sql.j2", target=current, rows=released.rows, classes=released.classes,
-               eq_class=ident(released.eq_class), labels=[ident(lab) for lab in released.labels],
-               attrs=[{"name": f"'{i}'", "col": ident(col)} for i, (_, col) in enumerate(released.attrs)])
-    attr_of = {name: str(i) for i, (name, _) in enumerate(released.attrs)}
+    engine.run("release/combination/current.sql.j2", {f"a{i}": a for i, a in enumerate(released.attrs)},
+               target=current, rows=released.rows, classes=released.classes, eq_class=ident(released.eq_class),
+               labels=[ident(lab) for lab in released.labels], attrs=[ident(a) for a in released.attrs])
     versions = earlier(engine, spec)
     figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
-    rules, params = _rules(models, attr_of, figures)
+    rules, params = _rules(spec.models, figures)
     if versions and rules:
         rows = engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
                            current=current, memory=memory_table(spec), rules=rules)
@@ -158,13 +161,13 @@ def gate(engine: Engine, spec: ReleaseSpec, released: Released, models: list, ve
                                           "failing": failing})
             figures["isolated"] += max([f["people"] for f in failing], default=0)
     result = Combination(figures, current, groups=released.groups)
-    _intersection(engine, spec, released, models, version, published, result)
+    _intersection(engine, spec, released, (published or 0) + 1, published, result)
     if spec.history.guarantee == "invariant":
         _refuse(spec, figures)
     return result
 
 
-def _rules(models: list, attr_of: dict[str, str], figures: dict) -> tuple[list[dict], dict]:
+def _rules(models, figures: dict) -> tuple[list[dict], dict]:
     """The difference check's rules for the declared models, with their bound parameters."""
     rules, params = [], {}
     for m in models:
@@ -173,7 +176,7 @@ def _rules(models: list, attr_of: dict[str, str], figures: dict) -> tuple[list[d
             figures["not_checked"].append(str(m))
             continue
         i = len(rules)
-        params[f"attr{i}"] = "" if kind == "k" else attr_of[m.attribute]
+        params[f"attr{i}"] = "" if kind == "k" else m.attribute
         if kind == "k":
             params[f"k{i}"] = m.k
         elif kind == "alpha":
@@ -191,27 +194,32 @@ def _rules(models: list, attr_of: dict[str, str], figures: dict) -> tuple[list[d
     return rules, params
 
 
-def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, models: list, version: int,
+def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version: int,
                   published: int | None, result: Combination) -> None:
     """Each person's candidate values intersected since their value last changed (module docstring)."""
     figures = result.figures
-    bound = max([int(m.l) for m in models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")],
-                default=None)
     if released.people is None:
         figures["intersection"] = {"checked": False, "why": "no history.person: a person cannot be followed "
                                                             "across versions"}
         return
+    repeated, example = engine.one("release/combination/repeated_people.sql.j2", people=released.people)
+    if repeated:
+        raise DataError(f"history.person {spec.history.person}",
+                        f"names {repeated} more rows than people (e.g. {example!r} repeats): a person key names "
+                        "one row per person")
+    bound = max([int(m.l) for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")
+                 and m.attribute == released.followed], default=None)
     people, _ = state_tables(spec)
     before = previous_state(engine, spec, published) if published else None
     state = engine.work("people_state")
     engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
                target=state, people=released.people, members=released.members,
                previous=people if before else None)
-    total, smallest, below, carried = engine.execute(
-        f"SELECT count(*), min(len(cand)), count(*) FILTER (WHERE len(cand) < $l), "
-        f"count(*) FILTER (WHERE since < $v) FROM {state}", {"l": bound or 0, "v": version}).fetchone()
-    figures["intersection"] = {"checked": bound is not None, "people": total, "followed": carried,
-                               "smallest": smallest, "bound": bound, "below": below if bound else 0}
+    total, smallest, below, followed = engine.one("release/combination/candidates.sql.j2",
+                                                  {"l": bound or 0, "version": version}, state=state)
+    figures["intersection"] = {"checked": bound is not None, "attribute": released.followed, "people": total,
+                               "followed": followed, "smallest": smallest, "bound": bound,
+                               "below": below if bound else 0}
     result.people = state
 
 

@@ -166,9 +166,10 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         clock["load"] = time.perf_counter() - start
         if not family.gate or engine.dialect != "duckdb":   # no cross-version gate: refused under invariant
             last = latest(engine, spec)
-            combination.refuse_unsupported(spec, family.name if engine.dialect == "duckdb" else
-                                           f"{family.name} family on {engine.dialect}; the", last is not None
-                                           and last["source_fingerprint"] != source_print)
+            combination.refuse_unsupported(
+                spec, f"the {family.name} family has no cross-version gate yet" if not family.gate else
+                f"releases on {engine.dialect} have no cross-version gate yet",
+                last is not None and last["source_fingerprint"] != source_print)
         with engine.small(fingerprint_rows(source_print)):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):

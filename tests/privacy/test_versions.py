@@ -125,3 +125,29 @@ def test_without_a_person_key_the_gate_still_refuses_a_disclosing_difference():
     with pytest.raises(PrivacyCheckFailed, match="across versions"):
         anonymize(s, con)
     assert con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone() == (1,)   # v1 only
+
+
+@pytest.mark.parametrize("history, field", [("sometimes", "history.guarantee"), ({"person": "age"}, "history.person"),
+                                            ({"person": "nobody"}, "history.person"), (7, "history"),
+                                            ({"guarantee": "invariant", "keep": 1}, "history")])
+def test_history_options_reject_nonsense(history, field):
+    from anonymizer.errors import SpecError
+    from anonymizer.spec.parse import load_spec
+    with pytest.raises(SpecError) as err:
+        load_spec(dict(spec("invariant"), history=history))
+    assert err.value.field.startswith(field)
+
+
+def test_a_repeated_person_key_or_a_passed_through_column_publishes_nothing():
+    from anonymizer.errors import DataError, UnsupportedError
+    con = duckdb.connect()
+    people(con, "people", 400)
+    con.execute("UPDATE people SET pid = 0 WHERE pid < 3")
+    with pytest.raises(DataError, match="history.person pid.*repeats"):
+        anonymize(spec("invariant"), con)
+    con.execute("CREATE OR REPLACE TABLE people AS SELECT row_number() OVER () AS pid, * EXCLUDE (pid) FROM people")
+    s = spec("invariant")
+    s["columns"] = dict(s["columns"], sex="insensitive")
+    with pytest.raises(UnsupportedError, match="passed-through column"):
+        anonymize(s, con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone() == (0,)

@@ -42,7 +42,7 @@ from typing import Callable
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.errors import AnonymizerError, PrivacyCheckFailed, UnsupportedError
+from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.plan import Plan
 
@@ -52,11 +52,21 @@ _T = "families/generalized/invariance/"
 def followed(plan: Plan) -> str | None:
     """The internal column of the sensitive attribute whose signature is kept (``None``: a
     release without one, whose groups keep their sizes only)."""
+    return plan.sensitive[0].internal if plan.sensitive else None
+
+
+def check(plan: Plan) -> None:
+    """What m-invariance cannot keep, refused before any work: more than one sensitive column
+    (one signature per person), and passed-through columns, which a counterfeit row could not
+    fill without telling itself apart from the real rows."""
     if len(plan.sensitive) > 1:
         raise UnsupportedError("history: invariant with history.person keeps one sensitive column's signature; "
-                               f"this release has {len(plan.sensitive)} ({', '.join(k.name for k in plan.sensitive)}). "
+                               f"this release has {len(plan.sensitive)} ({', '.join(k.column.name for k in plan.sensitive)}). "
                                "Set 'history: independent', or release them apart")
-    return plan.sensitive[0].internal if plan.sensitive else None
+    if plan.passthrough:
+        raise UnsupportedError("history: invariant with history.person publishes counterfeit rows, and a passed-"
+                               f"through column ({', '.join(k.column.name for k in plan.passthrough)}) would tell them from "
+                               "real rows; give it role identifier (dropped), or set 'history: independent'")
 
 
 def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], AlgorithmResult],
@@ -72,28 +82,23 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
     engine.run(_T + "fill.sql.j2", bound, target=filled, base=plan.base, value=value, kept=kept, groups=groups,
                qis=qis)
     engine.run(_T + "rest.sql.j2", target=rest, base=plan.base, kept=kept, filled=filled)
-    (new_rows,) = engine.execute(f"SELECT count(*) FROM {rest}").fetchone()
+    new_rows = _count(engine, rest)
     (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
     placed = engine.work("inv_placed")
-    engine.execute(f"CREATE TABLE {placed} AS SELECT __rid, gid AS __gid FROM {kept} "
-                   f"UNION ALL SELECT __rid, gid FROM {filled}", template="<m-invariance: placed>")
+    engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled)
     held, inner_notes = new_rows, {}
     if new_rows:
         grouped = _group_new(engine, plan, inner, rest, new_rows)
         if grouped is not None:
             held, inner_notes = grouped.suppressed, {"rounds": grouped.rounds}
-            engine.execute(f"INSERT INTO {placed} SELECT __rid, {int(top)} + __cid + 1 FROM {grouped.assign}",
-                           template="<m-invariance: new groups>")
-    members, fakes, rows = engine.work("inv_members"), engine.work("inv_fakes"), engine.work("inv_rows")
-    engine.execute(f"CREATE TABLE {members} AS SELECT p.__rid, p.__gid AS gid, k.value FROM {placed} AS p "
-                   f"JOIN {kept} AS k USING (__rid) UNION ALL SELECT p.__rid, p.__gid, f.value FROM {placed} AS p "
-                   f"JOIN {filled} AS f USING (__rid)", template="<m-invariance: members of old groups>")
-    blank = [k.internal for k in plan.passthrough] + ["p0"] + ([plan.individual.internal] if plan.individual else [])
+            engine.run(_T + "new_groups.sql.j2", {"top": top}, placed=placed, assign=grouped.assign, rest=rest,
+                       value=value)
+    fakes, rows = engine.work("inv_fakes"), engine.work("inv_rows")
+    blank = ["p0"] + ([plan.individual.internal] if plan.individual else [])
     engine.run(_T + "counterfeits.sql.j2", {**bound, **plan.key.params()}, target=fakes, base=plan.base,
-               members=members, groups=groups, value=value, blank=blank,
+               placed=placed, groups=groups, value=value, blank=blank,
                value_type=engine.columns(plan.base)[value] if value else None)
-    engine.execute(f"CREATE TABLE {rows} AS SELECT * FROM {plan.base} UNION ALL SELECT * EXCLUDE (__gid) FROM {fakes}",
-                   template="<m-invariance: rows and counterfeits>")
+    engine.run(_T + "with_counterfeits.sql.j2", target=rows, base=plan.base, fakes=fakes)
     assign = engine.work("inv_assign")
     engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=placed, fakes=fakes, rows=rows,
                qis=len(plan.qis))
@@ -102,7 +107,7 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
         f"FROM {assign}").fetchone()
     notes = {"invariance": {"previous": previous, "returned": _count(engine, kept), "placed": _count(engine, filled),
                             "new_rows": new_rows, "held_back": held, "counterfeits": counterfeits}, **inner_notes}
-    engine.release_tables(kept, filled, rest, members)
+    engine.release_tables(kept, filled, rest)
     return AlgorithmResult(assign, classes, plan.base_rows - real, inner_notes.get("rounds", 0),
                            time.perf_counter() - start, notes, base=rows, groups=True, counterfeits=counterfeits)
 
@@ -110,28 +115,22 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
 def _group_new(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], AlgorithmResult], rest: str,
                rows: int) -> AlgorithmResult | None:
     """The release's algorithm on the new rows alone (step 3), or ``None`` when they cannot
-    meet the models by themselves (they are held back this version)."""
+    meet the models by themselves: fewer than k rows, or the rows as a whole fail a model
+    (they are held back this version)."""
+    if rows < plan.spec.k:
+        return None
     try:
         return inner(engine, replace(plan, base=rest, base_rows=rows))
     except PrivacyCheckFailed:
         return None
-    except AnonymizerError as exc:   # too few rows for the algorithm's own preconditions
-        if "k=" in str(exc) or "rows" in str(exc):
-            return None
-        raise
 
 
 def first_groups(engine: Engine, plan: Plan, result: AlgorithmResult) -> str:
-    """The group multisets of a version whose groups are its classes (a first version, or a
-    release that did not keep signatures): ``(gid, value, n)`` with gid the class."""
+    """Each group's published multiset ``(gid, value, n)``, the private state the next
+    version keeps: m-invariance's groups, or the classes of a version that starts one."""
     target = engine.work("inv_groups")
-    rows = result.base or plan.base
-    assign = result.assign
-    if not result.groups:
-        assign = engine.work("inv_assign_gid")
-        engine.execute(f"CREATE TABLE {assign} AS SELECT __rid, __cid AS __gid FROM {result.assign}",
-                       template="<m-invariance: groups are classes>")
-    engine.run(_T + "groups.sql.j2", target=target, assign=assign, rows=rows, value=followed(plan))
+    engine.run(_T + "groups.sql.j2", target=target, assign=result.assign, rows=result.base or plan.base,
+               value=followed(plan), gid=result.groups)
     return target
 
 

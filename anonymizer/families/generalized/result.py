@@ -15,10 +15,6 @@ class AlgorithmResult:
         classes: number of equivalence classes.
         suppressed: rows of ``base`` left out of ``assign`` (NULL-suppressed rows not included),
             ``presampled`` included.
-        base: the rows ``assign`` refers to when they are not ``plan.base``: m-invariance's
-            rows with its counterfeits (:mod:`.invariance`); ``None``: ``plan.base``.
-        groups: ``assign`` has ``__gid``, each row's private group (m-invariance), beside the class.
-        counterfeits: counterfeit rows among ``assign``'s (negative ``__rid``).
         presampled: of those, the rows PrivacyFrost2's pre-sampling removed before the search
             (paper 003, section 5.1): left out of the release and counted as suppressed, but
             not against ``suppression_limit``, which bounds the search's own suppression.
@@ -34,6 +30,10 @@ class AlgorithmResult:
             rows collapsed by their QI codes (Mondrian's finished cells). Given, the classes'
             sizes, ranges and value sets are read from it instead of from ``assign`` joined
             with the rows.
+        base: the rows ``assign`` refers to when they are not ``plan.base``: m-invariance's
+            rows with its counterfeits (:mod:`.invariance`); ``None``: ``plan.base``.
+        groups: ``assign`` has ``__gid``, each row's private group (m-invariance), beside the class.
+        counterfeits: counterfeit rows among ``assign``'s (negative ``__rid``).
     """
 
     assign: str

@@ -11,8 +11,8 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
 from anonymizer.families.generalized.full_domain import full_domain
-from anonymizer.families.generalized.invariance import (COUNTERFEITS, counterfeit_column, first_groups, followed,
-                                                        invariant)
+from anonymizer.families.generalized.invariance import (COUNTERFEITS, check as check_invariant, counterfeit_column,
+                                                        first_groups, followed, invariant)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
@@ -49,16 +49,24 @@ def run(engine: Engine, plan: Plan) -> Rounds:
     return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
 
 
+def _keeps_signatures(engine: Engine, plan: Plan) -> bool:
+    """Whether the release keeps each person's signature across versions (m-invariance:
+    ``history: invariant`` with ``history.person``, on DuckDB); refuses what it cannot keep."""
+    keeps = plan.spec.history.guarantee == "invariant" and plan.person is not None and engine.dialect == "duckdb"
+    if keeps:
+        check_invariant(plan)
+    return keeps
+
+
 def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
     """The private state m-invariance continues from (people, groups, its version), when the
-    release keeps signatures (``history: invariant`` with ``history.person``) and an earlier
-    version left state; else ``None`` (the algorithm runs as for a first version)."""
-    spec = plan.spec
-    if spec.history.guarantee != "invariant" or plan.person is None:
+    release keeps signatures and an earlier version left state; else ``None`` (the algorithm
+    runs as for a first version)."""
+    if not _keeps_signatures(engine, plan):
         return None
-    last = latest(engine, spec)
-    previous = combination.previous_state(engine, spec, last["version"]) if last else None
-    return None if previous is None else (*combination.state_tables(spec), previous)
+    last = latest(engine, plan.spec)
+    previous = combination.previous_state(engine, plan.spec, last["version"]) if last else None
+    return None if previous is None else (*combination.state_tables(plan.spec), previous)
 
 
 def _rows(plan: Plan, result) -> Plan:
@@ -71,42 +79,44 @@ def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
     built = build_candidate(engine, _rows(plan, result), result.assign,
                             result.levels if result.labels == "hier" else None,
                             level_columns=result.labels == "hier-rows", cells=result.cells)
-    if plan.spec.history.guarantee == "invariant" and plan.person is not None:
+    if _keeps_signatures(engine, plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
     return built
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate) -> tuple[Counted, list[dict], Combination]:
+def verify(engine: Engine, plan: Plan, rounds: Rounds,
+           built: Candidate) -> tuple[Counted, list[dict], Combination | None]:
     """The models on the published columns, then the cross-version gate
-    (:mod:`anonymizer.release.combination`); the rows are counted once, for verify and measure."""
+    (:mod:`anonymizer.release.combination`; DuckDB only: on another engine a re-publication
+    is refused under ``history: invariant`` before any work); the rows are counted once, for
+    verify and measure."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
     checks = verify_models(engine, plan, built, counted)
-    return counted, checks, _gate(engine, plan, rounds.result, built)
+    return counted, checks, _gate(engine, plan, rounds.result, built) if engine.dialect == "duckdb" else None
 
 
 def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
-    spec = plan.spec
-    value = followed(plan) if plan.person is not None else None
+    value = followed(plan)
     people = members = groups = None
+    rows = _rows(plan, result).base
     if plan.person is not None:
         people, members = engine.work("gate_people"), engine.work("gate_members")
         engine.run("families/generalized/invariance/people.sql.j2", target=people, assign=result.assign,
-                   base=_rows(plan, result).base, value=value, gid=result.groups)
+                   base=rows, value=value, gid=result.groups)
         engine.run("families/generalized/invariance/members.sql.j2", target=members, assign=result.assign,
-                   rows=_rows(plan, result).base, value=value)
-        if spec.history.guarantee == "invariant":
+                   rows=rows, value=value)
+        if _keeps_signatures(engine, plan):
             groups = first_groups(engine, plan, result)
-    last = latest(engine, spec)
-    released = Released(built.table, built.class_table, EQ_CLASS, built.qi_columns,
-                        [(k.column.name, k.column.name) for k in plan.sensitive], people, members, groups)
-    return combination.gate(engine, spec, released, list(spec.models), (last["version"] if last else 0) + 1,
-                            last["version"] if last else None)
+    released = Released(built.table, built.class_table, EQ_CLASS, [q.name for q in plan.qis],
+                        [k.column.name for k in plan.sensitive], plan.sensitive[0].column.name if value else None,
+                        people, members, groups)
+    return combination.gate(engine, plan.spec, released)
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
-            checked: tuple[Counted, list[dict], Combination]) -> Verified:
+            checked: tuple[Counted, list[dict], Combination | None]) -> Verified:
     counted, checks, gated = checked
     spec, result = plan.spec, rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
@@ -128,7 +138,8 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
                     {"rounds": result.rounds, **result.notes},
                     parts=((CLASSES, built.class_table, built.class_columns),),
                     join=Join(CLASSES, EQ_CLASS, tuple(built.view_columns)),
-                    figures={"k": measures.get("k"), "combination": gated.figures}, combination=gated)
+                    figures={"k": measures.get("k"), **({"combination": gated.figures} if gated else {})},
+                    combination=gated)
 
 
 def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
