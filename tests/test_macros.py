@@ -399,7 +399,7 @@ def test_top_and_bottom_coding_clip_and_keep_nulls():
 
 def test_release_lookup_returns_the_audit_row(mcon):
     first = anonymize(_spec(k=10, release="adult_audit"), con=mcon)
-    spec = _spec(k=20, release="adult_audit")
+    spec = dict(_spec(k=20, release="adult_audit"), history="independent")   # two generalizations of one table
     second = anonymize(spec, con=mcon)
     assert (first.version, second.version) == (1, 2)
     latest = one(mcon, "SELECT * FROM anon_release('adult_audit')")

@@ -29,6 +29,7 @@ from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
 from tests.template_contexts import Recorded, keep_current
 from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
+from tests.privacy.test_versions import collision
 from tests.test_release import WEIRD, make_weird
 
 EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/families/generalized.
@@ -127,6 +128,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(nightly, con)
     churn(con, "my people", night=1, leave=0.1, joiners=60, change=0.05)
     anonymize(nightly, con)
+    anonymize(collision(con, "w tiny"), con)   # a new group on an earlier box: merged (invariance/merge)
     flagged_synthetic(con, "lgb_syn", 300)
     flagged_adult(con, "adult_flagged")
     caps = {a: c["cap"] for a, c in l_caps(con, "adult_flagged").items()}

@@ -108,6 +108,15 @@ def prune(release: str, keep: int, dry_run: bool, db: str, schema: str, as_json:
     click.echo("\n".join(lines))
 
 
+def across(c: dict) -> str:
+    """One line of what a version discloses read with the earlier ones (``history``'s ``combination``)."""
+    compared = f"compared with v{', v'.join(map(str, c['compared']))}" if c["compared"] else "no earlier version"
+    smallest = (f"smallest candidate set {c['smallest']} ({c['below']} below l)" if c["smallest"] is not None
+                else "candidates not followed (no history.person)")
+    return (f"{c['guarantee']}: {compared}; {c['isolated']} people isolated by a difference; {smallest}; "
+            f"{c['counterfeits']} counterfeit rows")
+
+
 def format_history(found: dict) -> str:
     """One block per version: event, time, spec hash, chosen node, figures, snapshot."""
     lines = [f"release {found['release']}: {len(found['versions'])} version(s), view {found['view']} reads "
@@ -127,6 +136,8 @@ def format_history(found: dict) -> str:
             lines.append("    chosen    " + ", ".join(f"{k} {_n(x)}" for k, x in shown.items()))
         if v["models"]:
             lines.append("    achieved  " + ", ".join(f"{m['model']} {_n(m['figure'])}" for m in v["models"]))
+        if v.get("combination"):
+            lines.append("    versions  " + across(v["combination"]))
         lines.append(f"    rows      {v['rows_in']} in, {v['rows_out']} out, {v['suppressed']} suppressed; "
                      f"snapshot {v['snapshot']}" + (f" (pruned {str(v['pruned_at'])[:19]})" if v["pruned_at"] else ""))
     return "\n".join(lines)

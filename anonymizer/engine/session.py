@@ -288,8 +288,11 @@ class Engine:
     def release_tables(self, *tables: str) -> None:
         """Drop work tables (quoted names) a run no longer reads, so that their memory serves
         the rest of the run (kept with ``keep_work``, for debugging)."""
-        if self.keep_work:
-            return
+        if not self.keep_work:
+            self.drop_tables(*tables)
+
+    def drop_tables(self, *tables: str) -> None:
+        """Drop work tables (quoted names) that a step makes anew (also with ``keep_work``)."""
         for name in tables:
             self.execute(f"DROP TABLE IF EXISTS {name}", template="<release work table>")
 

@@ -143,17 +143,15 @@ def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
     raise under ``invariant`` when one fails."""
     last = latest(engine, spec)
     published = last["version"] if last else None
-    current = engine.work("published_classes")
-    engine.run("release/combination/current.sql.j2", {f"a{i}": a for i, a in enumerate(released.attrs)},
-               target=current, rows=released.rows, classes=released.classes, eq_class=ident(released.eq_class),
-               labels=[ident(lab) for lab in released.labels], attrs=[ident(a) for a in released.attrs])
+    boxes, current = published_classes(engine, released)
     versions = earlier(engine, spec)
     figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
-    rules, params = _rules(spec.models, figures)
+    rules, params = _rules(spec.models, released.attrs, figures)
+    engine.release_tables(boxes)
     if versions and rules:
         rows = engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
-                           current=current, memory=memory_table(spec), rules=rules)
+                           current=current, memory=memory_table(spec), rules=rules, boxes=False, target=None)
         for row in rows:
             failing = [{"model": r["model"], "sides": row[3 + 2 * n], "people": int(row[4 + 2 * n])}
                        for n, r in enumerate(rules) if row[3 + 2 * n]]
@@ -167,30 +165,59 @@ def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
     return result
 
 
-def _rules(models, figures: dict) -> tuple[list[dict], dict]:
-    """The difference check's rules for the declared models, with their bound parameters."""
+def published_classes(engine: Engine, released: Released, name: str = "published_classes") -> tuple[str, str]:
+    """The candidate's class boxes ``(eq_class, box)`` and what it publishes per box, attribute
+    and value (``current.sql.j2``): two work tables, the second named ``name``."""
+    boxes, current = engine.work(f"{name}_boxes"), engine.work(name)
+    engine.run("release/combination/class_boxes.sql.j2", target=boxes, classes=released.classes,
+               eq_class=ident(released.eq_class), labels=[ident(lab) for lab in released.labels])
+    engine.run("release/combination/current.sql.j2", {f"a{i}": a for i, a in enumerate(released.attrs)},
+               target=current, rows=released.rows, boxes=boxes, eq_class=ident(released.eq_class),
+               attrs=[ident(a) for a in released.attrs])
+    return boxes, current
+
+
+def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str) -> int:
+    """Write into ``target`` ``(eq_class)`` the candidate's classes whose box an earlier version
+    published with a multiset the difference check refuses; returns how many. What the
+    gate would refuse, found before it runs, so that m-invariance can merge those groups."""
+    rules, params = _rules(spec.models, released.attrs, {"not_checked": []})
+    if not rules or not earlier(engine, spec):
+        return 0
+    boxes, current = published_classes(engine, released, "colliding_classes")
+    failing = engine.work("colliding_boxes")
+    engine.run("release/combination/difference.sql.j2", {"release": spec.release, **params}, target=failing,
+               current=current, memory=memory_table(spec), rules=rules, boxes=True)
+    engine.run("release/combination/colliding.sql.j2", target=target, boxes=boxes, failing=failing)
+    engine.drop_tables(boxes, current, failing)
+    return engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
+
+
+def _rules(models, attrs: list[str], figures: dict) -> tuple[list[dict], dict]:
+    """The difference check's rules for the declared models, with their bound parameters. A
+    side's people are counted on each sensitive attribute (every person moved in or out
+    moves one value; a joiner and a leaver of the same value cancel, unseen), on the box's
+    size without one."""
     rules, params = [], {}
+
+    def add(kind: str, model, attr: str, **bound) -> None:
+        i = len(rules)
+        params.update({f"attr{i}": attr, **{f"{name}{i}": v for name, v in bound.items()}})
+        rules.append({"i": i, "kind": kind, "value": "value" in bound, "model": str(model)})
+
     for m in models:
         kind = RULES.get(m.spec_type)
         if kind is None:
             figures["not_checked"].append(str(m))
-            continue
-        i = len(rules)
-        params[f"attr{i}"] = "" if kind == "k" else m.attribute
-        if kind == "k":
-            params[f"k{i}"] = m.k
         elif kind == "alpha":
-            params[f"alpha{i}"] = m.alpha
-            if m.value is not None:
-                params[f"value{i}"] = m.value
-        else:
-            params[f"l{i}"] = m.l
-        if kind == "recursive":
-            params[f"c{i}"] = m.c
-        rules.append({"i": i, "kind": kind, "value": kind == "alpha" and m.value is not None, "model": str(m)})
-        if kind == "alpha":   # alpha-k's k bounds the size of each side too
-            rules.append({"i": i + 1, "kind": "k", "value": False, "model": str(m)})
-            params[f"attr{i + 1}"], params[f"k{i + 1}"] = "", m.k
+            add(kind, m, m.attribute, alpha=m.alpha, **({} if m.value is None else {"value": m.value}))
+        elif kind == "recursive":
+            add(kind, m, m.attribute, l=m.l, c=m.c)
+        elif kind != "k":
+            add(kind, m, m.attribute, l=m.l)
+        if kind in ("k", "alpha"):   # alpha-k's k bounds each side's people too
+            for attr in attrs or [""]:
+                add("k", m, attr, k=m.k)
     return rules, params
 
 
@@ -239,6 +266,22 @@ def _refuse(spec: ReleaseSpec, figures: dict) -> None:
             reason=f"{inter['below']} people keep fewer than {inter['bound']} candidate sensitive values once their "
                    f"classes in every version since they last changed are intersected (smallest: "
                    f"{inter['smallest']}; intersection check; history: invariant)")
+
+
+def summary(figures: dict | None, parameters: dict | None) -> dict | None:
+    """What an audit row says of its version read with the earlier ones (``figures`` and
+    ``parameters`` of the row, parsed), for people (``anonymizer history``, the report):
+    the guarantee, the versions compared, the people a difference isolates, the smallest
+    candidate set and how many fall below l, and the counterfeit rows; ``None`` for a row
+    written before the gate."""
+    gate = (figures or {}).get("combination")
+    if gate is None:
+        return None
+    inter = gate.get("intersection") or {}
+    chosen = (parameters or {}).get("chosen") or {}
+    return {"guarantee": gate["guarantee"], "compared": gate["compared"], "isolated": gate["isolated"],
+            "smallest": inter.get("smallest") if inter.get("checked") else None,
+            "below": inter.get("below", 0), "counterfeits": (chosen.get("invariance") or {}).get("counterfeits", 0)}
 
 
 def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:

@@ -6,8 +6,9 @@ left out, :func:`spec_text`), the algorithm's chosen node or parameters
 (``parameters.chosen``, :func:`chosen`), the publish time, the library's and the engine's
 versions, and per model the achieved figure (``figures.models``).
 
-- :func:`history`: every version and event of a release, which one its view reads now, and
-  which snapshots were pruned.
+- :func:`history`: every version and event of a release, which one its view reads now,
+  which snapshots were pruned, and what each version discloses read with the earlier ones
+  (:func:`anonymizer.release.combination.summary`).
 - :func:`rollback`: points the release's view(s) at version N's snapshot(s) again (a
   generalized release's join view with the definition recorded in N's row,
   ``figures.view_sql``) and appends an audit row, event ``rollback``, with a version of its
@@ -32,6 +33,7 @@ import yaml
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
+from anonymizer.release.combination import summary
 from anonymizer.release.publish import (AUDIT, ViewNotOwned, audit_rows, check_view, snapshot_name, upgrade_audit,
                                         versions)
 from anonymizer.spec.types import Output, ReleaseSpec
@@ -140,6 +142,7 @@ def history(engine: Engine, schema: str, release: str) -> dict:
         "rows_in": r["rows_in"], "rows_out": r["rows_out"], "suppressed": r["suppressed"], "view": r["view_name"],
         "snapshot": r["snapshot"], "pruned_at": r.get("pruned_at"), "current": r["version"] == current,
         "library_version": r.get("library_version"), "engine_version": r.get("engine_version"),
+        "combination": summary(r.get("figures"), r.get("parameters")),
     } for r in rows]
     return {"release": release, "view": last["view_name"], "current": current, "versions": entries}
 

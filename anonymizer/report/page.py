@@ -12,6 +12,7 @@ from typing import Any
 
 import jinja2
 
+from anonymizer.release.combination import summary
 from anonymizer.report import plots
 from anonymizer.resources import TEMPLATES, resource_dir
 
@@ -85,7 +86,7 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "timings": timings, "total": timings.get("total", sum(phases.values())),
         "timings_plot": plots.bars(list(phases), list(phases.values()), "seconds per phase", unit=" s")
         if phases else None,
-        "history": history,
+        "history": [dict(h, across=summary(h.get("figures"), h.get("parameters"))) for h in history],
     }
     return _HTML.get_template("report/page.html.j2").render(**context)
 

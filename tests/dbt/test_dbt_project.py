@@ -95,7 +95,7 @@ def snapshot_state(db: Path) -> dict:
                                  "FROM _anon_releases._audit ORDER BY version").fetchall(),
             "snapshots": sorted(r[0] for r in con.execute(
                 "SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_releases' "
-                "AND table_name <> '_audit'").fetchall()),
+                "AND table_name NOT IN ('_audit', '_classes')").fetchall()),
             "view_sql": con.execute("SELECT sql FROM duckdb_views() WHERE schema_name = 'published' "
                                     "AND view_name = 'adult_k5'").fetchall(),
             "model": con.execute("SELECT release, version, spec_hash FROM main.adult_release").fetchall(),

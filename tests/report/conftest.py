@@ -3,11 +3,14 @@ k=10, v2 with k=20) and the page of its latest version written by the command li
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import duckdb
 import pytest
 
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.release.run import run_release
+from anonymizer.spec.types import History
 from tests.cli.conftest import run_cli
 
 SPEC = data_path("demo.yml")
@@ -19,7 +22,7 @@ def demo_db(tmp_path_factory):
     with duckdb.connect(str(db)) as con:
         load_adult(con)
         run_release(demo_spec(), con)
-        run_release(demo_spec(k=20), con)
+        run_release(replace(demo_spec(k=20), history=History("independent")), con)   # a second generalization
     return db
 
 

@@ -173,7 +173,7 @@ def test_a_dry_run_page(demo_db, tmp_path):
     shutil.copy(demo_db, db)
     spec = tmp_path / "spec.yml"
     spec.write_text(SPEC.read_text().replace("csv: arx_adult", f"csv: {SPEC.parent}/arx_adult")
-                    .replace("k: 10", "k: 15"))
+                    .replace("k: 10", "k: 15") + "\nhistory: independent\n")   # a third generalization of one table
     res = run_cli("run", spec, "--db", db, "--dry-run", "--html", tmp_path / "dry.html", "--json")
     assert res.exit_code == 0, res.output
     result = json.loads(res.stdout)

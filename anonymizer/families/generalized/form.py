@@ -128,6 +128,11 @@ def set_label_params(q: QI) -> dict[str, int]:
     return {f"m{q.index}": q.m, f"top{q.index}": q.height}
 
 
+def drop_candidate(engine: Engine) -> None:
+    """Drop the tables :func:`build_candidate` wrote, to build the candidate again."""
+    engine.drop_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")))
+
+
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
                     level_columns: bool = False, cells: str | None = None) -> Candidate:
     """Label every class of ``assign`` and join the candidate release and its class table.

@@ -10,7 +10,7 @@ each one template of ``templates/families/generalized/invariance/``:
 1. *division* (``division.sql.j2``): a person present before with the same sensitive value
    returns to their private group;
 2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
-   the same value, near the group in QI order;
+   the same value that lies inside the group's box (so no box widens);
 3. *new groups* (``rest.sql.j2``): the rows no group took are grouped by the release's
    algorithm (Mondrian, full-domain, ...) run on them alone; a group's signature is then
    what it holds;
@@ -79,7 +79,7 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
     bound = {"previous": previous}
     kept, filled, rest = engine.work("inv_kept"), engine.work("inv_filled"), engine.work("inv_rest")
     engine.run(_T + "division.sql.j2", bound, target=kept, base=plan.base, value=value, people=people, groups=groups)
-    engine.run(_T + "fill.sql.j2", bound, target=filled, base=plan.base, value=value, kept=kept, groups=groups,
+    engine.run(_T + "fill.sql.j2", {**bound, **plan.key.params()}, target=filled, base=plan.base, value=value, kept=kept, groups=groups,
                qis=qis)
     engine.run(_T + "rest.sql.j2", target=rest, base=plan.base, kept=kept, filled=filled)
     new_rows = _count(engine, rest)
@@ -110,6 +110,20 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
     engine.release_tables(kept, filled, rest)
     return AlgorithmResult(assign, classes, plan.base_rows - real, inner_notes.get("rounds", 0),
                            time.perf_counter() - start, notes, base=rows, groups=True, counterfeits=counterfeits)
+
+
+def merge(engine: Engine, plan: Plan, result: AlgorithmResult, colliding: str, attempt: int) -> AlgorithmResult:
+    """Merge each group of ``result`` whose class is in ``colliding`` with its neighbour
+    (``merge.sql.j2``) and box the groups again (``assign.sql.j2``): the repair when a box
+    would repeat an earlier version's with another multiset."""
+    merged, assign = engine.work(f"inv_merged{attempt}"), engine.work(f"inv_assign{attempt}")
+    engine.run(_T + "merge.sql.j2", target=merged, assign=result.assign, colliding=colliding, qis=len(plan.qis))
+    engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=merged, fakes=None, rows=result.base,
+               qis=len(plan.qis))
+    engine.drop_tables(merged, result.assign)
+    (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()
+    notes = dict(result.notes, invariance=dict(result.notes["invariance"], merges=attempt + 1))
+    return replace(result, assign=assign, classes=classes, notes=notes)
 
 
 def _group_new(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], AlgorithmResult], rest: str,

@@ -9,10 +9,11 @@ from typing import Any
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate
+from anonymizer.families.generalized.form import (CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate,
+                                                  drop_candidate)
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.invariance import (COUNTERFEITS, check as check_invariant, counterfeit_column,
-                                                        first_groups, followed, invariant)
+                                                        first_groups, followed, invariant, merge)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
@@ -74,15 +75,41 @@ def _rows(plan: Plan, result) -> Plan:
     return plan if result.base is None else replace(plan, base=result.base)
 
 
+#: how many times m-invariance merges the groups whose box repeats an earlier version's
+REPAIRS = 8
+
+
 def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
+    """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose box an
+    earlier version published with another multiset are merged first, up to ``REPAIRS``
+    times (what remains, the gate refuses)."""
     result = rounds.result
-    built = build_candidate(engine, _rows(plan, result), result.assign,
-                            result.levels if result.labels == "hier" else None,
-                            level_columns=result.labels == "hier-rows", cells=result.cells)
+    built = _candidate(engine, plan, result)
+    if result.groups:
+        for attempt in range(REPAIRS):
+            colliding = engine.work(f"colliding{attempt}")
+            if not combination.colliding(engine, plan.spec, _released(plan, built), colliding):
+                break
+            result = merge(engine, plan, result, colliding, attempt)
+            drop_candidate(engine)
+            built = _candidate(engine, plan, result)
+        rounds.result = result
     if _keeps_signatures(engine, plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
     return built
+
+
+def _candidate(engine: Engine, plan: Plan, result) -> Candidate:
+    return build_candidate(engine, _rows(plan, result), result.assign, result.levels if result.labels == "hier" else None,
+                           level_columns=result.labels == "hier-rows", cells=result.cells)
+
+
+def _released(plan: Plan, built: Candidate, **state) -> Released:
+    """The candidate as the cross-version gate reads it; ``state``: the person tables."""
+    followed_column = plan.sensitive[0].column.name if plan.sensitive and plan.person is not None else None
+    return Released(built.table, built.class_table, EQ_CLASS, [q.name for q in plan.qis],
+                    [k.column.name for k in plan.sensitive], followed_column, **state)
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds,
@@ -109,10 +136,7 @@ def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
                    rows=rows, value=value)
         if _keeps_signatures(engine, plan):
             groups = first_groups(engine, plan, result)
-    released = Released(built.table, built.class_table, EQ_CLASS, [q.name for q in plan.qis],
-                        [k.column.name for k in plan.sensitive], plan.sensitive[0].column.name if value else None,
-                        people, members, groups)
-    return combination.gate(engine, plan.spec, released)
+    return combination.gate(engine, plan.spec, _released(plan, built, people=people, members=members, groups=groups))
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
