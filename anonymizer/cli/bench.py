@@ -11,6 +11,7 @@ import click
 
 from anonymizer.cli import Group
 from anonymizer.cli.params import (
+    Finite,
     batch_option,
     k_option,
     memory_limit_option,
@@ -242,9 +243,9 @@ def ir(rows: tuple[int, ...], algorithms: tuple[str, ...], l_value: int, model: 
 @click.option("--rows", type=click.IntRange(100), default=1_000_000, show_default=True,
               help="People in the table at the first version.")
 @click.option("--versions", type=click.IntRange(2, 100), default=10, show_default=True, help="Nightly versions.")
-@click.option("--churn", type=click.FloatRange(0, 0.5), default=0.01, show_default=True,
+@click.option("--churn", type=Finite(0, 0.5), default=0.01, show_default=True,
               help="Fraction of the people who leave each night; as many join.")
-@click.option("--change", type=click.FloatRange(0, 0.5), default=0.005, show_default=True,
+@click.option("--change", type=Finite(0, 0.5), default=0.005, show_default=True,
               help="Fraction of those who stay whose diagnosis changes each night.")
 @k_option()
 @click.option("--l", "l_value", type=click.IntRange(1), default=3, show_default=True,

@@ -285,15 +285,11 @@ class Engine:
             self.drop_transient()
         self.work_schema = None
 
-    def release_tables(self, *tables: str) -> None:
+    def release_tables(self, *tables: str, always: bool = False) -> None:
         """Drop work tables (quoted names) a run no longer reads, so that their memory serves
-        the rest of the run (kept with ``keep_work``, for debugging)."""
-        if not self.keep_work:
-            self.drop_tables(*tables)
-
-    def drop_tables(self, *tables: str) -> None:
-        """Drop work tables (quoted names) that a step makes anew (also with ``keep_work``)."""
-        for name in tables:
+        the rest of the run (kept with ``keep_work``, for debugging, unless ``always``: a step
+        that makes them anew)."""
+        for name in tables if always or not self.keep_work else ():
             self.execute(f"DROP TABLE IF EXISTS {name}", template="<release work table>")
 
     def drop_transient(self) -> None:

@@ -189,7 +189,7 @@ def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str
     engine.run("release/combination/difference.sql.j2", {"release": spec.release, **params}, target=failing,
                current=current, memory=memory_table(spec), rules=rules, boxes=True)
     engine.run("release/combination/colliding.sql.j2", target=target, boxes=boxes, failing=failing)
-    engine.drop_tables(boxes, current, failing)
+    engine.release_tables(boxes, current, failing, always=True)
     return engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
 
 
@@ -256,8 +256,9 @@ def _refuse(spec: ReleaseSpec, figures: dict) -> None:
             raise PrivacyCheckFailed(
                 f"{f['model']} across versions", None, f["sides"], f"{spec.output.schema}.{spec.output.view}",
                 reason=f"compared with v{entry['version']}, {f['sides']} class box(es) published in both differ by "
-                       f"a multiset of joiners' or leavers' values that breaks it, isolating {f['people']} people "
-                       "(difference check; history: invariant)")
+                       f"a multiset of values that breaks it (the values of the people who joined, left or moved "
+                       f"between classes), isolating {f['people']} people (difference check; history: invariant; "
+                       "'history: independent' publishes each version on its own checks)")
     inter = figures.get("intersection", {})
     if inter.get("below"):
         raise PrivacyCheckFailed(

@@ -130,7 +130,7 @@ def set_label_params(q: QI) -> dict[str, int]:
 
 def drop_candidate(engine: Engine) -> None:
     """Drop the tables :func:`build_candidate` wrote, to build the candidate again."""
-    engine.drop_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")))
+    engine.release_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")), always=True)
 
 
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,

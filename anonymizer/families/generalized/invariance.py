@@ -120,7 +120,7 @@ def merge(engine: Engine, plan: Plan, result: AlgorithmResult, colliding: str, a
     engine.run(_T + "merge.sql.j2", target=merged, assign=result.assign, colliding=colliding, qis=len(plan.qis))
     engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=merged, fakes=None, rows=result.base,
                qis=len(plan.qis))
-    engine.drop_tables(merged, result.assign)
+    engine.release_tables(merged, result.assign, always=True)
     (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()
     notes = dict(result.notes, invariance=dict(result.notes["invariance"], merges=attempt + 1))
     return replace(result, assign=assign, classes=classes, notes=notes)
