@@ -1,7 +1,7 @@
 """A table of people that changes between nightly releases (issue 36's scenario).
 
 :func:`people` creates ``table`` with ``n`` people: ``pid`` (identifier), ``age`` (18..89),
-``zip`` (5 digits, 40 areas), ``sex``, and a ``diagnosis`` out of 12 with a skewed law.
+``zip`` (5 digits, 10000..99999), ``sex``, and a ``diagnosis`` out of 12 with a skewed law.
 :func:`churn` then changes it as a night would: it deletes a fraction of the people, adds
 ``joiners`` new ones (new pids) and, optionally, changes the diagnosis (and age) of a
 fraction of those who stay. All of it is SQL from ``templates/datasets/churn_*.sql.j2``;
