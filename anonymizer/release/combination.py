@@ -17,7 +17,9 @@ before anything is published:
   the same sensitive value, has as candidate values the intersection of the value sets of
   their classes over those versions. With the spec's ``history.person`` the gate keeps that
   intersection per person and requires at least l values (the bound every l-diversity model
-  implies for a set of candidates). Without a person key it cannot be judged, and the
+  implies for a set of candidates); a person whom earlier versions already left below l
+  (versions published under ``independent``) is counted (``already_below``), and the new
+  version must not narrow them further. Without a person key it cannot be judged, and the
   figures say so.
 
 ``history.guarantee: invariant`` (the default) refuses a version that fails either check:
@@ -55,6 +57,8 @@ MEMORY = "_classes"
 #: the schema of the private per-person state, in the connection's own database
 STATE_SCHEMA = "_anon_state"
 
+#: the columns of the private state tables after ``version`` (state_table.sql.j2)
+PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand"), ("gid", "value", "n")
 #: model type -> the rule the difference check applies to each side of a difference
 RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
          "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha"}
@@ -117,13 +121,13 @@ def earlier(engine: Engine, spec: ReleaseSpec) -> list[int]:
                                          "ORDER BY version", {"r": spec.release}).fetchall()]
 
 
-def previous_state(engine: Engine, spec: ReleaseSpec, published: int) -> int | None:
+def previous_state(engine: Engine, spec: ReleaseSpec, published: int, part: str = "people") -> int | None:
     """The newest version (up to ``published``, the latest published one) whose private state
-    stands, or ``None``."""
-    people, _ = state_tables(spec)
-    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__people") is None:
+    ``part`` (``people`` or ``groups``) stands, or ``None``."""
+    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__{part}") is None:
         return None
-    (version,) = engine.execute(f"SELECT max(version) FROM {people} WHERE version <= $v", {"v": published}).fetchone()
+    state = table(STATE_SCHEMA, f"{spec.release}__{part}")
+    (version,) = engine.execute(f"SELECT max(version) FROM {state} WHERE version <= $v", {"v": published}).fetchone()
     return version
 
 
@@ -242,11 +246,11 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
     engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
                target=state, people=released.people, members=released.members,
                previous=people if before else None)
-    total, smallest, below, followed = engine.one("release/combination/candidates.sql.j2",
-                                                  {"l": bound or 0, "version": version}, state=state)
+    total, smallest, below, already, followed = engine.one("release/combination/candidates.sql.j2",
+                                                           {"l": bound or 0, "version": version}, state=state)
     figures["intersection"] = {"checked": bound is not None, "attribute": released.followed, "people": total,
                                "followed": followed, "smallest": smallest, "bound": bound,
-                               "below": below if bound else 0}
+                               "below": below if bound else 0, "already_below": already if bound else 0}
     result.people = state
 
 
@@ -264,9 +268,9 @@ def _refuse(spec: ReleaseSpec, figures: dict) -> None:
         raise PrivacyCheckFailed(
             f"{inter['bound']} candidate values across versions", inter["smallest"], 0,
             f"{spec.output.schema}.{spec.output.view}",
-            reason=f"{inter['below']} people keep fewer than {inter['bound']} candidate sensitive values once their "
-                   f"classes in every version since they last changed are intersected (smallest: "
-                   f"{inter['smallest']}; intersection check; history: invariant)")
+            reason=f"{inter['below']} people would be left with fewer than {inter['bound']} candidate sensitive "
+                   f"values, and fewer than before, once their classes in every version since they last changed "
+                   f"are intersected (smallest: {inter['smallest']}; intersection check; history: invariant)")
 
 
 def summary(figures: dict | None, parameters: dict | None) -> dict | None:
@@ -282,7 +286,7 @@ def summary(figures: dict | None, parameters: dict | None) -> dict | None:
     chosen = (parameters or {}).get("chosen") or {}
     return {"guarantee": gate["guarantee"], "compared": gate["compared"], "isolated": gate["isolated"],
             "smallest": inter.get("smallest") if inter.get("checked") else None,
-            "below": inter.get("below", 0), "counterfeits": (chosen.get("invariance") or {}).get("counterfeits", 0)}
+            "below": inter.get("below", 0), "already_below": inter.get("already_below", 0), "counterfeits": (chosen.get("invariance") or {}).get("counterfeits", 0)}
 
 
 def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:
@@ -292,10 +296,11 @@ def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, vers
         return
     people, groups = state_tables(spec)
     engine.run("release/combination/state_table.sql.j2", schema=ident(STATE_SCHEMA), people=people, groups=groups)
-    for state, rows in ((people, combination.people), (groups, combination.groups)):
+    for state, rows, columns in ((people, combination.people, PEOPLE), (groups, combination.groups, GROUPS)):
         engine.run("release/combination/state_drop.sql.j2", {"version": version}, state=state, newer=True)
         if rows is not None:
-            engine.run("release/combination/state_insert.sql.j2", {"version": version}, state=state, rows=rows)
+            engine.run("release/combination/state_insert.sql.j2", {"version": version}, state=state, rows=rows,
+                       columns=columns)
 
 
 def forget_older(engine: Engine, spec: ReleaseSpec, version: int) -> None:

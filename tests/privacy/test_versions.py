@@ -189,3 +189,38 @@ def test_history_and_the_report_show_what_versions_disclose_together(tmp_path):
     assert last["guarantee"] == "invariant" and last["compared"] == [1, 2] and last["isolated"] == 0
     assert last["smallest"] >= L and last["counterfeits"] == published[-1][2].algorithm["invariance"]["counterfeits"]
     assert "0 people isolated by a difference; smallest candidate set" in format_history(found)
+
+
+def test_signatures_start_after_versions_published_independent():
+    """Two nights under independent (with the person key, so the private state follows each
+    class), then invariant: the third version keeps the second's classes as groups; people
+    whom the first two already narrowed are counted, and not narrowed further."""
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    results = []
+    for night, guarantee in enumerate(("independent", "independent", "invariant", "invariant")):
+        if night:
+            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
+        results.append(anonymize(spec(guarantee), con))
+    assert [r.version for r in results] == [1, 2, 3, 4]
+    rows = con.execute("SELECT version, figures FROM _anon_releases._audit ORDER BY version").fetchall()
+    gates = {v: json.loads(f)["combination"] for v, f in rows}
+    assert gates[2]["isolated"] > 0                                     # measured, published anyway
+    assert gates[3]["intersection"]["already_below"] > 0 and gates[3]["intersection"]["below"] == 0
+    assert gates[3]["isolated"] == gates[4]["isolated"] == 0 and gates[4]["compared"] == [1, 2, 3]
+    assert [r.algorithm["invariance"]["previous"] for r in results[2:]] == [2, 3]
+
+
+def test_signatures_start_after_versions_without_a_person_key():
+    """A first version without history.person leaves no state: the next, with it, keeps its
+    own classes as groups and merges those whose box repeats the first version's."""
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    anonymize(dict(spec("invariant"), history="invariant"), con)
+    churn(con, night=1, leave=0.05, joiners=400)
+    r = anonymize(spec("invariant"), con)
+    assert r.version == 2 and r.algorithm["invariance"]["merges"] >= 1   # plain Mondrian's classes, merged
+    (figures,) = con.execute("SELECT figures FROM _anon_releases._audit WHERE version = 2").fetchone()
+    gate = json.loads(figures)["combination"]
+    assert gate["difference"][0]["shared_boxes"] > 0 and not gate["difference"][0]["failing"]
+    assert gate["intersection"]["followed"] == 0   # nobody was followed before: v1 kept no state

@@ -118,12 +118,22 @@ def merge(engine: Engine, plan: Plan, result: AlgorithmResult, colliding: str, a
     would repeat an earlier version's with another multiset."""
     merged, assign = engine.work(f"inv_merged{attempt}"), engine.work(f"inv_assign{attempt}")
     engine.run(_T + "merge.sql.j2", target=merged, assign=result.assign, colliding=colliding, qis=len(plan.qis))
-    engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=merged, fakes=None, rows=result.base,
-               qis=len(plan.qis))
+    engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=merged, fakes=None,
+               rows=result.base or plan.base, qis=len(plan.qis))
     engine.release_tables(merged, result.assign, always=True)
     (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()
-    notes = dict(result.notes, invariance=dict(result.notes["invariance"], merges=attempt + 1))
-    return replace(result, assign=assign, classes=classes, notes=notes)
+    notes = dict(result.notes, invariance=dict(result.notes.get("invariance", {}), merges=attempt + 1))
+    # the groups are boxed by their rows' codes now: no level vector, no class cells of before
+    return replace(result, assign=assign, classes=classes, notes=notes, labels="ranges", levels=None, cells=None)
+
+
+def as_groups(engine: Engine, result: AlgorithmResult) -> AlgorithmResult:
+    """The classes of a first version kept as its groups (``__gid``, the class), so that a
+    version whose release published before without signatures can be merged like any other
+    (:func:`merge`)."""
+    assign = engine.work("inv_classes")
+    engine.run(_T + "as_groups.sql.j2", target=assign, assign=result.assign)
+    return replace(result, assign=assign, groups=True)
 
 
 def _group_new(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], AlgorithmResult], rest: str,

@@ -12,8 +12,8 @@ from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import (CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate,
                                                   drop_candidate)
 from anonymizer.families.generalized.full_domain import full_domain
-from anonymizer.families.generalized.invariance import (COUNTERFEITS, check as check_invariant, counterfeit_column,
-                                                        first_groups, followed, invariant, merge)
+from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups, check as check_invariant,
+                                                        counterfeit_column, first_groups, followed, invariant, merge)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
@@ -45,6 +45,8 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
 def run(engine: Engine, plan: Plan) -> Rounds:
     kept = _signatures(engine, plan)
     result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
+    if kept is None and _keeps_signatures(engine, plan) and latest(engine, plan.spec):
+        result = as_groups(engine, result)   # signatures start now, after versions that kept none
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
     # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
     return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
@@ -66,7 +68,7 @@ def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
     if not _keeps_signatures(engine, plan):
         return None
     last = latest(engine, plan.spec)
-    previous = combination.previous_state(engine, plan.spec, last["version"]) if last else None
+    previous = combination.previous_state(engine, plan.spec, last["version"], "groups") if last else None
     return None if previous is None else (*combination.state_tables(plan.spec), previous)
 
 
@@ -134,8 +136,7 @@ def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
                    base=rows, value=value, gid=result.groups)
         engine.run("families/generalized/invariance/members.sql.j2", target=members, assign=result.assign,
                    rows=rows, value=value)
-        if _keeps_signatures(engine, plan):
-            groups = first_groups(engine, plan, result)
+        groups = first_groups(engine, plan, result)   # kept under independent too: invariant may follow
     return combination.gate(engine, plan.spec, _released(plan, built, people=people, members=members, groups=groups))
 
 
