@@ -111,7 +111,8 @@ def prune(release: str, keep: int, dry_run: bool, db: str, schema: str, as_json:
 def across(c: dict) -> str:
     """One line of what a version discloses read with the earlier ones (``history``'s ``combination``)."""
     compared = f"compared with v{', v'.join(map(str, c['compared']))}" if c["compared"] else "no earlier version"
-    smallest = (f"smallest candidate set {c['smallest']} ({c['below']} below l)" if c["smallest"] is not None
+    smallest = (f"smallest candidate set {c['smallest']} ({c['below']} narrowed below l by this version, "
+                f"{c['already_below']} by earlier ones)" if c["smallest"] is not None
                 else "candidates not followed (no history.person)")
     return (f"{c['guarantee']}: {compared}; {c['isolated']} people isolated by a difference; {smallest}; "
             f"{c['counterfeits']} counterfeit rows")
