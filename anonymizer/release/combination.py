@@ -61,7 +61,8 @@ STATE_SCHEMA = "_anon_state"
 PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand"), ("gid", "value", "n")
 #: model type -> the rule the difference check applies to each side of a difference
 RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
-         "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha"}
+         "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha",
+         "lsl-diversity": "multi", "multi-l-diversity": "multi"}
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,18 @@ class Released:
             ``None`` without ``history.person``.
         members: ``(cid, value)``, every published row (counterfeits too), for the class value sets.
         groups: ``(gid, value, n)``: each private group's published multiset (m-invariance), or ``None``.
+        bound: the candidate values the intersection check requires, where the models on
+            ``followed`` do not say it (anatomy's models cover every sensitive attribute).
+        parts: how many attributes a composite ``value`` holds (a JSON list; anatomy), or 0:
+            each attribute's candidates are then counted apart, the fewest deciding.
+        overlap: boxes are JSON lists of members (anatomy's): the difference check compares
+            every earlier box with each new one sharing a member, not equal boxes only.
+        links: ``(pid, cid, m)``: each real row's person, class and member text (as in its
+            box), so that a member links two boxes only while its person's value stood
+            (one who changed is known to, and read apart by, the adversary); ``None``: every
+            shared member links.
+        levels: per sensitive column, its default security level and the levels of named
+            values (paper 002's L_sl-diversity, judged on each side of a difference).
     """
 
     rows: str
@@ -91,6 +104,11 @@ class Released:
     people: str | None = None
     members: str | None = None
     groups: str | None = None
+    bound: int | None = None
+    parts: int = 0
+    overlap: bool = False
+    links: str | None = None
+    levels: dict[str, tuple[int, dict]] | None = None
 
 
 @dataclass
@@ -151,19 +169,25 @@ def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
     versions = earlier(engine, spec)
     figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
-    rules, params = _rules(spec.models, released.attrs, figures)
-    engine.release_tables(boxes)
+    rules, params = _rules(spec.models, released.attrs, figures, released.levels)
+    result = Combination(figures, current, groups=released.groups)
+    _intersection(engine, spec, released, (published or 0) + 1, published, result)
+    links = None
+    if released.overlap and released.links and result.people:
+        links = engine.work("gate_links")
+        engine.run("release/combination/links.sql.j2", target=links, links=released.links, boxes=boxes,
+                   state=result.people)
     if versions and rules:
         rows = engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
-                           current=current, memory=memory_table(spec), rules=rules, boxes=False, target=None)
+                           current=current, memory=memory_table(spec), rules=rules, boxes=False, target=None,
+                           overlap=released.overlap, links=links)
         for row in rows:
             failing = [{"model": r["model"], "sides": row[3 + 2 * n], "people": int(row[4 + 2 * n])}
                        for n, r in enumerate(rules) if row[3 + 2 * n]]
             figures["difference"].append({"version": row[0], "shared_boxes": row[1], "changed_boxes": row[2],
                                           "failing": failing})
             figures["isolated"] += max([f["people"] for f in failing], default=0)
-    result = Combination(figures, current, groups=released.groups)
-    _intersection(engine, spec, released, (published or 0) + 1, published, result)
+    engine.release_tables(boxes, *filter(None, [links]))
     if spec.history.guarantee == "invariant":
         _refuse(spec, figures)
     return result
@@ -191,13 +215,14 @@ def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str
     boxes, current = published_classes(engine, released, "colliding_classes")
     failing = engine.work("colliding_boxes")
     engine.run("release/combination/difference.sql.j2", {"release": spec.release, **params}, target=failing,
-               current=current, memory=memory_table(spec), rules=rules, boxes=True)
+               current=current, memory=memory_table(spec), rules=rules, boxes=True, overlap=released.overlap,
+               links=None)
     engine.run("release/combination/colliding.sql.j2", target=target, boxes=boxes, failing=failing)
     engine.release_tables(boxes, current, failing, always=True)
     return engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
 
 
-def _rules(models, attrs: list[str], figures: dict) -> tuple[list[dict], dict]:
+def _rules(models, attrs: list[str], figures: dict, levels: dict | None = None) -> tuple[list[dict], dict]:
     """The difference check's rules for the declared models, with their bound parameters. A
     side's people are counted on each sensitive attribute (every person moved in or out
     moves one value; a joiner and a leaver of the same value cancel, unseen), on the box's
@@ -217,12 +242,23 @@ def _rules(models, attrs: list[str], figures: dict) -> tuple[list[dict], dict]:
             add(kind, m, m.attribute, alpha=m.alpha, **({} if m.value is None else {"value": m.value}))
         elif kind == "recursive":
             add(kind, m, m.attribute, l=m.l, c=m.c)
+        elif kind == "multi":   # anatomy's: each value's l on every sensitive attribute (Def. 10)
+            for attr in attrs:
+                default, named = (levels or {}).get(attr, (2, {}))
+                add("levels", m, attr, l=m.l_of(default), names=list(named),
+                    ls=[m.l_of(level) for level in named.values()])
         elif kind != "k":
             add(kind, m, m.attribute, l=m.l)
         if kind in ("k", "alpha"):   # alpha-k's k bounds each side's people too
             for attr in attrs or [""]:
                 add("k", m, attr, k=m.k)
     return rules, params
+
+
+def smallest_l(model) -> int:
+    """The fewest distinct values a group of paper 002's models holds on each attribute: the
+    smallest l of a security level (L_sl-diversity), or l (multi-attribute l-diversity)."""
+    return min(model.l_of(level) for level in range(3))
 
 
 def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version: int,
@@ -238,16 +274,18 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
         raise DataError(f"history.person {spec.history.person}",
                         f"names {repeated} more rows than people (e.g. {example!r} repeats): a person key names "
                         "one row per person")
-    bound = max([int(m.l) for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")
-                 and m.attribute == released.followed], default=None)
+    bound = released.bound if released.bound is not None else max(
+        [int(m.l) for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")
+         and m.attribute == released.followed], default=None)
     people, _ = state_tables(spec)
     before = previous_state(engine, spec, published) if published else None
     state = engine.work("people_state")
     engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
                target=state, people=released.people, members=released.members,
-               previous=people if before else None)
+               previous=people if before else None, parts=released.parts)
     total, smallest, below, already, followed = engine.one("release/combination/candidates.sql.j2",
-                                                           {"l": bound or 0, "version": version}, state=state)
+                                                           {"l": bound or 0, "version": version}, state=state,
+                                                           parts=released.parts)
     figures["intersection"] = {"checked": bound is not None, "attribute": released.followed, "people": total,
                                "followed": followed, "smallest": smallest, "bound": bound,
                                "below": below if bound else 0, "already_below": already if bound else 0}

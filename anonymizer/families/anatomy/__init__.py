@@ -16,6 +16,7 @@ rows to groups                                  :func:`msb`                     
 QI table and sensitive table (anatomy)          :mod:`anonymizer.families.anatomy.form`                  qi_table, sensitive_table
 Defs. 8, 11 verification                        :func:`anonymizer.families.anatomy.form.verify`          judge
 Def. 14 additional information loss, Def. 15    :func:`anonymizer.families.anatomy.form.metrics`         judge
+versions: m-invariance (Xiao and Tao 2007)      :mod:`.invariance`                         signed, ../invariance/*
 ==============================================  =========================================  ====================
 
 The six algorithms are one greedy with two switches: the key (``mbf``, ``msdcf``,
@@ -34,4 +35,4 @@ FAMILY = Family(
     "anatomy", "002",
     algorithms={a: frozenset({"seed", "batch"}) for a in MSB_ALGORITHMS},
     models=frozenset({"lsl-diversity", "multi-l-diversity"}),
-    parts=("sensitive",), units="groups", package=__name__)
+    parts=("sensitive",), units="groups", gate=True, package=__name__)

@@ -4,7 +4,8 @@ group id, verified in SQL before anything is published.
 - QI table ``<view>``: ``row_id``, the quasi-identifiers as they are, passed-through
   columns, ``group_id``.
 - Sensitive table ``<view>_sensitive``: ``group_id``, the sensitive attributes, ``count``
-  (records of the group carrying that composite vector).
+  (records of the group carrying that composite vector) and, in an m-invariant release
+  (:mod:`.invariance`), ``counterfeits`` (the group's counterfeit records, in its counts).
 
 Verification (:func:`judge`, then :func:`verify`) re-reads both candidate tables: every group must satisfy the
 spec's model on every sensitive attribute (Definition 11, or Definition 8), and the QI
@@ -22,7 +23,7 @@ from anonymizer.errors import PrivacyCheckFailed, SpecError
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 
-ROW_ID, GROUP_ID, COUNT = "row_id", "group_id", "count"
+ROW_ID, GROUP_ID, COUNT, COUNTERFEITS = "row_id", "group_id", "count", "counterfeits"
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,10 @@ class AnatomyCandidate:
     groups: int
 
 
-def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
-    """Write the QI and sensitive candidate tables from ``result.assign``."""
+def build(engine: Engine, plan: Plan, result: MsbResult, counterfeits: bool = False) -> AnatomyCandidate:
+    """Write the QI and sensitive candidate tables from ``result.assign``; with
+    ``counterfeits`` (m-invariance) the sensitive table holds ``result.rows``' counterfeit
+    records and publishes each group's count of them (:data:`COUNTERFEITS`)."""
     qi_table, sens_table = engine.work("candidate"), engine.work("candidate_sensitive")
     qis = [{"dom": q.dom, "col": ident(q.name)} for q in plan.qis]
     passthrough = [{"name": x.internal, "col": ident(x.column.name)} for x in plan.passthrough]
@@ -46,11 +49,12 @@ def build(engine: Engine, plan: Plan, result: MsbResult) -> AnatomyCandidate:
                assign=result.assign, base=plan.base, qis=qis, passthrough=passthrough,
                row_id=ident(ROW_ID), group_id=ident(GROUP_ID))
     sens = [{"name": k.internal, "col": ident(k.column.name)} for k in plan.sensitive]
-    engine.run("families/anatomy/sensitive_table.sql.j2", target=sens_table, assign=result.assign, base=plan.base,
-               sens=sens, group_id=ident(GROUP_ID), count=ident(COUNT))
+    engine.run("families/anatomy/sensitive_table.sql.j2", target=sens_table, assign=result.assign,
+               base=result.rows or plan.base, sens=sens, group_id=ident(GROUP_ID), count=ident(COUNT),
+               counterfeits=ident(COUNTERFEITS) if counterfeits else None)
     rows = engine.execute(f"SELECT count(*) FROM {qi_table}").fetchone()[0]
     qi_columns = [ROW_ID] + [q.name for q in plan.qis] + [x.column.name for x in plan.passthrough] + [GROUP_ID]
-    sens_columns = [GROUP_ID] + [k.column.name for k in plan.sensitive] + [COUNT]
+    sens_columns = [GROUP_ID] + [k.column.name for k in plan.sensitive] + [COUNT] + ([COUNTERFEITS] if counterfeits else [])
     return AnatomyCandidate(qi_table, qi_columns, sens_table, sens_columns, rows, result.groups)
 
 
@@ -59,7 +63,8 @@ def judge(engine: Engine, plan: Plan, candidate: AnatomyCandidate, buckets: str)
     keys = ("groups", "min_size", "worst", "failing", "mismatched", "records", "sum_lg", "avg_size", "max_size")
     row = engine.one("families/anatomy/judge.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
                      group_id=ident(GROUP_ID), count=ident(COUNT), sens=[ident(k.column.name) for k in plan.sensitive],
-                     internal=[k.internal for k in plan.sensitive], buckets=buckets)
+                     internal=[k.internal for k in plan.sensitive], buckets=buckets,
+                     counterfeits=ident(COUNTERFEITS) if COUNTERFEITS in candidate.sens_columns else None)
     return dict(zip(keys, row))
 
 
@@ -91,6 +96,6 @@ def check_names(plan: Plan) -> None:
     """The output's own columns must not clash with the table's."""
     qi_side = [q.name for q in plan.qis] + [x.column.name for x in plan.passthrough]
     for name in qi_side + [k.column.name for k in plan.sensitive]:
-        if name.lower() in (ROW_ID, GROUP_ID, COUNT):
+        if name.lower() in (ROW_ID, GROUP_ID, COUNT, COUNTERFEITS):
             raise SpecError(f"columns.{name}", f"clashes with the anatomy output's column {name.lower()!r}; "
                                                "rename it in a view first")

@@ -17,7 +17,9 @@ from anonymizer.families.anatomy.greedy import Buckets, Outcome, run_greedy, war
 
 @dataclass
 class MsbResult:
-    """The groups of an MSB run: ``assign(__rid, gid)`` plus what the greedy did."""
+    """The groups of an MSB run: ``assign(__rid, __cid)`` plus what the greedy did; under
+    m-invariance (:mod:`.invariance`) ``assign`` also has the private group ``__gid``
+    (``kept``), and ``rows`` the records with the ``counterfeits`` (negative ids)."""
 
     assign: str
     levels: str
@@ -26,6 +28,9 @@ class MsbResult:
     suppressed: int
     seconds: float
     notes: dict = field(default_factory=dict)
+    rows: str | None = None
+    counterfeits: int = 0
+    kept: bool = False
 
 
 def split_name(name: str) -> tuple[str, bool]:

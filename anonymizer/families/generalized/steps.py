@@ -11,9 +11,10 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.families.generalized.form import (CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate,
                                                   drop_candidate)
+from anonymizer.families import invariance as shared
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups, check as check_invariant,
-                                                        counterfeit_column, first_groups, followed, invariant, merge)
+                                                        counterfeit_column, followed, invariant, merge)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
@@ -53,23 +54,17 @@ def run(engine: Engine, plan: Plan) -> Rounds:
 
 
 def _keeps_signatures(engine: Engine, plan: Plan) -> bool:
-    """Whether the release keeps each person's signature across versions (m-invariance:
-    ``history: invariant`` with ``history.person``, on DuckDB); refuses what it cannot keep."""
-    keeps = plan.spec.history.guarantee == "invariant" and plan.person is not None and engine.dialect == "duckdb"
+    """Whether the release keeps signatures (:func:`anonymizer.families.invariance.keeps_signatures`);
+    refuses what the generalized form cannot keep."""
+    keeps = shared.keeps_signatures(engine, plan)
     if keeps:
         check_invariant(plan)
     return keeps
 
 
 def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
-    """The private state m-invariance continues from (people, groups, its version), when the
-    release keeps signatures and an earlier version left state; else ``None`` (the algorithm
-    runs as for a first version)."""
-    if not _keeps_signatures(engine, plan):
-        return None
-    last = latest(engine, plan.spec)
-    previous = combination.previous_state(engine, plan.spec, last["version"], "groups") if last else None
-    return None if previous is None else (*combination.state_tables(plan.spec), previous)
+    """The private state m-invariance continues from, when the release keeps signatures."""
+    return shared.continued(engine, plan) if _keeps_signatures(engine, plan) else None
 
 
 def _rows(plan: Plan, result) -> Plan:
@@ -127,16 +122,10 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds,
 
 
 def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
-    value = followed(plan)
     people = members = groups = None
-    rows = _rows(plan, result).base
-    if plan.person is not None:
-        people, members = engine.work("gate_people"), engine.work("gate_members")
-        engine.run("families/generalized/invariance/people.sql.j2", target=people, assign=result.assign,
-                   base=rows, value=value, gid=result.groups)
-        engine.run("families/generalized/invariance/members.sql.j2", target=members, assign=result.assign,
-                   rows=rows, value=value)
-        groups = first_groups(engine, plan, result)   # kept under independent too: invariant may follow
+    if plan.person is not None:   # groups kept under independent too: invariant may follow
+        rows = _rows(plan, result).base
+        people, members, groups = shared.gate_inputs(engine, result.assign, rows, rows, followed(plan), result.groups)
     return combination.gate(engine, plan.spec, _released(plan, built, people=people, members=members, groups=groups))
 
 

@@ -1,0 +1,170 @@
+"""m-invariance (Xiao and Tao, "m-Invariance: Towards Privacy Preserving Re-publication of
+Dynamic Datasets", SIGMOD 2007): the steps every family shares, one template each in
+``templates/families/invariance/``.
+
+A version n > 1 of a release with ``history.person`` keeps every person's *signature*, the
+multiset of sensitive values of their group, fixed across versions: then the intersection
+of a person's candidate values over versions is their signature, and a group seen in two
+versions shows the same multiset (no difference to read). The paper's four steps (its Fig. 6):
+
+1. *division* (``division.sql.j2``): a person present before with the same sensitive value
+   returns to their private group;
+2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
+   the same value (inside the group's box, where the form publishes boxes);
+3. *new groups* (``rest.sql.j2``, ``new_groups.sql.j2``): the rows no group took are grouped
+   by the release's own algorithm run on them alone; a group's signature is then what it
+   holds;
+4. *counterfeits* (``counterfeits.sql.j2``, ``assign.sql.j2``): a place nobody holds is
+   published as a counterfeit of its value; each group is numbered anew every version.
+
+The families say how their rows carry the signature (:class:`Signature`): the generalized
+family keeps one sensitive column's values inside boxes
+(:mod:`anonymizer.families.generalized.invariance`); anatomy keeps the composite sensitive
+vectors of its groups, with no box, since it publishes QIs as they are
+(:mod:`anonymizer.families.anatomy.invariance`).
+
+Choices where the paper is silent or differs from our setting:
+
+- The paper's groups are m-unique (m distinct values, one each). Ours keep the multiset of
+  whatever group the algorithm made, so later versions meet the same models as version 1,
+  and the signature is kept with its multiplicities.
+- A person whose sensitive value changed (Li and Zhou 2008, m-Distinct's "updates") leaves
+  their place as a counterfeit and enters as a new row; the intersection check then follows
+  them from that version on (the adversary who knows of the change no longer intersects).
+- Rows the release's algorithm cannot group (too few new rows for the models) are held
+  back, counted as suppressed (they count against ``suppression_limit``).
+- The cost of a version is one pass over the table per step: the groups themselves are not
+  re-split, only the new rows are grouped by the algorithm.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from anonymizer.engine.session import Engine
+from anonymizer.plan import Plan
+from anonymizer.release import combination
+from anonymizer.release.publish import latest
+
+_T = "families/invariance/"
+
+
+@dataclass(frozen=True)
+class Signature:
+    """How a family's rows carry the value m-invariance keeps per place.
+
+    Attributes:
+        base: the version's rows (``plan.base``, or a copy with the ``value`` column added).
+        value: the column holding a row's value, as VARCHAR-castable; ``None``: a release
+            without a sensitive column, whose groups keep their sizes only.
+        values: the columns a counterfeit takes from a value: ``{col, type, part}``, ``part``
+            ``None`` for the whole value, else the element of a JSON list (a composite vector).
+        boxes: the columns whose ranges make a group's box (the QI codes), or none.
+    """
+
+    base: str
+    value: str | None
+    values: list[dict]
+    boxes: list[str]
+
+
+@dataclass
+class Kept:
+    """A version's groups after m-invariance.
+
+    Attributes:
+        assign: ``(__rid, __cid, __gid, __lo{i}, __hi{i})``: every published row, counterfeits
+            (negative ids) too, with its class drawn anew, its private group and its box.
+        rows: the signature's base with the counterfeit rows.
+        classes, counterfeits, real: counts of ``assign``.
+        notes: what the steps did (``invariance``), for the audit.
+    """
+
+    assign: str
+    rows: str
+    classes: int
+    counterfeits: int
+    real: int
+    notes: dict = field(default_factory=dict)
+
+
+#: the release's algorithm on the new rows (a table and its row count): ``(assign with
+#: (__rid, __cid), or None when they cannot be grouped, rows held back, notes)``
+GroupNew = Callable[[str, int], tuple[str | None, int, dict]]
+
+
+def keeps_signatures(engine: Engine, plan: Plan) -> bool:
+    """Whether the release keeps each person's signature across versions: ``history:
+    invariant`` with ``history.person``, on DuckDB (where the cross-version gate runs)."""
+    return plan.spec.history.guarantee == "invariant" and plan.person is not None and engine.dialect == "duckdb"
+
+
+def continued(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
+    """The private state to continue from (people, groups, its version), when an earlier
+    version left one; else ``None`` (the algorithm runs as for a first version)."""
+    last = latest(engine, plan.spec)
+    previous = combination.previous_state(engine, plan.spec, last["version"], "groups") if last else None
+    return None if previous is None else (*combination.state_tables(plan.spec), previous)
+
+
+def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people: str, groups: str,
+         previous: int) -> Kept:
+    """Version n of an m-invariant release (module docstring): ``people`` and ``groups`` are
+    the private state tables, ``previous`` the version whose state they hold."""
+    bound = {"previous": previous}
+    kept, filled, rest = engine.work("inv_kept"), engine.work("inv_filled"), engine.work("inv_rest")
+    engine.run(_T + "division.sql.j2", bound, target=kept, base=sig.base, value=sig.value, people=people,
+               groups=groups)
+    engine.run(_T + "fill.sql.j2", {**bound, **plan.key.params()}, target=filled, base=sig.base, value=sig.value,
+               kept=kept, groups=groups, qis=sig.boxes)
+    engine.run(_T + "rest.sql.j2", target=rest, base=sig.base, kept=kept, filled=filled)
+    new_rows = count(engine, rest)
+    (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
+    placed = engine.work("inv_placed")
+    engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled)
+    held, inner_notes = new_rows, {}
+    if new_rows:
+        grouped, held, inner_notes = group_new(rest, new_rows)
+        if grouped is not None:
+            engine.run(_T + "new_groups.sql.j2", {"top": top}, placed=placed, assign=grouped, rest=rest,
+                       value=sig.value)
+    fakes, rows = engine.work("inv_fakes"), engine.work("inv_rows")
+    blank = ["p0"] + ([plan.individual.internal] if plan.individual else [])
+    engine.run(_T + "counterfeits.sql.j2", {**bound, **plan.key.params()}, target=fakes, base=sig.base,
+               placed=placed, groups=groups, values=sig.values, blank=blank)
+    engine.run(_T + "with_counterfeits.sql.j2", target=rows, base=sig.base, fakes=fakes)
+    assign = engine.work("inv_assign")
+    engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=placed, fakes=fakes, rows=rows,
+               qis=len(sig.boxes))
+    classes, counterfeits, real = engine.execute(
+        f"SELECT count(DISTINCT __cid), count(*) FILTER (WHERE __rid < 0), count(*) FILTER (WHERE __rid >= 0) "
+        f"FROM {assign}").fetchone()
+    notes = {"invariance": {"previous": previous, "returned": count(engine, kept), "placed": count(engine, filled),
+                            "new_rows": new_rows, "held_back": held, "counterfeits": counterfeits}, **inner_notes}
+    engine.release_tables(kept, filled, rest)
+    return Kept(assign, rows, classes, counterfeits, real, notes)
+
+
+def group_state(engine: Engine, assign: str, rows: str, value: str | None, gid: bool) -> str:
+    """Each group's published multiset ``(gid, value, n)``, the private state the next
+    version keeps: m-invariance's groups (``gid``: ``assign`` has ``__gid``), or the classes
+    of a version that starts them."""
+    target = engine.work("inv_groups")
+    engine.run(_T + "groups.sql.j2", target=target, assign=assign, rows=rows, value=value, gid=gid)
+    return target
+
+
+def gate_inputs(engine: Engine, assign: str, rows: str, base: str, value: str | None,
+                gid: bool) -> tuple[str, str, str]:
+    """What the intersection check reads of a version (:class:`anonymizer.release.combination.Released`):
+    ``people`` (pid, gid, cid, value: the real rows), ``members`` (cid, value: every
+    published row) and the groups' multisets (:func:`group_state`)."""
+    people, members = engine.work("gate_people"), engine.work("gate_members")
+    engine.run(_T + "people.sql.j2", target=people, assign=assign, base=base, value=value, gid=gid)
+    engine.run(_T + "members.sql.j2", target=members, assign=assign, rows=rows, value=value)
+    return people, members, group_state(engine, assign, rows, value, gid)
+
+
+def count(engine: Engine, table: str) -> int:
+    return engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

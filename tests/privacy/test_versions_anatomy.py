@@ -1,0 +1,109 @@
+"""Issue 36 for anatomy (paper 002's two tables): the adversary of ``test_versions.py`` reads
+the QI tables (QIs as they are, a group id drawn anew each version) and the sensitive tables.
+The attacks share no code with the gate:
+
+- intersection: a person's candidate vectors in one version are those of every group with a
+  QI row equal to their QIs; over the versions where their value stood, they intersect.
+- difference: a group whose members' QI values a reader sees again in another version; the
+  multiset difference of its sensitive records is what joiners or leavers hold.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+
+from anonymizer.api import anonymize
+from anonymizer.datasets.churn import churn, people
+
+L = 3
+
+
+def spec(guarantee: str) -> dict:
+    return {"release": "an", "source": {"table": "people"},
+            "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
+            "algorithm": {"name": "mbf"}, "models": [{"type": "multi-l-diversity", "l": L}],
+            "history": {"guarantee": guarantee, "person": "pid"}}
+
+
+def nights(guarantee: str, versions: int = 4) -> tuple[duckdb.DuckDBPyConnection, list]:
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    published = []
+    for night in range(versions):
+        if night:
+            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
+        published.append((anonymize(spec(guarantee), con), f"truth_{night}"))
+    return con, published
+
+
+def intersection_attack(con, published) -> int:
+    """People whose candidates, over the versions since their diagnosis last changed (the
+    adversary knows when it changed, not to what), fall below l."""
+    parts = [f"""SELECT t.pid, t.diagnosis, {n} AS night, list(DISTINCT s.diagnosis) AS cand
+                 FROM {truth} AS t JOIN _anon_releases."an__v{r.version}" AS q USING (age, zip, sex)
+                 JOIN _anon_releases."an__v{r.version}__sensitive" AS s USING (group_id)
+                 GROUP BY t.pid, t.diagnosis""" for n, (r, truth) in enumerate(published)]
+    (below,) = con.execute(f"""
+        WITH c AS ({' UNION ALL '.join(parts)}),
+        runs AS (SELECT *, sum(changed::INTEGER) OVER (PARTITION BY pid ORDER BY night) AS run
+                 FROM (SELECT *, diagnosis IS DISTINCT FROM lag(diagnosis) OVER (PARTITION BY pid ORDER BY night)
+                              AS changed FROM c))
+        SELECT count(*) FROM (SELECT pid, list_reduce(list(cand), lambda x, y: list_intersect(x, y)) AS cand
+                              FROM runs GROUP BY pid, run) WHERE len(cand) < {L}""").fetchone()
+    return below
+
+
+def difference_attack(con, published) -> int:
+    """Sides of a difference holding fewer than l values: for two versions, a group of each
+    that one person whose diagnosis stood between them (the adversary knows who changed) is
+    in, found by their QIs, is read as the same group, and the multiset difference as what
+    joiners and leavers hold."""
+    narrowing = 0
+    for i, (a, ta) in enumerate(published):
+        for j, (b, tb) in enumerate(published[i + 1:], i + 1):
+            between = "".join(f" ANTI JOIN {t} AS m{n} ON m{n}.pid = x.pid AND m{n}.diagnosis <> x.diagnosis"
+                              for n, (_, t) in enumerate(published[i + 1:j]))   # changed and back: known
+            (n,) = con.execute(f"""
+                WITH stood AS (SELECT x.pid, x.age AS a_age, x.zip AS a_zip, x.sex AS a_sex, y.age, y.zip, y.sex
+                               FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}),
+                pairs AS (SELECT DISTINCT qa.group_id AS ga, qb.group_id AS gb FROM stood AS s
+                          JOIN _anon_releases."an__v{a.version}" AS qa
+                            ON (qa.age, qa.zip, qa.sex) = (s.a_age, s.a_zip, s.a_sex)
+                          JOIN _anon_releases."an__v{b.version}" AS qb ON (qb.age, qb.zip, qb.sex) = (s.age, s.zip, s.sex)),
+                d AS (SELECT ga, gb, diagnosis, sum(n) AS d FROM (
+                        SELECT p.ga, p.gb, s.diagnosis, s.count AS n FROM pairs AS p
+                        JOIN _anon_releases."an__v{b.version}__sensitive" AS s ON s.group_id = p.gb
+                        UNION ALL
+                        SELECT p.ga, p.gb, s.diagnosis, -s.count FROM pairs AS p
+                        JOIN _anon_releases."an__v{a.version}__sensitive" AS s ON s.group_id = p.ga)
+                      GROUP BY ALL HAVING sum(n) <> 0)
+                SELECT count(*) FROM (SELECT ga, gb, d > 0, count(*) AS vals FROM d GROUP BY ALL) WHERE vals < {L}
+                """).fetchone()
+            narrowing += n
+    return narrowing
+
+
+def test_independent_anatomy_versions_narrow_people_and_the_audit_says_so():
+    con, published = nights("independent")
+    assert intersection_attack(con, published) > 0 and difference_attack(con, published) > 0
+    gates = [json.loads(f)["combination"] for (f,) in
+             con.execute("SELECT figures FROM _anon_releases._audit ORDER BY version").fetchall()]
+    assert gates[-1]["compared"] == [1, 2, 3] and gates[-1]["intersection"]["below"] > 0
+
+
+def test_invariant_anatomy_versions_hold_against_both_attacks():
+    con, published = nights("invariant")
+    assert [r.version for r, _ in published] == [1, 2, 3, 4]
+    assert intersection_attack(con, published) == 0
+    assert difference_attack(con, published) == 0
+    for r, truth in published:   # every real record is in the QI table; counterfeits only in the sensitive one
+        (real,) = con.execute(f"SELECT count(*) FROM {truth}").fetchone()
+        assert r.rows_out == real and r.suppressed == 0
+    last = published[-1][0]
+    fakes, records = con.execute(f'SELECT sum(counterfeits) FILTER (WHERE true), sum(count) FROM '
+                                 f'(SELECT DISTINCT group_id, counterfeits, NULL AS count FROM _anon_releases."an__v{last.version}__sensitive" '
+                                 f'UNION ALL SELECT NULL, NULL, count FROM _anon_releases."an__v{last.version}__sensitive")').fetchone()
+    assert fakes == last.algorithm["invariance"]["counterfeits"] > 0 and records == last.rows_out + fakes
