@@ -36,9 +36,13 @@ schema), one pair of tables per release. It is written before the version publis
 (replacing what an attempt that failed left) and the older versions' rows are dropped once
 it has.
 
-The generalized family publishes sequences that pass (m-invariance,
-:mod:`anonymizer.families.generalized.invariance`); the other families are refused a
-re-publication under ``invariant`` until they have their own.
+Anatomy publishes QIs as they are, so a reader identifies its groups by their members:
+two versions' groups that a member links (``overlap``, ``links``: one whose QI values name one
+record in each version and whose person's value stood in between) are compared as one.
+
+The generalized and anatomy families publish sequences that pass (m-invariance,
+:mod:`anonymizer.families.invariance`); the other families are refused a re-publication
+under ``invariant`` until they have their own.
 """
 
 from __future__ import annotations

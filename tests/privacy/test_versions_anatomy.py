@@ -59,8 +59,8 @@ def intersection_attack(con, published) -> int:
 def difference_attack(con, published) -> int:
     """Sides of a difference holding fewer than l values: for two versions, a group of each
     that one person whose diagnosis stood between them (the adversary knows who changed) is
-    in, found by their QIs, is read as the same group, and the multiset difference as what
-    joiners and leavers hold."""
+    in, found by their QIs (held by no one else that night), is read as the same group, and
+    the multiset difference as what joiners and leavers hold."""
     narrowing = 0
     for i, (a, ta) in enumerate(published):
         for j, (b, tb) in enumerate(published[i + 1:], i + 1):
@@ -68,7 +68,9 @@ def difference_attack(con, published) -> int:
                               for n, (_, t) in enumerate(published[i + 1:j]))   # changed and back: known
             (n,) = con.execute(f"""
                 WITH stood AS (SELECT x.pid, x.age AS a_age, x.zip AS a_zip, x.sex AS a_sex, y.age, y.zip, y.sex
-                               FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}),
+                               FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}
+                               SEMI JOIN ({_unique(ta)}) AS ux ON ux.pid = x.pid
+                               SEMI JOIN ({_unique(tb)}) AS uy ON uy.pid = y.pid),
                 pairs AS (SELECT DISTINCT qa.group_id AS ga, qb.group_id AS gb FROM stood AS s
                           JOIN _anon_releases."an__v{a.version}" AS qa
                             ON (qa.age, qa.zip, qa.sex) = (s.a_age, s.a_zip, s.a_sex)
@@ -84,6 +86,12 @@ def difference_attack(con, published) -> int:
                 """).fetchone()
             narrowing += n
     return narrowing
+
+
+def _unique(truth: str) -> str:
+    """The people whose QI values no one else holds that night: for a twin, the adversary
+    cannot tell which of two groups is the target's."""
+    return f"SELECT pid FROM {truth} QUALIFY count(*) OVER (PARTITION BY age, zip, sex) = 1"
 
 
 def test_independent_anatomy_versions_narrow_people_and_the_audit_says_so():

@@ -60,7 +60,8 @@ def build(engine: Engine, plan: Plan, result: MsbResult, counterfeits: bool = Fa
 
 def judge(engine: Engine, plan: Plan, candidate: AnatomyCandidate, buckets: str) -> dict:
     """Every figure of the candidate tables, read back from them in one statement (families/anatomy/judge)."""
-    keys = ("groups", "min_size", "worst", "failing", "mismatched", "records", "sum_lg", "avg_size", "max_size")
+    keys = ("groups", "min_size", "worst", "failing", "mismatched", "records", "sum_lg", "avg_size", "max_size",
+            "published")
     row = engine.one("families/anatomy/judge.sql.j2", qi_table=candidate.qi_table, sens_table=candidate.sens_table,
                      group_id=ident(GROUP_ID), count=ident(COUNT), sens=[ident(k.column.name) for k in plan.sensitive],
                      internal=[k.internal for k in plan.sensitive], buckets=buckets,
@@ -85,8 +86,8 @@ def verify(plan: Plan, candidate: AnatomyCandidate, figures: dict) -> list[dict]
 def metrics(plan: Plan, figures: dict, suppressed: int) -> dict:
     """Additional information loss (Def. 14), suppression ratio (Def. 15) and group sizes."""
     sum_lg = int(figures["sum_lg"] or 0)
-    records = int(figures["records"] or 0)
-    return {"additional_information_loss": (records - sum_lg) / sum_lg if sum_lg else 0.0,
+    records, published = int(figures["records"] or 0), int(figures["published"] or 0)   # counterfeits count
+    return {"additional_information_loss": (published - sum_lg) / sum_lg if sum_lg else 0.0,
             "suppression_ratio": suppressed / plan.rows, "groups": figures["groups"], "records": records,
             "sum_l": sum_lg, "average_group_size": float(figures["avg_size"] or 0.0),
             "largest_group": int(figures["max_size"] or 0)}
