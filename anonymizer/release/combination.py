@@ -154,7 +154,7 @@ def previous_state(engine: Engine, spec: ReleaseSpec, published: int, part: str 
 
 
 def refuse_unsupported(spec: ReleaseSpec, missing: str, has_earlier: bool) -> None:
-    """A release the gate cannot check (``missing`` says why, ``the anatomy family has no
+    """A release the gate cannot check (``missing`` says why, ``the lgb family has no
     cross-version gate yet``) may re-publish on a changed source only under ``independent``."""
     if has_earlier and spec.history.guarantee == "invariant":
         raise UnsupportedError(

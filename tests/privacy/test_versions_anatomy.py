@@ -20,29 +20,34 @@ from anonymizer.datasets.churn import churn, people
 L = 3
 
 
-def spec(guarantee: str) -> dict:
-    return {"release": "an", "source": {"table": "people"},
-            "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
+def spec(guarantee: str, **changes) -> dict:
+    return {"release": "an", "source": {"table": "patients"},
+            "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive",
+                        "treatment": "identifier"},
             "algorithm": {"name": "mbf"}, "models": [{"type": "multi-l-diversity", "l": L}],
-            "history": {"guarantee": guarantee, "person": "pid"}}
+            "history": {"guarantee": guarantee, "person": "pid"}} | changes
 
 
-def nights(guarantee: str, versions: int = 4) -> tuple[duckdb.DuckDBPyConnection, list]:
+def nights(guarantee: str, versions: int = 4, **changes) -> tuple[duckdb.DuckDBPyConnection, list]:
+    """``versions`` nightly versions; with ``changes`` (a spec naming ``treatment``), each
+    person also holds a second sensitive value, their treatment, which never changes."""
     con = duckdb.connect()
     people(con, "people", 4000)
+    con.execute("CREATE VIEW patients AS SELECT *, ['rest', 'drugs', 'surgery', 'therapy'][(hash(pid) % 4)::BIGINT + 1] "
+                "AS treatment FROM people")
     published = []
     for night in range(versions):
         if night:
             churn(con, night=night, leave=0.05, joiners=400, change=0.02)
-        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
-        published.append((anonymize(spec(guarantee), con), f"truth_{night}"))
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM patients")
+        published.append((anonymize(spec(guarantee, **changes), con), f"truth_{night}"))
     return con, published
 
 
-def intersection_attack(con, published) -> int:
+def intersection_attack(con, published, attr: str = "diagnosis") -> int:
     """People whose candidates, over the versions since their diagnosis last changed (the
     adversary knows when it changed, not to what), fall below l."""
-    parts = [f"""SELECT t.pid, t.diagnosis, {n} AS night, list(DISTINCT s.diagnosis) AS cand
+    parts = [f"""SELECT t.pid, t.diagnosis, {n} AS night, list(DISTINCT s.{attr}) AS cand
                  FROM {truth} AS t JOIN _anon_releases."an__v{r.version}" AS q USING (age, zip, sex)
                  JOIN _anon_releases."an__v{r.version}__sensitive" AS s USING (group_id)
                  GROUP BY t.pid, t.diagnosis""" for n, (r, truth) in enumerate(published)]
@@ -56,7 +61,7 @@ def intersection_attack(con, published) -> int:
     return below
 
 
-def difference_attack(con, published) -> int:
+def difference_attack(con, published, attr: str = "diagnosis") -> int:
     """Sides of a difference holding fewer than l values: for two versions, a group of each
     that one person whose diagnosis stood between them (the adversary knows who changed) is
     in, found by their QIs (held by no one else that night), is read as the same group, and
@@ -75,11 +80,11 @@ def difference_attack(con, published) -> int:
                           JOIN _anon_releases."an__v{a.version}" AS qa
                             ON (qa.age, qa.zip, qa.sex) = (s.a_age, s.a_zip, s.a_sex)
                           JOIN _anon_releases."an__v{b.version}" AS qb ON (qb.age, qb.zip, qb.sex) = (s.age, s.zip, s.sex)),
-                d AS (SELECT ga, gb, diagnosis, sum(n) AS d FROM (
-                        SELECT p.ga, p.gb, s.diagnosis, s.count AS n FROM pairs AS p
+                d AS (SELECT ga, gb, {attr}, sum(n) AS d FROM (
+                        SELECT p.ga, p.gb, s.{attr}, s.count AS n FROM pairs AS p
                         JOIN _anon_releases."an__v{b.version}__sensitive" AS s ON s.group_id = p.gb
                         UNION ALL
-                        SELECT p.ga, p.gb, s.diagnosis, -s.count FROM pairs AS p
+                        SELECT p.ga, p.gb, s.{attr}, -s.count FROM pairs AS p
                         JOIN _anon_releases."an__v{a.version}__sensitive" AS s ON s.group_id = p.ga)
                       GROUP BY ALL HAVING sum(n) <> 0)
                 SELECT count(*) FROM (SELECT ga, gb, d > 0, count(*) AS vals FROM d GROUP BY ALL) WHERE vals < {L}
@@ -115,3 +120,21 @@ def test_invariant_anatomy_versions_hold_against_both_attacks():
                                  f'(SELECT DISTINCT group_id, counterfeits, NULL AS count FROM _anon_releases."an__v{last.version}__sensitive" '
                                  f'UNION ALL SELECT NULL, NULL, count FROM _anon_releases."an__v{last.version}__sensitive")').fetchone()
     assert fakes == last.algorithm["invariance"]["counterfeits"] > 0 and records == last.rows_out + fakes
+
+
+def test_invariant_anatomy_keeps_two_sensitive_attributes_and_security_levels():
+    """The signature is the composite vector: both attributes keep their candidates, under
+    L_sl-diversity with hiv at the strictest level."""
+    columns = {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "treatment": "sensitive",
+               "diagnosis": {"role": "sensitive", "security": {"default": 1, "values": {"hiv": 2}}}}
+    con, published = nights("invariant", columns=columns, models=[{"type": "lsl-diversity", "l": [1, 2, 3]}])
+    assert [r.version for r, _ in published] == [1, 2, 3, 4] and all(r.suppressed == 0 for r, _ in published)
+    for attr in ("diagnosis", "treatment"):
+        assert difference_attack(con, published, attr) == 0
+    assert intersection_attack(con, published, "treatment") == 0   # the smallest l is 1: no l to hold for diagnosis
+    (worst,) = con.execute("""WITH s AS (SELECT * FROM _anon_releases."an__v4__sensitive"),
+        sizes AS (SELECT group_id, sum(count) AS size FROM s GROUP BY group_id),
+        per AS (SELECT group_id, diagnosis, sum(count) AS n FROM s GROUP BY ALL)
+        SELECT max(n * CASE WHEN diagnosis = 'hiv' THEN 3 ELSE 2 END / size) FROM per JOIN sizes USING (group_id)
+        """).fetchone()
+    assert worst <= 1   # Definition 10 on the last version's sensitive table, counterfeits included
