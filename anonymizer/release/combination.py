@@ -38,7 +38,8 @@ it has.
 
 Anatomy publishes QIs as they are, so a reader identifies its groups by their members:
 two versions' groups that a member links (``overlap``, ``links``: one whose QI values name one
-record in each version and whose person's value stood in between) are compared as one.
+record in each version and whose person's value and QI values stood in between) are
+compared as one.
 
 The generalized and anatomy families publish sequences that pass (m-invariance,
 :mod:`anonymizer.families.invariance`); the other families are refused a re-publication
@@ -62,7 +63,7 @@ MEMORY = "_classes"
 STATE_SCHEMA = "_anon_state"
 
 #: the columns of the private state tables after ``version`` (state_table.sql.j2)
-PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand"), ("gid", "value", "n")
+PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand", "member", "qsince"), ("gid", "value", "n")
 #: model type -> the rule the difference check applies to each side of a difference
 RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
          "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha",
@@ -92,9 +93,9 @@ class Released:
         overlap: boxes are JSON lists of members (anatomy's): the difference check compares
             every earlier box with each new one sharing a member, not equal boxes only.
         links: ``(pid, cid, m)``: each real row's person, class and member text (as in its
-            box), so that a member links two boxes only while its person's value stood
-            (one who changed is known to, and read apart by, the adversary); ``None``: every
-            shared member links.
+            box), so that a member links two boxes only while its person's value and QI
+            values stood (one who changed is known to, and read apart by, the adversary);
+            ``None``: every shared member links.
         levels: per sensitive column, its default security level and the levels of named
             values (paper 002's L_sl-diversity, judged on each side of a difference).
     """
@@ -286,7 +287,7 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
     state = engine.work("people_state")
     engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
                target=state, people=released.people, members=released.members,
-               previous=people if before else None, parts=released.parts)
+               previous=people if before else None, parts=released.parts, links=released.links)
     total, smallest, below, already, followed = engine.one("release/combination/candidates.sql.j2",
                                                            {"l": bound or 0, "version": version}, state=state,
                                                            parts=released.parts)

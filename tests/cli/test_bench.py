@@ -32,7 +32,7 @@ def test_bench_prints_json_lines(invoke):
     ("recursive", ["--rows", "--repeat", "--loop", "--json"], ["--k", "--algorithm"]),
     ("spark", ["--rows", "--repeat", "--k", "--master", "--conf", "--data-dir", "--json", "--quiet"],
      ["--qis", "--algorithm", "--memory-limit"]),
-    ("history", ["--rows", "--versions", "--churn", "--change", "--k", "--l"], ["--repeat", "--algorithm"]),
+    ("history", ["--rows", "--versions", "--churn", "--change", "--k", "--l", "--family"], ["--repeat", "--algorithm"]),
 ])
 def test_each_target_takes_only_its_own_options(invoke, target, own, foreign):
     options = invoke("bench", target, "--help").output.split("Options:")[1]
@@ -90,3 +90,13 @@ def test_bench_history_releases_each_night_both_ways(invoke):
     assert sum(r["independent"]["isolated"] for r in runs) > 0
     assert res.output.strip().splitlines()[-4].split()[:3] == ["version", "rows", "scan"]
     assert invoke("bench", "history", "--churn", "inf").exit_code == 2
+
+
+def test_bench_history_releases_anatomy_too(invoke):
+    res = invoke("bench", "history", "--family", "anatomy", "--rows", 3000, "--versions", 3, "--churn", 0.05)
+    assert res.exit_code == 0, res.output
+    runs = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert [r["family"] for r in runs] == ["anatomy"] * 3
+    for r in runs[1:]:
+        assert r["invariant"]["isolated"] == r["invariant"]["below_l"] == 0 and r["invariant"]["counterfeits"] > 0
+    assert sum(r["independent"]["below_l"] + r["independent"]["isolated"] for r in runs) > 0
