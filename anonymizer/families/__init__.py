@@ -35,6 +35,9 @@ paper  package                     algorithms (modules)                       te
                                    IR/EIR models, hitting sets, Table 4 form
 --     :mod:`.generalized`         Mondrian (mondrian), full-domain            generalized/                --                                  tests/families/generalized
                                    (full_domain), optimal (lattice.optimal)
+--     :mod:`.invariance`          m-invariance (Xiao and Tao 2007) across     invariance/                  --                                  tests/privacy/test_versions*.py
+                                   versions; each family's part in its
+                                   ``invariance`` module
 =====  ==========================  =========================================  ===========================  ==================================  ======================
 
 "Paper N, Algorithm M, line K": the row of paper N, its package's ``__init__`` (the reading
