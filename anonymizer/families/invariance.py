@@ -10,7 +10,9 @@ versions shows the same multiset (no difference to read). The paper's four steps
 1. *division* (``division.sql.j2``): a person present before with the same sensitive value
    returns to their private group;
 2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
-   the same value (inside the group's box, where the form publishes boxes);
+   the same value (inside the group's box, where the form publishes boxes); a returner whose
+   own place was taken goes first, to a group whose values hold all of their candidates, or
+   is held back this version (``rest.sql.j2``; counted as suppressed);
 3. *new groups* (``rest.sql.j2``, ``new_groups.sql.j2``): the rows no group took are grouped
    by the release's own algorithm run on them alone; a group's signature is then what it
    holds;
@@ -117,9 +119,11 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
     engine.run(_T + "division.sql.j2", bound, target=kept, base=sig.base, value=sig.value, people=people,
                groups=groups)
     engine.run(_T + "fill.sql.j2", {**bound, **plan.key.params()}, target=filled, base=sig.base, value=sig.value,
-               kept=kept, groups=groups, qis=sig.boxes)
-    engine.run(_T + "rest.sql.j2", target=rest, base=sig.base, kept=kept, filled=filled)
+               kept=kept, groups=groups, people=people, qis=sig.boxes)
+    engine.run(_T + "rest.sql.j2", bound, target=rest, base=sig.base, kept=kept, filled=filled, people=people,
+               value=sig.value)
     new_rows = count(engine, rest)
+    returners = plan.base_rows - count(engine, kept) - count(engine, filled) - new_rows
     (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
     placed = engine.work("inv_placed")
     engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled)
@@ -141,7 +145,8 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
         f"SELECT count(DISTINCT __cid), count(*) FILTER (WHERE __rid < 0), count(*) FILTER (WHERE __rid >= 0) "
         f"FROM {assign}").fetchone()
     notes = {"invariance": {"previous": previous, "returned": count(engine, kept), "placed": count(engine, filled),
-                            "new_rows": new_rows, "held_back": held, "counterfeits": counterfeits}, **inner_notes}
+                            "new_rows": new_rows, "held_back": held, "returners_held": returners,
+                            "counterfeits": counterfeits}, **inner_notes}
     engine.release_tables(kept, filled, rest)
     return Kept(assign, rows, classes, counterfeits, real, notes)
 

@@ -53,7 +53,7 @@ from typing import Any
 
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
-from anonymizer.errors import DataError, PrivacyCheckFailed, UnsupportedError
+from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, UnsupportedError
 from anonymizer.release.publish import latest
 from anonymizer.spec.types import ReleaseSpec
 
@@ -163,6 +163,26 @@ def refuse_unsupported(spec: ReleaseSpec, missing: str, has_earlier: bool) -> No
             f"release {spec.release} cannot publish a version of a changed source under it. Set "
             "'history: independent' to publish each version on its own checks (the adversary who keeps earlier "
             "versions may then learn more than each version allows), or publish under a new release name")
+
+
+def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
+    """Under ``invariant`` with ``history.person`` the private state must outlive the run:
+    refused before any work when the run's own database is read-only, or in memory while
+    the release goes to a database file (the next version would keep no one's signature)."""
+    if spec.history.guarantee != "invariant" or spec.history.person is None:
+        return
+    path, readonly = engine.one("release/combination/state_home.sql.j2")
+    where = None
+    if readonly:
+        where = "that database is open read-only (the command line opens --db read-only when output.database is set)"
+    elif path is None and spec.output.database is not None:
+        where = "that database is in memory while the release goes to output.database, so the state would be lost "\
+                "when the run ends and the next version could keep no one's signature"
+    if where:
+        raise SpecError("history.person", f"keeps each person's signature in private state beside the source (schema "
+                                          f"{STATE_SCHEMA} of the database the run opens), and {where}. Publish beside "
+                                          "the source (leave output.database out, with a writable --db FILE), or set "
+                                          "'history: independent'")
 
 
 def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:

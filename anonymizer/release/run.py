@@ -164,6 +164,8 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
+        if family.gate and engine.dialect == "duckdb" and not dry_run:
+            combination.check_state_home(engine, spec)
         if not family.gate or engine.dialect != "duckdb":   # no cross-version gate: refused under invariant
             last = latest(engine, spec)
             combination.refuse_unsupported(

@@ -224,3 +224,21 @@ def test_signatures_start_after_versions_without_a_person_key():
     gate = json.loads(figures)["combination"]
     assert gate["difference"][0]["shared_boxes"] > 0 and not gate["difference"][0]["failing"]
     assert gate["intersection"]["followed"] == 0   # nobody was followed before: v1 kept no state
+
+
+def test_state_that_would_not_outlive_the_run_is_refused_before_any_work(tmp_path):
+    """The private state lives in the run's own database: in memory while the release goes to
+    a database file, or read-only, it would be lost (the next version would follow no one)."""
+    from anonymizer.errors import SpecError
+    con = duckdb.connect()
+    people(con, "people", 400)
+    s = dict(spec("invariant"), output={"database": str(tmp_path / "out.duckdb")})
+    with pytest.raises(SpecError, match="in memory while the release goes to output.database"):
+        anonymize(s, con)
+    anonymize(dict(s, history="independent"), con)   # nothing to keep: it publishes
+    src = duckdb.connect(str(tmp_path / "src.duckdb"))
+    people(src, "people", 400)
+    src.close()
+    ro = duckdb.connect(str(tmp_path / "src.duckdb"), read_only=True)
+    with pytest.raises(SpecError, match="open read-only"):
+        anonymize(dict(spec("invariant"), output={"database": str(tmp_path / "out2.duckdb")}), ro)

@@ -2,8 +2,10 @@
 anatomy, paper 002's two published tables.
 
 - **The signature** is the multiset of a group's composite sensitive vectors (Definition 5),
-  what its rows of the sensitive table publish; a person keeps theirs across versions on
-  every sensitive attribute at once (``signed.sql.j2`` writes each row's vector as one value).
+  what its rows of the sensitive table publish (``signed.sql.j2`` writes each row's vector as
+  one value). One sensitive column is kept (:func:`check`): with several, a person whose
+  one value changed would restart the others' signatures too, and an adversary who knows
+  which value changed keeps intersecting the others across the change.
 - **No box.** Anatomy publishes QIs as they are, so a newcomer takes any open place of its
   vector (Xiao and Tao's balancing, with the box condition void).
 - **New groups** are formed by the release's MSB algorithm on the new rows alone.
@@ -20,6 +22,7 @@ import time
 from dataclasses import replace
 
 from anonymizer.engine.session import Engine
+from anonymizer.errors import UnsupportedError
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.msb import MsbResult, msb
@@ -27,6 +30,17 @@ from anonymizer.plan import Plan
 
 #: the work column holding a row's composite sensitive vector (a JSON list)
 SIG = "__sig"
+
+
+def check(plan: Plan) -> None:
+    """What anatomy's m-invariance cannot keep, refused before any work: more than one
+    sensitive column (module docstring)."""
+    if len(plan.sensitive) > 1:
+        raise UnsupportedError("history: invariant with history.person keeps one sensitive column's signature; "
+                               f"this anatomy release has {len(plan.sensitive)} "
+                               f"({', '.join(k.column.name for k in plan.sensitive)}): a person whose one value "
+                               "changes would lose the others' signatures. Set 'history: independent', or release "
+                               "them apart")
 
 
 def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: int) -> MsbResult:

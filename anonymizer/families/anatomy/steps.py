@@ -9,7 +9,7 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy import form
-from anonymizer.families.anatomy.invariance import SIG, invariant, signed_rows
+from anonymizer.families.anatomy.invariance import SIG, check, invariant, signed_rows
 from anonymizer.families.anatomy.msb import msb
 from anonymizer.plan import Plan
 from anonymizer.release import combination
@@ -20,7 +20,10 @@ from anonymizer.release.summary import fmt
 
 def run(engine: Engine, plan: Plan) -> Rounds:
     form.check_names(plan)
-    kept = shared.continued(engine, plan) if shared.keeps_signatures(engine, plan) else None
+    keeps = shared.keeps_signatures(engine, plan)
+    if keeps:
+        check(plan)
+    kept = shared.continued(engine, plan) if keeps else None
     result = msb(engine, plan) if kept is None else invariant(engine, plan, *kept)
     return Rounds(result, result.suppressed, f"{result.notes['groups']} groups")
 
@@ -89,7 +92,8 @@ def summary_lines(r) -> list[str]:
     if "invariance" in a:
         inv = a["invariance"]
         lines.append(f"  m-invariance  {inv['returned']} returned to their groups, {inv['placed']} took a leaver's "
-                     f"place, {inv['new_rows'] - inv['held_back']} grouped anew, {inv['held_back']} held back; "
+                     f"place, {inv['new_rows'] - inv['held_back']} grouped anew, {inv['held_back']} held back "
+                     f"(and {inv.get('returners_held', 0)} returners); "
                      f"{inv['counterfeits']} counterfeit records")
     if "additional_information_loss" in u:
         lines.append(f"  utility       additional information loss {fmt(u['additional_information_loss'])} "
