@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from anonymizer.engine.session import Engine
+from anonymizer.errors import UnsupportedError
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.publish import latest
@@ -100,6 +101,18 @@ def keeps_signatures(engine: Engine, plan: Plan) -> bool:
     """Whether the release keeps each person's signature across versions: ``history:
     invariant`` with ``history.person``, on DuckDB (where the cross-version gate runs)."""
     return plan.spec.history.guarantee == "invariant" and plan.person is not None and engine.dialect == "duckdb"
+
+
+def one_signature(plan: Plan) -> None:
+    """Refuse, before any work, a release with more than one sensitive column: a person keeps
+    one signature, and a person whose one value changed would lose the others' (an adversary
+    who knows which value changed keeps intersecting the others across the change)."""
+    if len(plan.sensitive) > 1:
+        raise UnsupportedError("history: invariant with history.person keeps one sensitive column's signature; "
+                               f"this release has {len(plan.sensitive)} "
+                               f"({', '.join(k.column.name for k in plan.sensitive)}): a person whose one value "
+                               "changes would lose the others' signatures. Set 'history: independent', or release "
+                               "them apart")
 
 
 def continued(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:

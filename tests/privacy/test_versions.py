@@ -257,3 +257,14 @@ def test_the_audit_fingerprint_tells_a_change_not_which_rows():
     anonymize(s, con)
     prints = [p for (p,) in con.execute("SELECT source_fingerprint FROM _anon_releases._audit ORDER BY version").fetchall()]
     assert len(set(prints)) == 2 and all(re.fullmatch(r"400:[0-9a-f]{32}", p) for p in prints)
+
+
+def test_two_sensitive_columns_are_refused_under_invariant_with_a_person_key():
+    from anonymizer.errors import UnsupportedError
+    con = duckdb.connect()
+    people(con, "people", 400)
+    s = spec("invariant")
+    s["columns"] = dict(s["columns"], sex="sensitive")
+    with pytest.raises(UnsupportedError, match="one sensitive column's signature"):
+        anonymize(s, con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone() == (0,)

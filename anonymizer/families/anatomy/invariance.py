@@ -22,7 +22,6 @@ import time
 from dataclasses import replace
 
 from anonymizer.engine.session import Engine
-from anonymizer.errors import UnsupportedError
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.msb import MsbResult, msb
@@ -30,17 +29,6 @@ from anonymizer.plan import Plan
 
 #: the work column holding a row's composite sensitive vector (a JSON list)
 SIG = "__sig"
-
-
-def check(plan: Plan) -> None:
-    """What anatomy's m-invariance cannot keep, refused before any work: more than one
-    sensitive column (module docstring)."""
-    if len(plan.sensitive) > 1:
-        raise UnsupportedError("history: invariant with history.person keeps one sensitive column's signature; "
-                               f"this anatomy release has {len(plan.sensitive)} "
-                               f"({', '.join(k.column.name for k in plan.sensitive)}): a person whose one value "
-                               "changes would lose the others' signatures. Set 'history: independent', or release "
-                               "them apart")
 
 
 def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: int) -> MsbResult:

@@ -9,7 +9,7 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy import form
-from anonymizer.families.anatomy.invariance import SIG, check, invariant, signed_rows
+from anonymizer.families.anatomy.invariance import SIG, invariant, signed_rows
 from anonymizer.families.anatomy.msb import msb
 from anonymizer.plan import Plan
 from anonymizer.release import combination
@@ -22,7 +22,7 @@ def run(engine: Engine, plan: Plan) -> Rounds:
     form.check_names(plan)
     keeps = shared.keeps_signatures(engine, plan)
     if keeps:
-        check(plan)
+        shared.one_signature(plan)
     kept = shared.continued(engine, plan) if keeps else None
     result = msb(engine, plan) if kept is None else invariant(engine, plan, *kept)
     return Rounds(result, result.suppressed, f"{result.notes['groups']} groups")

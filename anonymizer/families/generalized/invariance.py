@@ -33,10 +33,7 @@ def check(plan: Plan) -> None:
     """What m-invariance cannot keep, refused before any work: more than one sensitive column
     (one signature per person), and passed-through columns, which a counterfeit row could not
     fill without telling itself apart from the real rows."""
-    if len(plan.sensitive) > 1:
-        raise UnsupportedError("history: invariant with history.person keeps one sensitive column's signature; "
-                               f"this release has {len(plan.sensitive)} ({', '.join(k.column.name for k in plan.sensitive)}). "
-                               "Set 'history: independent', or release them apart")
+    shared.one_signature(plan)
     if plan.passthrough:
         raise UnsupportedError("history: invariant with history.person publishes counterfeit rows, and a passed-"
                                f"through column ({', '.join(k.column.name for k in plan.passthrough)}) would tell them from "
