@@ -8,11 +8,12 @@ of a person's candidate values over versions is their signature, and a group see
 versions shows the same multiset (no difference to read). The paper's four steps (its Fig. 6):
 
 1. *division* (``division.sql.j2``): a person present before with the same sensitive value
-   returns to their private group;
+   returns to their private group (those the previous version published before those who
+   left and came back);
 2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
    the same value (inside the group's box, where the form publishes boxes); a returner whose
-   own place was taken goes first, to a group whose values hold all of their candidates, or
-   is held back this version (``rest.sql.j2``; counted as suppressed);
+   own place was taken goes first, to a group publishing their own group's multiset, or is
+   held back this version (``rest.sql.j2``; counted as suppressed);
 3. *new groups* (``rest.sql.j2``, ``new_groups.sql.j2``): the rows no group took are grouped
    by the release's own algorithm run on them alone; a group's signature is then what it
    holds;

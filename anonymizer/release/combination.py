@@ -63,7 +63,7 @@ MEMORY = "_classes"
 STATE_SCHEMA = "_anon_state"
 
 #: the columns of the private state tables after ``version`` (state_table.sql.j2)
-PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand", "member", "qsince"), ("gid", "value", "n")
+PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand", "member", "qsince", "seen"), ("gid", "value", "n")
 #: model type -> the rule the difference check applies to each side of a difference
 RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
          "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha",
@@ -149,6 +149,8 @@ def previous_state(engine: Engine, spec: ReleaseSpec, published: int, part: str 
     ``part`` (``people`` or ``groups``) stands, or ``None``."""
     if engine.relation(None, STATE_SCHEMA, f"{spec.release}__{part}") is None:
         return None
+    people, groups = state_tables(spec)   # a state an older release wrote gains the columns since added
+    engine.run("release/combination/state_table.sql.j2", schema=ident(STATE_SCHEMA), people=people, groups=groups)
     state = table(STATE_SCHEMA, f"{spec.release}__{part}")
     (version,) = engine.execute(f"SELECT max(version) FROM {state} WHERE version <= $v", {"v": published}).fetchone()
     return version
