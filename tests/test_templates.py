@@ -127,12 +127,16 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                "history": {"person": "pid"}}
     grouped = dict(nightly, release="w groups", algorithm={"name": "mbf"},   # anatomy's m-invariance (signed, ...)
                    models=[{"type": "multi-l-diversity", "l": 2}])
+    buckets = dict(nightly, release="w buckets", algorithm={"name": "lgb-mdp"},   # LGB's (signed, private_*, ...)
+                   models=[{"type": "k-anonymity", "k": 3}, {"type": "l-unique", "l": 2}])
     anonymize(nightly, con)
     anonymize(grouped, con)
+    anonymize(buckets, con)
     anonymize(dict(nightly, release="w fresh", history="invariant"), con)   # no person key: no state
     churn(con, "my people", night=1, leave=0.1, joiners=60, change=0.05)
     anonymize(nightly, con)
     anonymize(grouped, con)
+    anonymize(buckets, con)
     anonymize(dict(nightly, release="w fresh"), con)   # signatures start (invariance/as_groups)
     anonymize(collision(con, "w tiny"), con)   # a new group on an earlier box: merged (invariance/merge)
     flagged_synthetic(con, "lgb_syn", 300)

@@ -4,8 +4,9 @@ A table of ``rows`` people (:mod:`anonymizer.datasets.churn`: age, zip, sex as Q
 diagnosis sensitive) is released ``versions`` times; between two versions ``churn`` of the
 people leave, as many join and ``change`` of those who stay get another diagnosis. Every
 night the same table is released twice on the same connection, under the same models
-(``family``: ``generalized``, k-anonymity and distinct l-diversity by Mondrian; or
-``anatomy``, l-diversity by paper 002's MBF):
+(``family``: ``generalized``, k-anonymity and distinct l-diversity by Mondrian;
+``anatomy``, l-diversity by paper 002's MBF; or ``lgb``, k-anonymous local equivalence
+groups and l-unique buckets of the diagnosis by paper 000's LGB_MDP):
 
 - ``invariant``: ``history: {guarantee: invariant, person: pid}``, m-invariance and the
   cross-version gate (:mod:`anonymizer.families.invariance`);
@@ -13,9 +14,10 @@ night the same table is released twice on the same connection, under the same mo
 
 Each night yields both runs' seconds, the plain ``GROUP BY`` scan of the QIs (the
 yardstick) and the ratios to it, and the loss of each (``loss``: NCP per cell for the
-generalized family, the additional information loss of Def. 14 for anatomy), counterfeit
-rows, suppressed rows, classes (groups). Anatomy's releases may suppress 1 % of the rows
-(:data:`SUPPRESSION`): under invariant, the joiners MSB cannot group among themselves are
+generalized family, the additional information loss of Def. 14 for anatomy, NCP per QI
+cell for LGB), counterfeit rows, suppressed rows, classes (groups). Anatomy's and LGB's
+releases may suppress 1 % of the rows (:data:`SUPPRESSION`): under invariant, the joiners
+their algorithm cannot group among themselves, and returners whose place was taken, are
 held back. The invariant release also reports what the gate measured of the
 independent one (people isolated by a difference, its audit's ``figures.combination``), so
 the price of the guarantee and what it buys stand side by side.
@@ -44,16 +46,19 @@ QIS = ("age", "zip", "sex")
 #: anatomy's suppression budget: the few joiners MSB cannot group alone are held back
 SUPPRESSION = 0.01
 #: the families the benchmark releases, and the utility figure it reports as their loss
-FAMILIES = {"generalized": "ncp", "anatomy": "additional_information_loss"}
+FAMILIES = {"generalized": "ncp", "anatomy": "additional_information_loss", "lgb": "ncp_per_qi_cell"}
 
 
 def spec(guarantee: str, k: int, l: int, family: str = "generalized") -> dict:
-    models = ([{"type": "k-anonymity", "k": k}, {"type": "distinct-l-diversity", "l": l, "sensitive": "diagnosis"}]
-              if family == "generalized" else [{"type": "multi-l-diversity", "l": l}])
+    models, algorithm = {
+        "generalized": ([{"type": "k-anonymity", "k": k}, {"type": "distinct-l-diversity", "l": l,
+                                                            "sensitive": "diagnosis"}], None),
+        "anatomy": ([{"type": "multi-l-diversity", "l": l}], "mbf"),
+        "lgb": ([{"type": "k-anonymity", "k": k}, {"type": "l-unique", "l": l}], "lgb-mdp")}[family]
     return {"release": f"nightly_{guarantee}", "source": {"table": "people"},
             "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
-            "models": models, **({} if family == "generalized" else {"algorithm": {"name": "mbf"},
-                                                                    "suppression_limit": SUPPRESSION}),
+            "models": models, **({} if algorithm is None else {"algorithm": {"name": algorithm},
+                                                               "suppression_limit": SUPPRESSION}),
             "history": {"guarantee": guarantee, "person": "pid"}}
 
 

@@ -249,20 +249,23 @@ def ir(rows: tuple[int, ...], algorithms: tuple[str, ...], l_value: int, model: 
               help="Fraction of those who stay whose diagnosis changes each night.")
 @k_option()
 @click.option("--l", "l_value", type=click.IntRange(1), default=3, show_default=True,
-              help="l of distinct l-diversity on the diagnosis (anatomy: of l-diversity).")
-@click.option("--family", type=click.Choice(["generalized", "anatomy"]), default="generalized", show_default=True,
-              help="Release with Mondrian (k and distinct l) or as anatomy tables (paper 002's MBF, l).")
+              help="l of distinct l-diversity on the diagnosis (anatomy: of l-diversity; lgb: of l-unique buckets).")
+@click.option("--family", type=click.Choice(["generalized", "anatomy", "lgb"]), default="generalized",
+              show_default=True, help="Release with Mondrian (k and distinct l), as anatomy tables (paper 002's "
+                                      "MBF, l) or as an LGB table (paper 000's LGB_MDP, k and l-unique buckets).")
 def history_bench(rows: int, versions: int, churn: float, change: float, k: int, l_value: int, family: str) -> None:
     """Time nightly releases of a changing table (issue 36): every night the same table is
     released under history: invariant (m-invariance and the cross-version gate) and as an
     independent full re-run of the algorithm; each line gives both times against one GROUP
-    BY over the QIs, their loss (NCP, or anatomy's additional information loss; counterfeit
-    rows, suppressed rows) and the people the independent versions isolate in combination.
+    BY over the QIs, their loss (NCP, anatomy's additional information loss, or LGB's NCP
+    per QI cell; counterfeit rows, suppressed rows) and the people the independent versions
+    isolate in combination.
 
     \b
     Examples:
       anonymizer bench history --rows 1000000 --versions 10 --churn 0.01
       anonymizer bench history --family anatomy --rows 1000000
+      anonymizer bench history --family lgb --rows 1000000
     """
     from anonymizer.bench.history import format_history_bench, run_history_bench
     stream(run_history_bench(rows, versions, churn, change, k, l_value, family), format_history_bench)

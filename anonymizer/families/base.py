@@ -45,5 +45,6 @@ class Family:
         return importlib.import_module(f"{self.package}.steps")
 
     def options(self) -> ModuleType:
-        """The module with the family's pairing rules (``pair``)."""
+        """The module with the family's pairing rules (``pair``) and, where its gate covers
+        some releases only, ``ungated(spec)``: why it cannot read this one, or ``None``."""
         return importlib.import_module(f"{self.package}.options")

@@ -54,6 +54,7 @@ from typing import Any
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, UnsupportedError
+from anonymizer.release import difference
 from anonymizer.release.publish import latest
 from anonymizer.spec.types import ReleaseSpec
 
@@ -67,7 +68,7 @@ PEOPLE, GROUPS = ("pid", "gid", "value", "since", "cand", "member", "qsince", "s
 #: model type -> the rule the difference check applies to each side of a difference
 RULES = {"k-anonymity": "k", "distinct-l-diversity": "distinct", "entropy-l-diversity": "entropy",
          "recursive-cl-diversity": "recursive", "alpha-k-anonymity": "alpha",
-         "lsl-diversity": "multi", "multi-l-diversity": "multi"}
+         "lsl-diversity": "multi", "multi-l-diversity": "multi", "l-unique": "distinct"}
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,12 @@ class Released:
             ``None``: every shared member links.
         levels: per sensitive column, its default security level and the levels of named
             values (paper 002's L_sl-diversity, judged on each side of a difference).
+        private: the classes publish no box a reader could link across versions (LGB's
+            buckets, whose rows sit in many groups): the difference check compares each
+            class with the previous version's groups of the people who stood in it, read
+            from the private state (``private_*.sql.j2``), not the memory's boxes.
+        models: the models the difference check applies, where not the spec's (LGB: the
+            bucket principle, not the groups' k).
     """
 
     rows: str
@@ -114,6 +121,8 @@ class Released:
     overlap: bool = False
     links: str | None = None
     levels: dict[str, tuple[int, dict]] | None = None
+    private: bool = False
+    models: tuple | None = None
 
 
 @dataclass
@@ -196,24 +205,22 @@ def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
     versions = earlier(engine, spec)
     figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
-    rules, params = _rules(spec.models, released.attrs, figures, released.levels)
+    rules, params = _rules(released.models or spec.models, released.attrs, figures, released.levels)
     result = Combination(figures, current, groups=released.groups)
     _intersection(engine, spec, released, (published or 0) + 1, published, result)
+    if released.private:
+        versions = figures["compared"] = []   # no box links a class across versions: through the people who stood
+        if rules and result.people and published:
+            difference.through_people(engine, spec, released, previous_state(engine, spec, published), rules,
+                                      params, figures, result.people, state_tables(spec))
     links = None
     if released.overlap and released.links and result.people:
         links = engine.work("gate_links")
         engine.run("release/combination/links.sql.j2", target=links, links=released.links, boxes=boxes,
                    state=result.people)
     if versions and rules:
-        rows = engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
-                           current=current, memory=memory_table(spec), rules=rules, boxes=False, target=None,
-                           overlap=released.overlap, links=links)
-        for row in rows:
-            failing = [{"model": r["model"], "sides": row[3 + 2 * n], "people": int(row[4 + 2 * n])}
-                       for n, r in enumerate(rules) if row[3 + 2 * n]]
-            figures["difference"].append({"version": row[0], "shared_boxes": row[1], "changed_boxes": row[2],
-                                          "failing": failing})
-            figures["isolated"] += max([f["people"] for f in failing], default=0)
+        difference.check(engine, spec, rules, params, figures, current=current, memory=memory_table(spec),
+                         overlap=released.overlap, links=links)
     engine.release_tables(boxes, *filter(None, [links]))
     if spec.history.guarantee == "invariant":
         _refuse(spec, figures)

@@ -166,12 +166,13 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         clock["load"] = time.perf_counter() - start
         if family.gate and engine.dialect == "duckdb" and not dry_run:
             combination.check_state_home(engine, spec)
-        if not family.gate or engine.dialect != "duckdb":   # no cross-version gate: refused under invariant
+        missing = (f"the {family.name} family has no cross-version gate yet" if not family.gate else
+                   f"releases on {engine.dialect} have no cross-version gate yet" if engine.dialect != "duckdb"
+                   else getattr(family.options(), "ungated", lambda _: None)(spec))
+        if missing:   # no cross-version gate for this release: refused under invariant
             last = latest(engine, spec)
-            combination.refuse_unsupported(
-                spec, f"the {family.name} family has no cross-version gate yet" if not family.gate else
-                f"releases on {engine.dialect} have no cross-version gate yet",
-                last is not None and last["source_fingerprint"] != source_print)
+            combination.refuse_unsupported(spec, missing,
+                                           last is not None and last["source_fingerprint"] != source_print)
         with engine.small(fingerprint_rows(source_print)):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):

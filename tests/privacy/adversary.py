@@ -102,3 +102,18 @@ def id_num_replay(con: duckdb.DuckDBPyConnection, people: str, person_col: str, 
                                                  {person_col}::VARCHAR) AS id_num
         FROM (SELECT DISTINCT {person_col} FROM {people})""", {"seed": seed}).fetchall()
     return dict(rows)
+
+
+def narrowed_since_change(con: duckdb.DuckDBPyConnection, candidates: list[str], l: int) -> int:
+    """Issue 36's intersection attack over ``candidates``, one query per version ``(pid,
+    diagnosis, night, cand)``: a person's candidate lists, intersected over the versions
+    since their diagnosis last changed (the adversary knows when it changed, not to what);
+    returns how many such runs fall below ``l`` values."""
+    (below,) = con.execute(f"""
+        WITH c AS ({' UNION ALL '.join(candidates)}),
+        runs AS (SELECT *, sum(changed::INTEGER) OVER (PARTITION BY pid ORDER BY night) AS run
+                 FROM (SELECT *, diagnosis IS DISTINCT FROM lag(diagnosis) OVER (PARTITION BY pid ORDER BY night)
+                              AS changed FROM c))
+        SELECT count(*) FROM (SELECT pid, list_reduce(list(cand), lambda x, y: list_intersect(x, y)) AS cand
+                              FROM runs GROUP BY pid, run) WHERE len(cand) < {l}""").fetchone()
+    return below

@@ -17,6 +17,7 @@ import pytest
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
+from tests.privacy.adversary import narrowed_since_change
 
 L = 3
 
@@ -52,14 +53,7 @@ def intersection_attack(con, published, attr: str = "diagnosis") -> int:
                  FROM {truth} AS t JOIN _anon_releases."an__v{r.version}" AS q USING (age, zip, sex)
                  JOIN _anon_releases."an__v{r.version}__sensitive" AS s USING (group_id)
                  GROUP BY t.pid, t.diagnosis""" for n, (r, truth) in enumerate(published)]
-    (below,) = con.execute(f"""
-        WITH c AS ({' UNION ALL '.join(parts)}),
-        runs AS (SELECT *, sum(changed::INTEGER) OVER (PARTITION BY pid ORDER BY night) AS run
-                 FROM (SELECT *, diagnosis IS DISTINCT FROM lag(diagnosis) OVER (PARTITION BY pid ORDER BY night)
-                              AS changed FROM c))
-        SELECT count(*) FROM (SELECT pid, list_reduce(list(cand), lambda x, y: list_intersect(x, y)) AS cand
-                              FROM runs GROUP BY pid, run) WHERE len(cand) < {L}""").fetchone()
-    return below
+    return narrowed_since_change(con, parts, L)
 
 
 def difference_attack(con, published, attr: str = "diagnosis") -> int:

@@ -30,4 +30,4 @@ FAMILY = Family(
     "lgb", "000",
     algorithms={"lgb-mdp": frozenset({"seed"}), "lgb-ncp": frozenset({"seed", "balance"})},
     models=frozenset({"k-anonymity", "l-unique", "entropy-l-diversity", "t-closeness"}),
-    reads=frozenset({"flag"}), units="groups", package=__name__)
+    reads=frozenset({"flag"}), units="groups", gate=True, package=__name__)

@@ -19,7 +19,10 @@ from anonymizer.families.lgb.subsets import Attribute, Subsets, attributes, qi_p
 
 @dataclass
 class LgbResult:
-    """What an LGB run produced: attributes, subsets, buckets and local equivalence groups."""
+    """What an LGB run produced: attributes, subsets, buckets and local equivalence groups.
+    A version of an m-invariant release (:mod:`.invariance`) also has the rows it ``held``
+    back, its ``signed`` rows ``(__rid, p0, __v)`` with the counterfeits, their buckets as
+    ``assign`` ``(__rid, __cid, __gid)`` and its count of ``counterfeits``."""
 
     attrs: list[Attribute]
     subsets: Subsets
@@ -27,10 +30,14 @@ class LgbResult:
     groups: AlgorithmResult
     seconds: float
     notes: dict = field(default_factory=dict)
+    held: int = 0
+    signed: str | None = None
+    assign: str | None = None
+    counterfeits: int = 0
 
     @property
     def suppressed(self) -> int:
-        return self.subsets.suppressed
+        return self.subsets.suppressed + self.held
 
 
 def local_generalization(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey) -> AlgorithmResult:

@@ -111,7 +111,7 @@ def verify(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidat
                                  f"{figures['malformed']} malformed cells, {figures['mixed']} groups of mixed "
                                  f"forms, {figures['altered']} bucket values altered", figures["mixed"], view)
     k = KAnonymity(plan.spec.k)
-    checks = [_holds(evaluate(engine, k, candidate.table, ["__gid"], None), view)]
+    checks = [_holds(evaluate(engine, k, real_rows(candidate), ["__gid"], None), view)]
     for x in result.attrs:
         if not x.bucketized:
             continue
@@ -122,6 +122,11 @@ def verify(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidat
     return checks
 
 
+def real_rows(candidate: LgbCandidate) -> str:
+    """The candidate's real rows (an m-invariant version adds counterfeit rows, ``__fake``)."""
+    return f"(SELECT * FROM {candidate.table} WHERE NOT __fake)"
+
+
 def _holds(result, view: str) -> dict:
     if not result.holds:
         raise PrivacyCheckFailed(result.model, result.figure, result.failing, view)
@@ -130,9 +135,9 @@ def _holds(result, view: str) -> dict:
 
 def metrics(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidate, figures: dict) -> dict:
     """C_DM and NCP of section 4.1, with group, bucket and suppression figures."""
-    stats = class_stats(engine, candidate.table, plan.rows)
+    stats = class_stats(engine, real_rows(candidate), plan.rows)
     qis = [metric_qi(x["a"], x["dom"], x["numeric"], x["m"], sized=True) for x in candidate.attrs if x["qi"]]
-    ncp_sum, _ = ncp(engine, candidate.table, qis, plan.rows, stats=stats)
+    ncp_sum, _ = ncp(engine, real_rows(candidate), qis, plan.rows, stats=stats)
     cells = int(figures["qi_cells"] or 0)
     return {"c_dm": stats.sum_squares, "ncp": ncp_sum, "ncp_per_qi_cell": ncp_sum / cells if cells else 0.0,
             "groups": stats.classes, "smallest_group": stats.smallest, "rows": plan.rows,

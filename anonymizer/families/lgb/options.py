@@ -11,7 +11,7 @@ from anonymizer.models import EntropyLDiversity, KAnonymity, LUnique, TCloseness
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
-    from anonymizer.spec.types import Algorithm, Column
+    from anonymizer.spec.types import Algorithm, Column, ReleaseSpec
 
 
 def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
@@ -48,3 +48,15 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
     if not protected:
         raise SpecError("columns", f"{algorithm.name} needs sensitive values: give a quasi column a 'flag' "
                                    "or a column the role 'sensitive'")
+
+
+def ungated(spec: ReleaseSpec) -> str | None:
+    """Why the cross-version gate cannot read a release of this spec, or ``None``. It
+    follows one sensitive column's buckets per person (:mod:`anonymizer.families.lgb.invariance`):
+    a bucket publishes no box, so without ``history.person`` nothing compares two versions,
+    and flagged QIs or a second sensitive column have no one bucket per person."""
+    if spec.history.person is None:
+        return "the lgb family's buckets publish no box, so its gate needs history.person"
+    if any(c.flag for c in spec.columns) or len(spec.sensitive) != 1:
+        return "the lgb family's gate follows one sensitive column with no flagged QI"
+    return None

@@ -1,19 +1,33 @@
 """Paper 000's LGB algorithms in the one release pipeline (:mod:`anonymizer.families`):
 Algorithm 1 (bucketization, local generalization), the LGB table of Fig. 2, its
-verification (Corollary 3) and its section 4.1 metrics (:mod:`.form`)."""
+verification (Corollary 3) and its section 4.1 metrics (:mod:`.form`), and the release's
+earlier versions (m-invariance of the buckets, :mod:`.invariance`; the gate,
+:mod:`anonymizer.release.combination`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from anonymizer.engine.session import Engine
+from anonymizer.families import invariance as shared
 from anonymizer.families.lgb import form
-from anonymizer.families.lgb.algorithm import lgb
+from anonymizer.families.lgb.algorithm import LgbResult, lgb
+from anonymizer.families.lgb.invariance import SIG, bucket_assign, bucketized, check, invariant, signed_rows
+from anonymizer.families.lgb.options import ungated
+from anonymizer.models import EntropyLDiversity, LUnique
 from anonymizer.plan import Plan
+from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
+from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
 
 
 def run(engine: Engine, plan: Plan) -> Rounds:
-    result = lgb(engine, plan)
+    keeps = shared.keeps_signatures(engine, plan)
+    if keeps:
+        check(plan)
+    kept = shared.continued(engine, plan) if keeps else None
+    result = lgb(engine, plan) if kept is None else invariant(engine, plan, *kept)
     return Rounds(result, result.suppressed, f"{result.notes['groups']} local equivalence groups")
 
 
@@ -21,20 +35,41 @@ def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.LgbCandidate:
     return form.build(engine, plan, rounds.result)
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds, built: form.LgbCandidate) -> tuple[dict, list[dict]]:
+def verify(engine: Engine, plan: Plan, rounds: Rounds,
+           built: form.LgbCandidate) -> tuple[dict, list[dict], Combination | None]:
+    """Corollary 3 on the table, then the cross-version gate (DuckDB, a release it covers)."""
     figures = form.judge(engine, built)
-    return figures, form.verify(engine, plan, rounds.result, built, figures)
+    checks = form.verify(engine, plan, rounds.result, built, figures)
+    gated = engine.dialect == "duckdb" and ungated(plan.spec) is None
+    return figures, checks, _gate(engine, plan, rounds.result, built) if gated else None
+
+
+def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidate) -> Combination:
+    """The candidate as the gate reads it: the classes are the buckets of the one bucketized
+    attribute, with no box (``private``: compared through the people who stood in them)."""
+    x = bucketized(result.attrs)
+    classes = engine.work("gate_buckets")
+    engine.run("families/lgb/bucket_classes.sql.j2", target=classes, candidate=built.table, a=x.index)
+    signed = result.signed or signed_rows(engine, plan, result.buckets.dealt, x)
+    assign = result.assign or bucket_assign(engine, result.buckets.dealt, x)
+    people, members, groups = shared.gate_inputs(engine, assign, signed, signed, SIG, result.assign is not None)
+    principle = replace(x.principle, attribute=x.name)
+    bound = principle.l if isinstance(principle, (LUnique, EntropyLDiversity)) else None
+    return combination.gate(engine, plan.spec, Released(
+        built.table, classes, f"__bid{x.index}", ["bucket"], [x.name], x.name, people, members, groups,
+        bound=int(bound) if bound is not None else None, private=True, models=(principle,)))
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.LgbCandidate,
-            checked: tuple[dict, list[dict]]) -> Verified:
-    figures, checks = checked
+            checked: tuple[dict, list[dict], Combination | None]) -> Verified:
+    figures, checks, gated = checked
     result = rounds.result
     return Verified(built.table, built.columns, (form.GID, form.ROW_ID), built.rows,
                     plan.null_suppressed + result.suppressed, built.groups, checks,
                     {"groups": built.groups, "smallest_group": figures["smallest"]},
                     form.metrics(engine, plan, result, built, figures),
-                    {"rounds": result.groups.rounds, **result.notes})
+                    {"rounds": result.groups.rounds, **result.notes},
+                    figures={"combination": gated.figures} if gated else {}, combination=gated)
 
 
 def summary_lines(r) -> list[str]:
@@ -47,6 +82,11 @@ def summary_lines(r) -> list[str]:
                      f"suppressed (under k rows); bucketized: {classes}")
         lines.append(f"  buckets       {buckets} (Alg. 2, {a['bucketization_rounds']} rounds); "
                      f"{a['groups']} local equivalence groups ({a['generalization_rounds']} rounds)")
+    if "invariance" in a:
+        inv = a["invariance"]
+        lines.append(f"  m-invariance  {inv['returned']} returned to their buckets, {inv['placed']} took a leaver's "
+                     f"place, {inv['new_rows']} new rows ({inv['held_back']} held back, {inv['returners_held']} "
+                     f"returners held), {inv['counterfeits']} counterfeit rows (gid NULL)")
     if "c_dm" in u:
         lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {fmt(u['ncp'])}, NCP per QI cell "
                      f"{fmt(u['ncp_per_qi_cell'])} (section 4.1)")

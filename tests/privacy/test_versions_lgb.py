@@ -1,0 +1,150 @@
+"""Issue 36 for LGB (paper 000's table): an adversary who holds every version and knows, as
+the paper's Lemma 2 grants, each target's local bucket in each version (p(s | t, b) =
+|b(s)| / |b|). The test reads a person's bucket from the release's private state, copied
+after each night, and first checks that state against what the version published (each
+published bucket's values are its group's multiset). The attacks share no code with the gate:
+
+- intersection: a person's candidates are their bucket's values; over the versions where
+  their diagnosis stood, they intersect;
+- difference: for two versions in which a person's diagnosis stood, the multiset difference
+  of their two buckets is what joiners and leavers brought or took.
+"""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.datasets.churn import churn, people
+from tests.privacy.adversary import narrowed_since_change
+from anonymizer.errors import UnsupportedError
+
+L = 3
+
+
+def spec(guarantee: str, **changes) -> dict:
+    return {"release": "lg", "source": {"table": "people"},
+            "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi", "diagnosis": "sensitive"},
+            "algorithm": {"name": "lgb-mdp"}, "models": [{"type": "k-anonymity", "k": 5}, {"type": "l-unique", "l": L}],
+            "history": {"guarantee": guarantee, "person": "pid"}, "suppression_limit": 0.02} | changes
+
+
+def nights(guarantee: str, versions: int = 4, back: bool = False) -> tuple[duckdb.DuckDBPyConnection, list]:
+    """``versions`` nightly versions of a changing table (with ``back``, the people who left
+    on night 1 come back on night 2); returns the connection and, per version, its result
+    and the night's truth table. The private state of each version is copied aside."""
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    published = []
+    for night in range(versions):
+        if night:
+            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
+            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
+            if back and night == 1:
+                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
+            if back and night == 2:
+                con.execute("INSERT INTO people SELECT * FROM gone")
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
+        r = anonymize(spec(guarantee), con)
+        for part in ("people", "groups"):
+            con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
+        published.append((r, f"truth_{night}"))
+    return con, published
+
+
+def buckets_as_published(con, published) -> None:
+    """Every version's published buckets (the values its rows show, counterfeits included)
+    are, as a multiset of multisets, its private groups' multisets: the state the attacks
+    read is what the adversary could tell apart in the version."""
+    for night, (r, truth) in enumerate(published):
+        shown, kept = con.execute(f"""
+            WITH label AS (SELECT DISTINCT p.value, t.diagnosis FROM people_{night} p JOIN {truth} t ON t.pid::VARCHAR = p.pid
+                           WHERE p.version = {r.version}),
+            pub AS (SELECT list(diagnosis ORDER BY diagnosis) AS b FROM _anon_releases."lg__v{r.version}" GROUP BY diagnosis_bid),
+            st AS (SELECT list(l.diagnosis ORDER BY l.diagnosis) AS b FROM groups_{night} g JOIN label l USING (value),
+                   range(g.n) GROUP BY g.gid)
+            SELECT (SELECT list(b ORDER BY b) FROM pub), (SELECT list(b ORDER BY b) FROM st)""").fetchone()
+        assert shown == kept
+
+
+def intersection_attack(con, published) -> int:
+    """People whose bucket values, intersected over the versions since their diagnosis last
+    changed, fall below l."""
+    parts = [f"""SELECT p.pid, t.diagnosis, {n} AS night, list(DISTINCT g.value) AS cand
+                 FROM people_{n} p JOIN groups_{n} g USING (gid) JOIN {truth} t ON t.pid::VARCHAR = p.pid
+                 WHERE p.seen = {r.version} GROUP BY ALL""" for n, (r, truth) in enumerate(published)]
+    return narrowed_since_change(con, parts, L)
+
+
+def difference_attack(con, published) -> int:
+    """Sides of a difference holding fewer than l values: for two versions and a person whose
+    diagnosis stood between them (and who was in both), their two buckets' multiset difference."""
+    narrowing = 0
+    for i, (a, ta) in enumerate(published):
+        for j, (b, tb) in enumerate(published[i + 1:], i + 1):
+            between = "".join(f" ANTI JOIN {t} AS m{n} ON m{n}.pid = x.pid AND m{n}.diagnosis <> x.diagnosis"
+                              for n, (_, t) in enumerate(published[i + 1:j]))
+            (n,) = con.execute(f"""
+                WITH stood AS (SELECT x.pid::VARCHAR AS pid FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}),
+                pairs AS (SELECT DISTINCT pa.gid AS ga, pb.gid AS gb FROM stood s
+                          JOIN people_{i} pa ON pa.pid = s.pid AND pa.seen = {a.version}
+                          JOIN people_{j} pb ON pb.pid = s.pid AND pb.seen = {b.version}),
+                d AS (SELECT ga, gb, value, sum(n) AS d FROM (
+                        SELECT p.ga, p.gb, g.value, g.n FROM pairs p JOIN groups_{j} g ON g.gid = p.gb
+                        UNION ALL SELECT p.ga, p.gb, g.value, -g.n FROM pairs p JOIN groups_{i} g ON g.gid = p.ga)
+                      GROUP BY ALL HAVING sum(n) <> 0)
+                SELECT count(*) FROM (SELECT ga, gb, d > 0, count(*) AS vals FROM d GROUP BY ALL) WHERE vals < {L}
+                """).fetchone()
+            narrowing += n
+    return narrowing
+
+
+def test_independent_lgb_versions_narrow_people_and_the_audit_says_so():
+    con, published = nights("independent")
+    buckets_as_published(con, published)
+    assert intersection_attack(con, published) > 0 and difference_attack(con, published) > 0
+    gates = [json.loads(f)["combination"] for (f,) in
+             con.execute("SELECT figures FROM _anon_releases._audit ORDER BY version").fetchall()]
+    assert gates[-1]["compared"] == [3] and gates[-1]["intersection"]["below"] > 0 and gates[-1]["isolated"] > 0
+
+
+def test_invariant_lgb_versions_hold_against_both_attacks():
+    con, published = nights("invariant")
+    assert [r.version for r, _ in published] == [1, 2, 3, 4]
+    buckets_as_published(con, published)
+    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+    for r, truth in published:   # every real row in a group; counterfeits hold a bucket cell only
+        (real,) = con.execute(f"SELECT count(*) FROM {truth}").fetchone()
+        fakes, empty = con.execute(f'SELECT count(*) FILTER (WHERE gid IS NULL), count(*) FILTER (WHERE gid IS NULL '
+                                   f'AND (age IS NOT NULL OR zip IS NOT NULL OR sex IS NOT NULL)) '
+                                   f'FROM _anon_releases."lg__v{r.version}"').fetchone()
+        assert r.rows_out - fakes == real and r.suppressed == 0 and empty == 0
+        assert fakes == (r.algorithm.get("invariance") or {}).get("counterfeits", 0)
+    assert published[-1][0].algorithm["invariance"]["counterfeits"] > 0
+
+
+def test_people_who_leave_and_come_back_keep_their_buckets():
+    con, published = nights("invariant", back=True)
+    back = published[2][0]
+    assert back.suppressed == back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"]
+    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+
+
+def test_what_the_lgb_gate_cannot_follow_is_refused_under_invariant():
+    """Flagged QIs (a person's cells move between buckets and groups) are refused with a
+    person key, before any work; without one, a changed source is refused (a bucket
+    publishes no box to compare)."""
+    con = duckdb.connect()
+    people(con, "people", 2000)
+    con.execute("CREATE VIEW flagged AS SELECT *, age > 60 AS age_flag FROM people")
+    columns = {"pid": "identifier", "age": {"role": "quasi", "flag": "age_flag"}, "zip": "quasi", "sex": "quasi",
+               "diagnosis": "sensitive"}
+    with pytest.raises(UnsupportedError, match="flagged QIs"):
+        anonymize(spec("invariant", release="fl", source={"table": "flagged"}, columns=columns), con)
+    anonymize(spec("invariant", release="np", history={"guarantee": "invariant"}), con)
+    churn(con, night=1, leave=0.05, joiners=200)
+    with pytest.raises(UnsupportedError, match="needs history.person"):
+        anonymize(spec("invariant", release="np", history={"guarantee": "invariant"}), con)
