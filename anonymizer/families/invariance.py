@@ -24,7 +24,8 @@ The families say how their rows carry the signature (:class:`Signature`): the ge
 family keeps one sensitive column's values inside boxes
 (:mod:`anonymizer.families.generalized.invariance`); anatomy keeps the composite sensitive
 vectors of its groups, with no box, since it publishes QIs as they are
-(:mod:`anonymizer.families.anatomy.invariance`).
+(:mod:`anonymizer.families.anatomy.invariance`); LGB keeps its local buckets' values, with
+no box either, a bucket's rows sitting in many groups (:mod:`anonymizer.families.lgb.invariance`).
 
 Choices where the paper is silent or differs from our setting:
 
