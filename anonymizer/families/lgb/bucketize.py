@@ -79,20 +79,20 @@ class Buckets:
 
 
 def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key: ReleaseKey,
-                        loop: str = "recursive") -> Buckets:
+                        loop: str = "recursive", whole: str | None = None) -> Buckets:
     """Algorithm 1 lines 3-6: Algorithm 2 on every attribute holding sensitive values; the
     values of a bucket are dealt to its rows by the release's secret ``key``. ``loop``: how
     Algorithm 2's recursion (lines 2-10) runs, ``"python"`` (a statement per step of each
     round) or ``"recursive"`` (every round in one recursive CTE); both give the same ranges.
     An attribute under t-closeness with the ordered distance makes ``"recursive"`` run the
     Python loop (see :func:`~anonymizer.models.check.uses_asof_join`); :attr:`Buckets.loop`
-    says which loop ran."""
+    says which loop ran. ``whole``: the value pairs whose distribution t-closeness measures
+    against, where ``pairs`` are part of a table (m-invariance's new rows); default ``pairs``."""
     if loop not in LOOPS:
         raise ValueError(f"loop must be one of {LOOPS}, got {loop!r}")
     attrs = [x for x in attrs if x.bucketized]
-    vals = engine.work("lgb_vals_0")
-    engine.run("families/lgb/bucket_values.sql.j2", target=vals, pairs=pairs)          # Alg. 2, line 1
-    globs = _globals(engine, attrs, vals)
+    vals = _values(engine, pairs, "lgb_vals_0")                                     # Alg. 2, line 1
+    globs = _globals(engine, attrs, vals if whole is None else _values(engine, whole, "lgb_vals_whole"))
     _check_roots(engine, attrs, vals, globs)
     if loop == "recursive" and any(check.uses_asof_join(x.principle) for x in attrs):
         loop = "python"
@@ -109,6 +109,13 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
                             f"(SELECT a, code, part FROM {vals}) USING (a, code) GROUP BY a").fetchall()
     return Buckets(dealt, shown, rounds, {names[a]: int(b) for a, b, _ in counts},
                    {names[a]: int(p) for a, _, p in counts}, vals, loop, round(seconds, 4))
+
+
+def _values(engine: Engine, pairs: str, name: str) -> str:
+    """Algorithm 2 line 1, value_number: each attribute's values and counts in ``pairs``."""
+    vals = engine.work(name)
+    engine.run("families/lgb/bucket_values.sql.j2", target=vals, pairs=pairs)
+    return vals
 
 
 def release_bucketization(engine: Engine, plan: Plan, loop: str = "recursive") -> Buckets:

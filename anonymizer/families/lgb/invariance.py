@@ -82,20 +82,21 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
     subsets = qi_partition(engine, plan, k)
     attrs = attributes(engine, plan, subsets)
     x = bucketized(attrs)
-    signed = signed_rows(engine, plan, value_pairs(engine, plan, attrs, subsets), x)
+    pairs = value_pairs(engine, plan, attrs, subsets)
+    signed = signed_rows(engine, plan, pairs, x)
     rounds = 0
 
     def group_new(rest: str, rows: int) -> tuple[str | None, int, dict]:
         nonlocal rounds
-        pairs = engine.work("lgb_new_pairs")
-        engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=pairs, rows=rest, assign=None)
-        try:
-            new = local_bucketization(engine, attrs, pairs, plan.key)     # Alg. 2 on the new rows alone
+        fresh = engine.work("lgb_new_pairs")
+        engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=fresh, rows=rest, assign=None)
+        try:   # Alg. 2 on the new rows alone (t-closeness: against the whole version's values)
+            new = local_bucketization(engine, attrs, fresh, plan.key, whole=pairs)
         except PrivacyCheckFailed:    # the new rows as a whole fail the principle: held back
             return None, rows, {"buckets_formed": 0}
         rounds = new.rounds
         assign = bucket_assign(engine, new.dealt, x)
-        engine.release_tables(new.dealt, new.shown, new.ranges, pairs, always=True)
+        engine.release_tables(new.dealt, new.shown, new.ranges, fresh, always=True)
         return assign, 0, {"buckets_formed": new.buckets[x.name]}
 
     kept = shared.keep(engine, plan, shared.Signature(signed, SIG, [{"col": SIG, "type": "INTEGER", "part": None}], []),
