@@ -54,7 +54,7 @@ def test_rerun_is_idempotent_and_a_changed_flag_moves_the_view(fig1):
     again = anonymize(fig1_spec(), fig1)
     assert again.unchanged and again.version == first.version
     fig1.execute("UPDATE patients SET gender_flag = true WHERE id IN (1001, 1002)")
-    with pytest.raises(UnsupportedError, match="history: independent"):   # LGB has no cross-version gate (issue 36)
+    with pytest.raises(UnsupportedError, match="history: independent"):   # flagged QIs: no gate under invariant (issue 36)
         anonymize(fig1_spec(), fig1)
     moved = anonymize(dict(fig1_spec(), history="independent"), fig1)
     assert moved.version == first.version + 1
