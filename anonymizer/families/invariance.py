@@ -11,7 +11,8 @@ versions shows the same multiset (no difference to read). The paper's four steps
    returns to their private group (those the previous version published before those who
    left and came back);
 2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
-   the same value (inside the group's box, where the form publishes boxes); a returner whose
+   the same value (inside the group's box, where the form publishes boxes; without a box,
+   places and new rows of a value are matched one to one at random); a returner whose
    own place was taken goes first, to a group publishing their own group's multiset, or is
    held back this version (``rest.sql.j2``; counted as suppressed);
 3. *new groups* (``rest.sql.j2``, ``new_groups.sql.j2``): the rows no group took are grouped
