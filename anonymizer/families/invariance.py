@@ -187,5 +187,10 @@ def gate_inputs(engine: Engine, assign: str, rows: str, base: str, value: str | 
     return people, members, group_state(engine, assign, rows, value, gid)
 
 
+def thin(engine: Engine, assign: str, k: int) -> int:
+    """The classes of ``assign`` with fewer than ``k`` real rows (``thin.sql.j2``)."""
+    return engine.one(_T + "thin.sql.j2", {"k": k}, assign=assign)[0]
+
+
 def count(engine: Engine, table: str) -> int:
     return engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

@@ -118,6 +118,9 @@ def test_invariant_versions_hold_against_both_attacks():
         assert r.rows_out - fakes == real and r.suppressed == 0
     (shown,) = con.execute('SELECT sum(counterfeits) FROM _anon_releases."dx__v4__classes"').fetchone()
     assert shown == published[-1][2].algorithm["invariance"]["counterfeits"] > 0   # published per class
+    (thin,) = con.execute(f'SELECT count(*) FROM (SELECT eq_class, count(*) AS n FROM _anon_releases."dx__v4" GROUP BY 1) '
+                          f'JOIN _anon_releases."dx__v4__classes" USING (eq_class) WHERE n - counterfeits < {K}').fetchone()
+    assert thin == published[-1][2].algorithm["invariance"]["thin_classes"] > 0   # k counts counterfeits: the audit says how often
 
 
 def test_without_a_person_key_the_gate_still_refuses_a_disclosing_difference():

@@ -94,6 +94,8 @@ def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
     if _keeps_signatures(engine, plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
+        if "invariance" in result.notes:   # classes under k real rows (counterfeits fill them to k)
+            result.notes["invariance"]["thin_classes"] = shared.thin(engine, result.assign, plan.spec.k)
     return built
 
 
