@@ -13,8 +13,10 @@ versions shows the same multiset (no difference to read). The paper's four steps
 2. *balancing* (``fill.sql.j2``): a place a leaver opened in a group is taken by a new row of
    the same value (inside the group's box, where the form publishes boxes; without a box,
    places and new rows of a value are matched one to one at random); a returner whose
-   own place was taken goes first, to a group publishing their own group's multiset, or is
-   held back this version (``rest.sql.j2``; counted as suppressed);
+   own place was taken goes first, to a group publishing their own group's multiset; failing
+   that, without a box, they open a group publishing it anew, filled with counterfeits
+   (``reopen.sql.j2``); else they are held back this version (``rest.sql.j2``; counted as
+   suppressed);
 3. *new groups* (``rest.sql.j2``, ``new_groups.sql.j2``): the rows no group took are grouped
    by the release's own algorithm run on them alone; a group's signature is then what it
    holds;
@@ -139,20 +141,26 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
     engine.run(_T + "rest.sql.j2", bound, target=rest, base=sig.base, kept=kept, filled=filled, people=people,
                value=sig.value)
     new_rows = count(engine, rest)
-    returners = plan.base_rows - count(engine, kept) - count(engine, filled) - new_rows
     (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
-    placed = engine.work("inv_placed")
-    engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled)
-    held, inner_notes = new_rows, {}
+    held, inner_notes, grouped = new_rows, {}, None
     if new_rows:
         grouped, held, inner_notes = group_new(rest, new_rows)
-        if grouped is not None:
-            engine.run(_T + "new_groups.sql.j2", {"top": top}, placed=placed, assign=grouped, rest=rest,
-                       value=sig.value)
+    reopened = None
+    if not sig.boxes:   # no box to keep: a returner with no place publishes their group's multiset anew
+        reopened = engine.work("inv_reopened")
+        (after,) = engine.execute(f"SELECT coalesce(max(__cid), -1) + 1 FROM {grouped}").fetchone() if grouped else (0,)
+        engine.run(_T + "reopen.sql.j2", {**bound, "top": top + after, **plan.key.params()}, target=reopened,
+                   base=sig.base, kept=kept, filled=filled, people=people, groups=groups, value=sig.value)
+    returners = plan.base_rows - count(engine, kept) - count(engine, filled) - new_rows - (
+        count(engine, reopened) if reopened else 0)
+    placed = engine.work("inv_placed")
+    engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled, reopened=reopened)
+    if grouped is not None:
+        engine.run(_T + "new_groups.sql.j2", {"top": top}, placed=placed, assign=grouped, rest=rest, value=sig.value)
     fakes, rows = engine.work("inv_fakes"), engine.work("inv_rows")
     blank = ["p0"] + ([plan.individual.internal] if plan.individual else [])
     engine.run(_T + "counterfeits.sql.j2", {**bound, **plan.key.params()}, target=fakes, base=sig.base,
-               placed=placed, groups=groups, values=sig.values, blank=blank)
+               placed=placed, groups=groups, reopened=reopened, values=sig.values, blank=blank)
     engine.run(_T + "with_counterfeits.sql.j2", target=rows, base=sig.base, fakes=fakes)
     assign = engine.work("inv_assign")
     engine.run(_T + "assign.sql.j2", plan.key.params(), target=assign, placed=placed, fakes=fakes, rows=rows,
@@ -162,8 +170,9 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
         f"FROM {assign}").fetchone()
     notes = {"invariance": {"previous": previous, "returned": count(engine, kept), "placed": count(engine, filled),
                             "new_rows": new_rows, "held_back": held, "returners_held": returners,
+                            "reopened": count(engine, reopened) if reopened else 0,
                             "counterfeits": counterfeits}, **inner_notes}
-    engine.release_tables(kept, filled, rest)
+    engine.release_tables(kept, filled, rest, *filter(None, [reopened]))
     return Kept(assign, rows, classes, counterfeits, real, notes)
 
 

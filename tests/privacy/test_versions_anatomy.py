@@ -144,7 +144,8 @@ def test_invariant_anatomy_keeps_security_levels_and_refuses_two_signatures():
 
 def test_people_who_leave_and_come_back_keep_their_candidates():
     """Leavers of night 1 return on night 2 with their values. One whose place a joiner took
-    goes to a group holding all their candidate values, or is held back (suppressed) that
+    goes to a group publishing their own group's multiset, or opens one anew (counterfeits
+    fill it), or, where their group no longer stands, is held back (suppressed) that
     version; no version is refused, and both attacks still find no one."""
     con = duckdb.connect()
     people(con, "people", 4000)
@@ -163,4 +164,5 @@ def test_people_who_leave_and_come_back_keep_their_candidates():
         published.append((anonymize(s, con), f"truth_{night}"))
     back = published[2][0].algorithm["invariance"]
     assert back["returned"] > 0 and published[2][0].suppressed == back["returners_held"] + back["held_back"]
+    assert back["reopened"] > 0   # whose place a joiner took: their group's multiset published anew
     assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0

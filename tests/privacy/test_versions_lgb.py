@@ -130,6 +130,7 @@ def test_people_who_leave_and_come_back_keep_their_buckets():
     con, published = nights("invariant", back=True)
     back = published[2][0]
     assert back.suppressed == back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"]
+    assert back.algorithm["invariance"]["reopened"] > 0
     assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
 
 
