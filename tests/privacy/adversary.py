@@ -117,3 +117,15 @@ def narrowed_since_change(con: duckdb.DuckDBPyConnection, candidates: list[str],
         SELECT count(*) FROM (SELECT pid, list_reduce(list(cand), lambda x, y: list_intersect(x, y)) AS cand
                               FROM runs GROUP BY pid, run) WHERE len(cand) < {l}""").fetchone()
     return below
+
+
+def night_of_returns(con: duckdb.DuckDBPyConnection, night: int, back: bool = True) -> None:
+    """One night of issue 36's churn on table ``people`` (5 % leave, 400 join, 2 % change);
+    with ``back``, the people who left on night 1 come back on night 2 with their values."""
+    from anonymizer.datasets.churn import churn
+    con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
+    churn(con, night=night, leave=0.05, joiners=400, change=0.02)
+    if back and night == 1:
+        con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
+    if back and night == 2:
+        con.execute("INSERT INTO people SELECT * FROM gone")

@@ -21,6 +21,7 @@ import pytest
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
 from anonymizer.errors import PrivacyCheckFailed
+from tests.privacy.adversary import night_of_returns
 
 K, L = 5, 3
 
@@ -286,12 +287,7 @@ def test_people_who_leave_and_come_back_keep_their_signature():
     published = []
     for night in range(4):
         if night:
-            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
-            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
-            if night == 1:
-                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
-            if night == 2:
-                con.execute("INSERT INTO people SELECT * FROM gone")
+            night_of_returns(con, night)
         con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
         r = anonymize(dict(spec("invariant"), suppression_limit=0.02), con)
         published.append((r.version, f"truth_{night}", r))

@@ -17,7 +17,7 @@ import pytest
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
-from tests.privacy.adversary import narrowed_since_change
+from tests.privacy.adversary import narrowed_since_change, night_of_returns
 
 L = 3
 
@@ -154,12 +154,7 @@ def test_people_who_leave_and_come_back_keep_their_candidates():
     published = []
     for night in range(4):
         if night:
-            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
-            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
-            if night == 1:
-                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
-            if night == 2:
-                con.execute("INSERT INTO people SELECT * FROM gone")
+            night_of_returns(con, night)
         con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM patients")
         published.append((anonymize(s, con), f"truth_{night}"))
     back = published[2][0].algorithm["invariance"]

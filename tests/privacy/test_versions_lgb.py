@@ -19,7 +19,7 @@ import pytest
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
-from tests.privacy.adversary import narrowed_since_change
+from tests.privacy.adversary import narrowed_since_change, night_of_returns
 from anonymizer.errors import UnsupportedError
 
 L = 3
@@ -41,12 +41,7 @@ def nights(guarantee: str, versions: int = 4, back: bool = False) -> tuple[duckd
     published = []
     for night in range(versions):
         if night:
-            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
-            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
-            if back and night == 1:
-                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
-            if back and night == 2:
-                con.execute("INSERT INTO people SELECT * FROM gone")
+            night_of_returns(con, night, back)
         con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
         r = anonymize(spec(guarantee), con)
         for part in ("people", "groups"):
