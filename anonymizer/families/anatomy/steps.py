@@ -93,7 +93,8 @@ def summary_lines(r) -> list[str]:
         inv = a["invariance"]
         lines.append(f"  m-invariance  {inv['returned']} returned to their groups, {inv['placed']} took a leaver's "
                      f"place, {inv['new_rows'] - inv['held_back']} grouped anew, {inv['held_back']} held back "
-                     f"(and {inv.get('returners_held', 0)} returners); "
+                     f"(and {inv.get('returners_held', 0)} returners; {inv.get('reopened', 0)} reopened their "
+                     f"group's multiset); "
                      f"{inv['counterfeits']} counterfeit records")
     if "additional_information_loss" in u:
         lines.append(f"  utility       additional information loss {fmt(u['additional_information_loss'])} "

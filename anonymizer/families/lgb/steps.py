@@ -86,7 +86,8 @@ def summary_lines(r) -> list[str]:
         inv = a["invariance"]
         lines.append(f"  m-invariance  {inv['returned']} returned to their buckets, {inv['placed']} took a leaver's "
                      f"place, {inv['new_rows']} new rows ({inv['held_back']} held back, {inv['returners_held']} "
-                     f"returners held), {inv['counterfeits']} counterfeit rows (gid NULL)")
+                     f"returners held, {inv.get('reopened', 0)} reopened their bucket's multiset), "
+                     f"{inv['counterfeits']} counterfeit rows (gid NULL)")
     if "c_dm" in u:
         lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {fmt(u['ncp'])}, NCP per QI cell "
                      f"{fmt(u['ncp_per_qi_cell'])} (section 4.1)")
