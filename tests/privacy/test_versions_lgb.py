@@ -16,11 +16,12 @@ import json
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
 from tests.privacy.adversary import narrowed_since_change, night_of_returns
-from anonymizer.errors import UnsupportedError
+from anonymizer.errors import AnonymizerError, UnsupportedError
 
 L = 3
 
@@ -57,7 +58,7 @@ def buckets_as_published(con, published) -> None:
     for night, (r, truth) in enumerate(published):
         shown, kept = con.execute(f"""
             WITH label AS (SELECT DISTINCT p.value, t.diagnosis FROM people_{night} p JOIN {truth} t ON t.pid::VARCHAR = p.pid
-                           WHERE p.version = {r.version}),
+                           WHERE p.version = {r.version} AND p.seen = {r.version}),   -- published this version
             pub AS (SELECT list(diagnosis ORDER BY diagnosis) AS b FROM _anon_releases."lg__v{r.version}" GROUP BY diagnosis_bid),
             st AS (SELECT list(l.diagnosis ORDER BY l.diagnosis) AS b FROM groups_{night} g JOIN label l USING (value),
                    range(g.n) GROUP BY g.gid)
@@ -166,3 +167,35 @@ def test_t_close_buckets_keep_their_signatures_and_new_ones_are_close_to_the_who
     assert gate["combination"]["not_checked"] and published[-1][0].algorithm["invariance"]["placed"] > 0
     buckets_as_published(con, published)
     assert difference_attack(con, published) == 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.integers(150, 600), seed=st.integers(1, 10_000), leave=st.floats(0.0, 0.25),
+       joiners=st.integers(0, 120), change=st.floats(0.0, 0.2), back=st.booleans())
+def test_random_nights_publish_invariant_lgb_versions_or_nothing(size, seed, leave, joiners, change, back):
+    """Random tables and nights: each version publishes with every stood person's bucket
+    unchanged (both attacks find no one), or is refused and publishes nothing."""
+    con = duckdb.connect()
+    people(con, "people", size, seed=seed)
+    published = []
+    for night in range(3):
+        if night:
+            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
+            churn(con, night=night, leave=leave, joiners=joiners, change=change, seed=seed)
+            if back and night == 1:
+                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
+            if back and night == 2:
+                con.execute("INSERT INTO people SELECT * FROM gone")
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
+        before = con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] if published else 0
+        try:
+            r = anonymize(spec("invariant", suppression_limit=0.2), con)
+        except AnonymizerError:
+            assert con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] == before if published \
+                else True
+            return
+        for part in ("people", "groups"):
+            con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
+        published.append((r, f"truth_{night}"))
+    buckets_as_published(con, published)
+    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
