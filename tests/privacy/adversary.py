@@ -119,13 +119,39 @@ def narrowed_since_change(con: duckdb.DuckDBPyConnection, candidates: list[str],
     return below
 
 
-def night_of_returns(con: duckdb.DuckDBPyConnection, night: int, back: bool = True) -> None:
-    """One night of issue 36's churn on table ``people`` (5 % leave, 400 join, 2 % change);
-    with ``back``, the people who left on night 1 come back on night 2 with their values."""
+def night_of_returns(con: duckdb.DuckDBPyConnection, night: int, back: bool = True, *, leave: float = 0.05,
+                     joiners: int = 400, change: float = 0.02, seed: int = 1) -> None:
+    """One night of issue 36's churn on table ``people`` (by default 5 % leave, 400 join, 2 %
+    change); with ``back``, the people who left on night 1 come back on night 2 with their values."""
     from anonymizer.datasets.churn import churn
     con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
-    churn(con, night=night, leave=0.05, joiners=400, change=0.02)
+    churn(con, night=night, leave=leave, joiners=joiners, change=change, seed=seed)
     if back and night == 1:
         con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
     if back and night == 2:
         con.execute("INSERT INTO people SELECT * FROM gone")
+
+
+def publish_nights(con: duckdb.DuckDBPyConnection, release, truth: str, nights: int, back: bool = False,
+                   after=None, **churn) -> list:
+    """Publish up to ``nights`` versions by ``release()`` (a no-argument call of anonymize),
+    with :func:`night_of_returns` (``churn``: its leave, joiners, change, seed) between them,
+    and each night's ``truth`` copied to ``truth_<night>``. A refused version must publish
+    nothing (the audit keeps its rows) and ends the sequence; ``after(night, result)`` runs
+    after each published one. Returns ``[(result, truth table)]``."""
+    from anonymizer.errors import AnonymizerError
+    published = []
+    for night in range(nights):
+        if night:
+            night_of_returns(con, night, back, **churn)
+        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM {truth}")
+        audited = con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] if published else 0
+        try:
+            result = release()
+        except AnonymizerError:
+            assert not published or con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] == audited
+            break
+        if after is not None:
+            after(night, result)
+        published.append((result, f"truth_{night}"))
+    return published

@@ -14,10 +14,11 @@ import json
 
 import duckdb
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
-from tests.privacy.adversary import narrowed_since_change, night_of_returns
+from tests.privacy.adversary import narrowed_since_change, night_of_returns, publish_nights
 
 L = 3
 
@@ -161,3 +162,17 @@ def test_people_who_leave_and_come_back_keep_their_candidates():
     assert back["returned"] > 0 and published[2][0].suppressed == back["returners_held"] + back["held_back"]
     assert back["reopened"] > 0   # whose place a joiner took: their group's multiset published anew
     assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(size=st.integers(150, 600), seed=st.integers(1, 10_000), leave=st.floats(0.0, 0.25),
+       joiners=st.integers(0, 120), change=st.floats(0.0, 0.2), back=st.booleans())
+def test_random_nights_publish_invariant_anatomy_versions_or_nothing(size, seed, leave, joiners, change, back):
+    """Random tables and nights (people leave, join, change, come back): each version
+    publishes and both attacks find no one, or it is refused and publishes nothing."""
+    con = duckdb.connect()
+    people(con, "people", size, seed=seed)
+    con.execute("CREATE VIEW patients AS SELECT *, NULL::VARCHAR AS treatment FROM people")
+    published = publish_nights(con, lambda: anonymize(dict(spec("invariant"), suppression_limit=0.2), con),
+                               "patients", 3, back, leave=leave, joiners=joiners, change=change, seed=seed)
+    assert not published or (intersection_attack(con, published) == 0 and difference_attack(con, published) == 0)

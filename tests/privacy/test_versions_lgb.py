@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
-from tests.privacy.adversary import narrowed_since_change, night_of_returns
-from anonymizer.errors import AnonymizerError, UnsupportedError
+from tests.privacy.adversary import narrowed_since_change, night_of_returns, publish_nights
+from anonymizer.errors import UnsupportedError
 
 L = 3
 
@@ -39,16 +39,16 @@ def nights(guarantee: str, versions: int = 4, back: bool = False) -> tuple[duckd
     and the night's truth table. The private state of each version is copied aside."""
     con = duckdb.connect()
     people(con, "people", 4000)
-    published = []
-    for night in range(versions):
-        if night:
-            night_of_returns(con, night, back)
-        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
-        r = anonymize(spec(guarantee), con)
-        for part in ("people", "groups"):
-            con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
-        published.append((r, f"truth_{night}"))
+    published = publish_nights(con, lambda: anonymize(spec(guarantee), con), "people", versions, back,
+                               lambda night, r: keep_state(con, night, r))
     return con, published
+
+
+def keep_state(con, night: int, r) -> None:
+    """Copy aside the release's private state of the version just published (the next run
+    keeps only its own)."""
+    for part in ("people", "groups"):
+        con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
 
 
 def buckets_as_published(con, published) -> None:
@@ -154,15 +154,9 @@ def test_t_close_buckets_keep_their_signatures_and_new_ones_are_close_to_the_who
     t = [{"type": "k-anonymity", "k": 5}, {"type": "t-closeness", "t": 0.3, "sensitive": "diagnosis"}]
     con = duckdb.connect()
     people(con, "people", 4000)
-    published = []
-    for night in range(3):
-        if night:
-            churn(con, night=night, leave=0.05, joiners=400, change=0.02)
-        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
-        r = anonymize(spec("invariant", models=t), con)
-        for part in ("people", "groups"):
-            con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
-        published.append((r, f"truth_{night}"))
+    published = publish_nights(con, lambda: anonymize(spec("invariant", models=t), con), "people", 3,
+                               after=lambda night, r: keep_state(con, night, r))
+    assert len(published) == 3
     gate = json.loads(con.execute("SELECT figures FROM _anon_releases._audit WHERE version = 3").fetchone()[0])
     assert gate["combination"]["not_checked"] and published[-1][0].algorithm["invariance"]["placed"] > 0
     buckets_as_published(con, published)
@@ -177,25 +171,9 @@ def test_random_nights_publish_invariant_lgb_versions_or_nothing(size, seed, lea
     unchanged (both attacks find no one), or is refused and publishes nothing."""
     con = duckdb.connect()
     people(con, "people", size, seed=seed)
-    published = []
-    for night in range(3):
-        if night:
-            con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM people")
-            churn(con, night=night, leave=leave, joiners=joiners, change=change, seed=seed)
-            if back and night == 1:
-                con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN people USING (pid)")
-            if back and night == 2:
-                con.execute("INSERT INTO people SELECT * FROM gone")
-        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM people")
-        before = con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] if published else 0
-        try:
-            r = anonymize(spec("invariant", suppression_limit=0.2), con)
-        except AnonymizerError:
-            assert con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] == before if published \
-                else True
-            return
-        for part in ("people", "groups"):
-            con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
-        published.append((r, f"truth_{night}"))
-    buckets_as_published(con, published)
-    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+    published = publish_nights(con, lambda: anonymize(spec("invariant", suppression_limit=0.2), con), "people", 3,
+                               back, lambda night, r: keep_state(con, night, r),
+                               leave=leave, joiners=joiners, change=change, seed=seed)
+    if published:
+        buckets_as_published(con, published)
+        assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
