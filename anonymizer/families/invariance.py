@@ -120,6 +120,15 @@ def one_signature(plan: Plan) -> None:
                                "them apart")
 
 
+def no_passthrough(plan: Plan) -> None:
+    """Refuse, before any work, passed-through columns in a form whose counterfeits are rows
+    (generalized, LGB): a counterfeit row could not fill them without telling itself apart."""
+    if plan.passthrough:
+        raise UnsupportedError("history: invariant with history.person publishes counterfeit rows, and a passed-"
+                               f"through column ({', '.join(k.column.name for k in plan.passthrough)}) would tell "
+                               "them from real rows; give it role identifier (dropped), or set 'history: independent'")
+
+
 def continued(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
     """The private state to continue from (people, groups, its version), when an earlier
     version left one; else ``None`` (the algorithm runs as for a first version)."""

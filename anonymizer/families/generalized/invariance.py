@@ -15,7 +15,7 @@ from typing import Callable
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
+from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families import invariance as shared
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.plan import Plan
@@ -34,10 +34,7 @@ def check(plan: Plan) -> None:
     (one signature per person), and passed-through columns, which a counterfeit row could not
     fill without telling itself apart from the real rows."""
     shared.one_signature(plan)
-    if plan.passthrough:
-        raise UnsupportedError("history: invariant with history.person publishes counterfeit rows, and a passed-"
-                               f"through column ({', '.join(k.column.name for k in plan.passthrough)}) would tell them from "
-                               "real rows; give it role identifier (dropped), or set 'history: independent'")
+    shared.no_passthrough(plan)
 
 
 def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], AlgorithmResult],

@@ -48,10 +48,7 @@ def check(plan: Plan) -> None:
                                f"flagged QIs ({', '.join(flagged)}) move a person's cells between buckets and local "
                                "equivalence groups as their flags change. Set 'history: independent'")
     shared.one_signature(plan)
-    if plan.passthrough:
-        raise UnsupportedError("history: invariant with history.person publishes counterfeit rows, and a passed-"
-                               f"through column ({', '.join(k.column.name for k in plan.passthrough)}) would tell "
-                               "them from real rows; give it role identifier (dropped), or set 'history: independent'")
+    shared.no_passthrough(plan)
 
 
 def bucketized(attrs: list[Attribute]) -> Attribute:
