@@ -29,7 +29,9 @@ from anonymizer.release.run import run_release
 from tests.conftest import arx_hierarchy
 from tests.template_contexts import Recorded, keep_current
 from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
+from tests.privacy.adversary import patients_night
 from tests.privacy.test_versions import collision
+from tests.privacy.test_versions_ir import SMALL as IR_SMALL
 from tests.test_release import WEIRD, make_weird
 
 EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/families/generalized.
@@ -248,6 +250,15 @@ def _identity_reserved(con) -> None:
                     queries=20)
     finally:
         dn_search.CANDIDATES = default
+    # issue 36: an identity-reserved release's second version keeps its individuals' lists
+    # (identity_reserved/invariance/), on one QI, where a new class's labels repeat an earlier
+    # version's and are merged (colliding)
+    patients(con, "patients", individuals=300, seed=1, **IR_SMALL)
+    nightly = patients_spec("patients", qis=1, model={"type": "eir-l-diversity", "l": 2}, release="w ir night",
+                            algorithm={"name": "danonyir", "seed": 2}, suppression_limit=0.5)
+    anonymize(dict(nightly, history={"person": "patient_id"}), con)
+    patients_night(con, 1, joiners=60, seed=4, **IR_SMALL)
+    anonymize(dict(nightly, history={"person": "patient_id"}), con)
 
 
 def test_the_spark_forms_render_and_transpile():

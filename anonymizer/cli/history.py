@@ -115,7 +115,7 @@ def across(c: dict) -> str:
                 f"{c['already_below']} by earlier ones)" if c["smallest"] is not None
                 else "candidates not followed (no history.person)")
     return (f"{c['guarantee']}: {compared}; {c['isolated']} people isolated by a difference; {smallest}; "
-            f"{c['counterfeits']} counterfeit rows")
+            f"{c['counterfeits']} counterfeit {c['unit']}")
 
 
 def format_history(found: dict) -> str:

@@ -124,6 +124,37 @@ def patients(con: duckdb.DuckDBPyConnection, table: str = "patients", individual
     return dict(figures, table=target, seed=seed, options=opts, seconds=seconds)
 
 
+def churn(con: duckdb.DuckDBPyConnection, table: str = "patients", *, night: int, leave: float = 0.05,
+          joiners: int = 2_000, change: float = 0.02, seed: int = 1, **options: Any) -> dict:
+    """One night of issue 36's re-publication scenario on a patient table made by
+    :func:`patients` (``templates/datasets/patients_{leave,change,join}.sql.j2``): a share
+    ``leave`` of the patients leave with all their records, a share ``change`` of those who
+    stay gain a record of a diagnosis they did not hold, and ``joiners`` new patients
+    (generated with ``options``, new identifiers) join. Returns how many patients left,
+    joined and changed.
+
+    Example:
+        >>> con = duckdb.connect()
+        >>> _ = patients(con, "p", individuals=300, seed=1)
+        >>> night = churn(con, "p", night=1, leave=0.1, joiners=40, change=0.05)
+        >>> night["joined"], night["left"] > 0, night["changed"] > 0
+        (40, True, True)
+    """
+    engine, target = Engine(con), ident(table)
+    count = f"SELECT count(DISTINCT {PERSON}) FROM {target}"
+    (before,) = con.execute(count).fetchone()
+    params = {"night": night, "seed": seed}
+    engine.run("datasets/patients_leave.sql.j2", dict(params, leave=leave), target=target)
+    (stayed,) = con.execute(count).fetchone()
+    (changed,) = engine.run("datasets/patients_change.sql.j2", dict(params, change=change), target=target).fetchone()
+    if joiners:
+        joining = ident(f"{table}__joiners")
+        patients(con, f"{table}__joiners", joiners, seed=seed * 100 + night, **options)
+        engine.run("datasets/patients_join.sql.j2", {"night": night}, target=target, joiners=joining)
+        con.execute(f"DROP TABLE {joining}")
+    return {"left": before - stayed, "joined": joiners, "changed": changed}
+
+
 def profile(con: duckdb.DuckDBPyConnection, source: str, person: str = PERSON, sensitive: str = SENSITIVE,
             qis: tuple[str, ...] = QIS) -> dict:
     """The figures of a multi-record table (``source`` quoted), measured in one SQL query.

@@ -28,7 +28,10 @@ family keeps one sensitive column's values inside boxes
 (:mod:`anonymizer.families.generalized.invariance`); anatomy keeps the composite sensitive
 vectors of its groups, with no box, since it publishes QIs as they are
 (:mod:`anonymizer.families.anatomy.invariance`); LGB keeps its local buckets' values, with
-no box either, a bucket's rows sitting in many groups (:mod:`anonymizer.families.lgb.invariance`).
+no box either, a bucket's rows sitting in many groups (:mod:`anonymizer.families.lgb.invariance`);
+the identity-reserved family keeps individuals, not records: a place holds an individual's
+list of sensitive values, inside the range of its group's QI codes
+(:mod:`anonymizer.families.identity_reserved.invariance`).
 
 Choices where the paper is silent or differs from our setting:
 
@@ -183,6 +186,20 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
                             "counterfeits": counterfeits}, **inner_notes}
     engine.release_tables(kept, filled, rest, *filter(None, [reopened]))
     return Kept(assign, rows, classes, counterfeits, real, notes)
+
+
+def merge(engine: Engine, plan: Plan, assign: str, rows: str, colliding: str, attempt: int) -> str:
+    """Merge each group of ``assign`` whose class (``__cid``) is in ``colliding``
+    ``(eq_class)`` with its neighbour (``merge.sql.j2``) and box the groups again, classes drawn
+    anew (``assign.sql.j2``): the repair when a box would repeat an earlier version's with
+    another multiset. ``rows``: the rows ``assign`` refers to (counterfeits too). Returns the
+    new assign (``assign`` is dropped)."""
+    merged, out = engine.work(f"inv_merged{attempt}"), engine.work(f"inv_assign{attempt}")
+    engine.run(_T + "merge.sql.j2", target=merged, assign=assign, colliding=colliding, qis=len(plan.qis))
+    engine.run(_T + "assign.sql.j2", plan.key.params(), target=out, placed=merged, fakes=None, rows=rows,
+               qis=len(plan.qis))
+    engine.release_tables(merged, assign, always=True)
+    return out
 
 
 def group_state(engine: Engine, assign: str, rows: str, value: str | None, gid: bool) -> str:

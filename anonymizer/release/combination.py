@@ -41,9 +41,10 @@ two versions' groups that a member links (``overlap``, ``links``: one whose QI v
 record in each version and whose person's value and QI values stood in between) are
 compared as one.
 
-The generalized and anatomy families publish sequences that pass (m-invariance,
-:mod:`anonymizer.families.invariance`); the other families are refused a re-publication
-under ``invariant`` until they have their own.
+Every family publishes sequences that pass on DuckDB (m-invariance,
+:mod:`anonymizer.families.invariance`). What the gate cannot follow (a release on Spark; LGB
+or identity-reserved releases without ``history.person``) is refused a re-publication of a
+changed source under ``invariant``.
 """
 
 from __future__ import annotations
@@ -243,7 +244,7 @@ def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str
     """Write into ``target`` ``(eq_class)`` the candidate's classes whose box an earlier version
     published with a multiset the difference check refuses; returns how many. What the
     gate would refuse, found before it runs, so that m-invariance can merge those groups."""
-    rules, params = _rules(spec.models, released.attrs, {"not_checked": []})
+    rules, params = _rules(released.models or spec.models, released.attrs, {"not_checked": []})
     if not rules or not earlier(engine, spec):
         return 0
     boxes, current = published_classes(engine, released, "colliding_classes")
@@ -349,16 +350,18 @@ def summary(figures: dict | None, parameters: dict | None) -> dict | None:
     """What an audit row says of its version read with the earlier ones (``figures`` and
     ``parameters`` of the row, parsed), for people (``anonymizer history``, the report):
     the guarantee, the versions compared, the people a difference isolates, the smallest
-    candidate set and how many fall below l, and the counterfeit rows; ``None`` for a row
+    candidate set and how many fall below l, and the counterfeits (``unit``: what they
+    count, ``rows``, or ``individuals`` in an identity-reserved release); ``None`` for a row
     written before the gate."""
     gate = (figures or {}).get("combination")
     if gate is None:
         return None
     inter = gate.get("intersection") or {}
-    chosen = (parameters or {}).get("chosen") or {}
+    invariance = ((parameters or {}).get("chosen") or {}).get("invariance") or {}
     return {"guarantee": gate["guarantee"], "compared": gate["compared"], "isolated": gate["isolated"],
             "smallest": inter.get("smallest") if inter.get("checked") else None,
-            "below": inter.get("below", 0), "already_below": inter.get("already_below", 0), "counterfeits": (chosen.get("invariance") or {}).get("counterfeits", 0)}
+            "below": inter.get("below", 0), "already_below": inter.get("already_below", 0), "counterfeits": invariance.get("counterfeits", 0),
+            "unit": invariance.get("unit", "rows")}
 
 
 def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:

@@ -133,18 +133,18 @@ def night_of_returns(con: duckdb.DuckDBPyConnection, night: int, back: bool = Tr
 
 
 def publish_nights(con: duckdb.DuckDBPyConnection, release, truth: str, nights: int, back: bool = False,
-                   after=None, **churn) -> list:
+                   after=None, night=night_of_returns, **churn) -> list:
     """Publish up to ``nights`` versions by ``release()`` (a no-argument call of anonymize),
-    with :func:`night_of_returns` (``churn``: its leave, joiners, change, seed) between them,
-    and each night's ``truth`` copied to ``truth_<night>``. A refused version must publish
+    with ``night`` (:func:`night_of_returns`, or :func:`patients_night`; ``churn``: its leave,
+    joiners, change, seed) between them, and each night's ``truth`` copied to ``truth_<night>``. A refused version must publish
     nothing (the audit keeps its rows) and ends the sequence; ``after(night, result)`` runs
     after each published one. Returns ``[(result, truth table)]``."""
     from anonymizer.errors import AnonymizerError
     published = []
-    for night in range(nights):
-        if night:
-            night_of_returns(con, night, back, **churn)
-        con.execute(f"CREATE TABLE truth_{night} AS SELECT * FROM {truth}")
+    for n in range(nights):
+        if n:
+            night(con, n, back, **churn)
+        con.execute(f"CREATE TABLE truth_{n} AS SELECT * FROM {truth}")
         audited = con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] if published else 0
         try:
             result = release()
@@ -152,6 +152,62 @@ def publish_nights(con: duckdb.DuckDBPyConnection, release, truth: str, nights: 
             assert not published or con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone()[0] == audited
             break
         if after is not None:
-            after(night, result)
-        published.append((result, f"truth_{night}"))
+            after(n, result)
+        published.append((result, f"truth_{n}"))
     return published
+
+
+def keep_state(con: duckdb.DuckDBPyConnection, release: str, night: int, r) -> None:
+    """Copy aside ``release``'s private state of the version just published (the next run
+    keeps only its own) as ``people_<night>`` and ``groups_<night>``: the adversary's
+    strongest knowledge, each person's group (a test first checks it against what the
+    version published)."""
+    for part in ("people", "groups"):
+        con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.{release}__{part} "
+                    f"WHERE version = {r.version}")
+
+
+def group_intersection_attack(con: duckdb.DuckDBPyConnection, published: list, l: int) -> int:
+    """People whose group's values, intersected over the versions since their value (the
+    truth tables' ``diagnosis``) last changed, fall below ``l`` (states kept by :func:`keep_state`)."""
+    parts = [f"""SELECT p.pid, t.diagnosis, {n} AS night, list(DISTINCT g.value) AS cand
+                 FROM people_{n} p JOIN groups_{n} g USING (gid) JOIN {truth} t ON t.pid::VARCHAR = p.pid
+                 WHERE p.seen = {r.version} GROUP BY ALL""" for n, (r, truth) in enumerate(published)]
+    return narrowed_since_change(con, parts, l)
+
+
+def group_difference_attack(con: duckdb.DuckDBPyConnection, published: list, l: int) -> int:
+    """Sides of a difference holding fewer than ``l`` values: for two versions and a person
+    whose value stood between them (and who was in both), their two groups' multiset difference."""
+    narrowing = 0
+    for i, (a, ta) in enumerate(published):
+        for j, (b, tb) in enumerate(published[i + 1:], i + 1):
+            between = "".join(f" ANTI JOIN {t} AS m{n} ON m{n}.pid = x.pid AND m{n}.diagnosis <> x.diagnosis"
+                              for n, (_, t) in enumerate(published[i + 1:j]))
+            (n,) = con.execute(f"""
+                WITH stood AS (SELECT x.pid::VARCHAR AS pid FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}),
+                pairs AS (SELECT DISTINCT pa.gid AS ga, pb.gid AS gb FROM stood s
+                          JOIN people_{i} pa ON pa.pid = s.pid AND pa.seen = {a.version}
+                          JOIN people_{j} pb ON pb.pid = s.pid AND pb.seen = {b.version}),
+                d AS (SELECT ga, gb, value, sum(n) AS d FROM (
+                        SELECT p.ga, p.gb, g.value, g.n FROM pairs p JOIN groups_{j} g ON g.gid = p.gb
+                        UNION ALL SELECT p.ga, p.gb, g.value, -g.n FROM pairs p JOIN groups_{i} g ON g.gid = p.ga)
+                      GROUP BY ALL HAVING sum(n) <> 0)
+                SELECT count(*) FROM (SELECT ga, gb, d > 0, count(*) AS vals FROM d GROUP BY ALL) WHERE vals < {l}
+                """).fetchone()
+            narrowing += n
+    return narrowing
+
+
+def patients_night(con: duckdb.DuckDBPyConnection, night: int, back: bool = False, *, leave: float = 0.05,
+                   joiners: int = 20, change: float = 0.02, seed: int = 1, **options) -> None:
+    """One night of issue 36's churn on paper 004's multi-record table ``patients``
+    (:func:`anonymizer.datasets.patients.churn`, joiners generated with ``options``); with
+    ``back``, those who left on night 1 come back on night 2 with their records."""
+    from anonymizer.datasets.patients import churn
+    con.execute("CREATE OR REPLACE TABLE before AS SELECT * FROM patients")
+    churn(con, "patients", night=night, leave=leave, joiners=joiners, change=change, seed=seed, **options)
+    if back and night == 1:
+        con.execute("CREATE TABLE gone AS SELECT * FROM before ANTI JOIN patients USING (patient_id)")
+    if back and night == 2:
+        con.execute("INSERT INTO patients SELECT * FROM gone")

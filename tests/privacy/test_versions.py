@@ -295,19 +295,3 @@ def test_people_who_leave_and_come_back_keep_their_signature():
     assert back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"] == back.suppressed
     assert difference_attack(con, published) == (0, 0)
     assert intersection_attack(con, published) == (0, 0)
-
-
-def test_identity_reserved_releases_have_no_gate_and_a_changed_source_is_refused_under_invariant():
-    """Identity-reserved releases (paper 004) are not read by the cross-version gate yet: the
-    next version of a changed table publishes only when the spec says 'independent'."""
-    from anonymizer.datasets.patients import patients, patients_spec
-    from anonymizer.errors import UnsupportedError
-    con = duckdb.connect()
-    patients(con, "patients", 300)
-    ir = patients_spec("patients", qis=3, model={"type": "ir-kl-anonymity", "k": 3, "l": 2},
-                       algorithm={"name": "geneir"}, release="ir")
-    first = anonymize(ir, con)
-    con.execute("DELETE FROM patients WHERE patient_id IN (SELECT patient_id FROM patients LIMIT 5)")
-    with pytest.raises(UnsupportedError, match="identity_reserved family has no cross-version gate"):
-        anonymize(ir, con)
-    assert anonymize(dict(ir, history="independent"), con).version == first.version + 1

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
-from tests.privacy.adversary import narrowed_since_change, night_of_returns, publish_nights
+from tests.privacy.adversary import group_difference_attack, group_intersection_attack, keep_state, publish_nights
 from anonymizer.errors import UnsupportedError
 
 L = 3
@@ -40,68 +40,27 @@ def nights(guarantee: str, versions: int = 4, back: bool = False) -> tuple[duckd
     con = duckdb.connect()
     people(con, "people", 4000)
     published = publish_nights(con, lambda: anonymize(spec(guarantee), con), "people", versions, back,
-                               lambda night, r: keep_state(con, night, r))
+                               lambda night, r: keep_state(con, "lg", night, r))
     return con, published
-
-
-def keep_state(con, night: int, r) -> None:
-    """Copy aside the release's private state of the version just published (the next run
-    keeps only its own)."""
-    for part in ("people", "groups"):
-        con.execute(f"CREATE TABLE {part}_{night} AS SELECT * FROM _anon_state.lg__{part} WHERE version = {r.version}")
 
 
 def buckets_as_published(con, published) -> None:
     """Every version's published buckets (the values its rows show, counterfeits included)
-    are, as a multiset of multisets, its private groups' multisets: the state the attacks
-    read is what the adversary could tell apart in the version."""
-    for night, (r, truth) in enumerate(published):
+    are, as a multiset of multisets, its private groups' multisets (a group keeps its values
+    as text): the state the attacks read is what the adversary could tell apart in the version."""
+    for night, (r, _) in enumerate(published):
         shown, kept = con.execute(f"""
-            WITH label AS (SELECT DISTINCT p.value, t.diagnosis FROM people_{night} p JOIN {truth} t ON t.pid::VARCHAR = p.pid
-                           WHERE p.version = {r.version} AND p.seen = {r.version}),   -- published this version
-            pub AS (SELECT list(diagnosis ORDER BY diagnosis) AS b FROM _anon_releases."lg__v{r.version}" GROUP BY diagnosis_bid),
-            st AS (SELECT list(l.diagnosis ORDER BY l.diagnosis) AS b FROM groups_{night} g JOIN label l USING (value),
-                   range(g.n) GROUP BY g.gid)
+            WITH pub AS (SELECT list(diagnosis ORDER BY diagnosis) AS b FROM _anon_releases."lg__v{r.version}"
+                         GROUP BY diagnosis_bid),
+            st AS (SELECT list(g.value ORDER BY g.value) AS b FROM groups_{night} g, range(g.n) GROUP BY g.gid)
             SELECT (SELECT list(b ORDER BY b) FROM pub), (SELECT list(b ORDER BY b) FROM st)""").fetchone()
         assert shown == kept
-
-
-def intersection_attack(con, published) -> int:
-    """People whose bucket values, intersected over the versions since their diagnosis last
-    changed, fall below l."""
-    parts = [f"""SELECT p.pid, t.diagnosis, {n} AS night, list(DISTINCT g.value) AS cand
-                 FROM people_{n} p JOIN groups_{n} g USING (gid) JOIN {truth} t ON t.pid::VARCHAR = p.pid
-                 WHERE p.seen = {r.version} GROUP BY ALL""" for n, (r, truth) in enumerate(published)]
-    return narrowed_since_change(con, parts, L)
-
-
-def difference_attack(con, published) -> int:
-    """Sides of a difference holding fewer than l values: for two versions and a person whose
-    diagnosis stood between them (and who was in both), their two buckets' multiset difference."""
-    narrowing = 0
-    for i, (a, ta) in enumerate(published):
-        for j, (b, tb) in enumerate(published[i + 1:], i + 1):
-            between = "".join(f" ANTI JOIN {t} AS m{n} ON m{n}.pid = x.pid AND m{n}.diagnosis <> x.diagnosis"
-                              for n, (_, t) in enumerate(published[i + 1:j]))
-            (n,) = con.execute(f"""
-                WITH stood AS (SELECT x.pid::VARCHAR AS pid FROM {ta} AS x JOIN {tb} AS y USING (pid, diagnosis){between}),
-                pairs AS (SELECT DISTINCT pa.gid AS ga, pb.gid AS gb FROM stood s
-                          JOIN people_{i} pa ON pa.pid = s.pid AND pa.seen = {a.version}
-                          JOIN people_{j} pb ON pb.pid = s.pid AND pb.seen = {b.version}),
-                d AS (SELECT ga, gb, value, sum(n) AS d FROM (
-                        SELECT p.ga, p.gb, g.value, g.n FROM pairs p JOIN groups_{j} g ON g.gid = p.gb
-                        UNION ALL SELECT p.ga, p.gb, g.value, -g.n FROM pairs p JOIN groups_{i} g ON g.gid = p.ga)
-                      GROUP BY ALL HAVING sum(n) <> 0)
-                SELECT count(*) FROM (SELECT ga, gb, d > 0, count(*) AS vals FROM d GROUP BY ALL) WHERE vals < {L}
-                """).fetchone()
-            narrowing += n
-    return narrowing
 
 
 def test_independent_lgb_versions_narrow_people_and_the_audit_says_so():
     con, published = nights("independent")
     buckets_as_published(con, published)
-    assert intersection_attack(con, published) > 0 and difference_attack(con, published) > 0
+    assert group_intersection_attack(con, published, L) > 0 and group_difference_attack(con, published, L) > 0
     gates = [json.loads(f)["combination"] for (f,) in
              con.execute("SELECT figures FROM _anon_releases._audit ORDER BY version").fetchall()]
     assert gates[-1]["compared"] == [3] and gates[-1]["intersection"]["below"] > 0 and gates[-1]["isolated"] > 0
@@ -111,7 +70,7 @@ def test_invariant_lgb_versions_hold_against_both_attacks():
     con, published = nights("invariant")
     assert [r.version for r, _ in published] == [1, 2, 3, 4]
     buckets_as_published(con, published)
-    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+    assert group_intersection_attack(con, published, L) == 0 and group_difference_attack(con, published, L) == 0
     for r, truth in published:   # every real row in a group; counterfeits hold a bucket cell only
         (real,) = con.execute(f"SELECT count(*) FROM {truth}").fetchone()
         fakes, empty = con.execute(f'SELECT count(*) FILTER (WHERE gid IS NULL), count(*) FILTER (WHERE gid IS NULL '
@@ -127,7 +86,7 @@ def test_people_who_leave_and_come_back_keep_their_buckets():
     back = published[2][0]
     assert back.suppressed == back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"]
     assert back.algorithm["invariance"]["reopened"] > 0
-    assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+    assert group_intersection_attack(con, published, L) == 0 and group_difference_attack(con, published, L) == 0
 
 
 def test_what_the_lgb_gate_cannot_follow_is_refused_under_invariant():
@@ -155,12 +114,12 @@ def test_t_close_buckets_keep_their_signatures_and_new_ones_are_close_to_the_who
     con = duckdb.connect()
     people(con, "people", 4000)
     published = publish_nights(con, lambda: anonymize(spec("invariant", models=t), con), "people", 3,
-                               after=lambda night, r: keep_state(con, night, r))
+                               after=lambda night, r: keep_state(con, "lg", night, r))
     assert len(published) == 3
     gate = json.loads(con.execute("SELECT figures FROM _anon_releases._audit WHERE version = 3").fetchone()[0])
     assert gate["combination"]["not_checked"] and published[-1][0].algorithm["invariance"]["placed"] > 0
     buckets_as_published(con, published)
-    assert difference_attack(con, published) == 0
+    assert group_difference_attack(con, published, L) == 0
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -172,8 +131,8 @@ def test_random_nights_publish_invariant_lgb_versions_or_nothing(size, seed, lea
     con = duckdb.connect()
     people(con, "people", size, seed=seed)
     published = publish_nights(con, lambda: anonymize(spec("invariant", suppression_limit=0.2), con), "people", 3,
-                               back, lambda night, r: keep_state(con, night, r),
+                               back, lambda night, r: keep_state(con, "lg", night, r),
                                leave=leave, joiners=joiners, change=change, seed=seed)
     if published:
         buckets_as_published(con, published)
-        assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
+        assert group_intersection_attack(con, published, L) == 0 and group_difference_attack(con, published, L) == 0

@@ -62,13 +62,9 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
 
 def merge(engine: Engine, plan: Plan, result: AlgorithmResult, colliding: str, attempt: int) -> AlgorithmResult:
     """Merge each group of ``result`` whose class is in ``colliding`` with its neighbour
-    (``merge.sql.j2``) and box the groups again (``assign.sql.j2``): the repair when a box
-    would repeat an earlier version's with another multiset."""
-    merged, assign = engine.work(f"inv_merged{attempt}"), engine.work(f"inv_assign{attempt}")
-    engine.run(_T + "merge.sql.j2", target=merged, assign=result.assign, colliding=colliding, qis=len(plan.qis))
-    engine.run("families/invariance/assign.sql.j2", plan.key.params(), target=assign, placed=merged, fakes=None,
-               rows=result.base or plan.base, qis=len(plan.qis))
-    engine.release_tables(merged, result.assign, always=True)
+    (:func:`anonymizer.families.invariance.merge`): the repair when a box would repeat an
+    earlier version's with another multiset."""
+    assign = shared.merge(engine, plan, result.assign, result.base or plan.base, colliding, attempt)
     (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()
     notes = dict(result.notes, invariance=dict(result.notes.get("invariance", {}), merges=attempt + 1))
     # the groups are boxed by their rows' codes now: no level vector, no class cells of before

@@ -19,6 +19,8 @@ GeneIR (section 6.1.3, Tong et al. 2010)        :mod:`.geneir`                  
 Alg. 1 lines 27-31, Table 4 published form      :mod:`.form` (build, verify, metrics)                  table, class_values
 Eqs. 3, 11, 15 NLoss; section 5 vulnerable      :mod:`.metrics`                                        ../../metrics/ir_nloss
 Eq. 19 query error, section 6 experiments       :mod:`anonymizer.reproduce.p004_identity_reserved`
+m-invariance across versions (Xiao and Tao      :mod:`.invariance` (the individuals' lists),           invariance/
+2007; not in paper 004)                         ``gate_models`` in :mod:`.options`
 ==============================================  =====================================================  =====================
 
 ``steps`` plugs the algorithms into the release (:mod:`anonymizer.families`).
@@ -33,4 +35,4 @@ IR_MODEL_TYPES = ("ir-k-anonymity", "ir-kl-anonymity", "ir-alpha-beta-anonymity"
 FAMILY = Family(
     "identity_reserved", "004",
     algorithms={"danonyir": frozenset({"seed", "renumber"}), "geneir": frozenset({"seed", "renumber"})},
-    models=frozenset(IR_MODEL_TYPES), reads=frozenset({"individual"}), package=__name__)
+    models=frozenset(IR_MODEL_TYPES), reads=frozenset({"individual"}), package=__name__, gate=True)

@@ -35,7 +35,7 @@ from anonymizer.families.identity_reserved import verify as identity_reserved
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 
-EC_ID, ID_NUM = "ec_id", "id_num"
+EC_ID, ID_NUM, COUNTERFEITS = "ec_id", "id_num", "counterfeits"
 
 
 @dataclass(frozen=True)
@@ -62,14 +62,17 @@ def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
     return danonyir(engine, plan, people, model)
 
 
-def published_names(plan: Plan) -> list[str]:
-    """The published columns in order; a clash with a generated name is a SpecError."""
+def published_names(plan: Plan, counterfeits: bool = False) -> list[str]:
+    """The published columns in order (with ``counterfeits``, each class's count of
+    counterfeit individuals, in an m-invariant version); a clash with a generated name is a
+    SpecError."""
     names = [EC_ID, ID_NUM]
     for q in plan.qis:
         names += [q.name] + ([f"{q.name}_low", f"{q.name}_high"] if q.numeric else [f"{q.name}_values"])
     names += [plan.sensitive[0].column.name] + [k.column.name for k in plan.passthrough]
+    names += [COUNTERFEITS] if counterfeits else []
     check_clashes(names, "a column of the identity-reserved table (ec_id, id_num, <qi>_low, <qi>_high, "
-                         "<qi>_values); rename it in a view first")
+                         "<qi>_values, counterfeits); rename it in a view first")
     return names
 
 
@@ -78,22 +81,32 @@ def _qi_context(plan: Plan) -> list[dict]:
              "high": ident(f"{q.name}_high"), "setcol": ident(f"{q.name}_values")} for q in plan.qis]
 
 
-def build(engine: Engine, plan: Plan, people: Individuals, result: IRResult) -> IRCandidate:
-    """Write the candidate table (templates/families/identity_reserved/class_values.sql.j2 per QI, then families/identity_reserved/table.sql.j2)."""
-    columns = published_names(plan)
+def build(engine: Engine, plan: Plan, rec: str, result: IRResult, counterfeits: bool = False) -> IRCandidate:
+    """Write the candidate table (templates/families/identity_reserved/class_values.sql.j2 per
+    QI, then families/identity_reserved/table.sql.j2) of the records ``rec`` (``(__rid, pid,
+    s)``) in the classes ``result.assign``; with ``counterfeits`` (an m-invariant version,
+    :mod:`.invariance`: ``plan.base`` holds the counterfeit records and ``result.assign`` marks
+    counterfeit individuals by a negative ``irid``), each class's count of them is published."""
+    columns = published_names(plan, counterfeits)
     qis = _qi_context(plan)
     for q, ctx in zip(plan.qis, qis):
         ctx["table"] = engine.work(f"ir_values{q.index}")
         engine.run("families/identity_reserved/class_values.sql.j2", domain_params(q) if q.numeric and result.levels else None,
-                   target=ctx["table"], assign=result.assign, records=people.rec, base=plan.base, dom=q.dom,
+                   target=ctx["table"], assign=result.assign, records=rec, base=plan.base, dom=q.dom,
                    hier=q.hier, levels=result.levels, i=q.index, numeric=q.numeric)
     table = engine.work("ir_candidate")
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.passthrough]
-    engine.run("families/identity_reserved/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=people.rec, base=plan.base, qis=qis,
-               sens=ident(plan.sensitive[0].column.name), kept=kept)
+    engine.run("families/identity_reserved/table.sql.j2", plan.key.params(), target=table, assign=result.assign, records=rec, base=plan.base, qis=qis,
+               sens=ident(plan.sensitive[0].column.name), kept=kept,
+               counterfeits=ident(COUNTERFEITS) if counterfeits else None)
     rows, classes, persons = engine.execute(
         f"SELECT count(*), count(DISTINCT {ident(EC_ID)}), count(DISTINCT {ident(ID_NUM)}) FROM {table}").fetchone()
     return IRCandidate(table, columns, rows, classes, persons)
+
+
+def drop(engine: Engine, plan: Plan, candidate: IRCandidate) -> None:
+    """Drop a candidate and its class values (:func:`build` makes them anew)."""
+    engine.release_tables(candidate.table, *(engine.work(f"ir_values{q.index}") for q in plan.qis), always=True)
 
 
 def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
@@ -118,11 +131,12 @@ def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
     return checks
 
 
-def metrics(engine: Engine, plan: Plan, candidate: IRCandidate, result: IRResult) -> dict:
-    """NLoss (Eq. 15), class sizes, and the vulnerable classes of an IR model (section 5)."""
+def metrics(engine: Engine, plan: Plan, candidate: IRCandidate, result: IRResult, counterfeits: bool = False) -> dict:
+    """NLoss (Eq. 15), class sizes, and the vulnerable classes of an IR model (section 5);
+    with ``counterfeits`` (an m-invariant version), NLoss is over the source's records only."""
     qis = [{"name": q.name, "numeric": True, "low": q.num_min, "high": q.num_max} if q.numeric
            else {"name": q.name, "numeric": False, "size": q.m} for q in plan.qis]
-    loss = nloss(engine, candidate.table, qis, plan.base_rows, result.suppressed_records)
+    loss = nloss(engine, candidate.table, qis, plan.base_rows, result.suppressed_records, real_only=counterfeits)
     out = {"nloss": loss["nloss"], "nloss_per_qi": loss["per_qi"], "classes": candidate.classes,
            "individuals": candidate.individuals, "records": candidate.rows,
            "individuals_per_class": candidate.individuals / candidate.classes if candidate.classes else None,

@@ -44,7 +44,7 @@ from anonymizer.engine.names import ident
 
 
 def nloss(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], rows_total: int,
-          suppressed_records: int) -> dict:
+          suppressed_records: int, real_only: bool = False) -> dict:
     """NLoss(D, D*) of a candidate (Eqs. 11-15), in SQL.
 
     Args:
@@ -53,6 +53,8 @@ def nloss(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], rows
             QI) or ``{"name", "numeric": False, "size"}`` (``|X|`` of a categorical one).
         rows_total: ``|D|``, the records of the source, suppressed ones included.
         suppressed_records: records left out of the candidate; each costs 1 per QI.
+        real_only: the candidate holds counterfeit records (negative ``__rid``, an m-invariant
+            version): they are no records of the source and are left out.
 
     Returns ``{"nloss", "loss" (Eq. 14), "records" (|D|), "released", "suppressed",
     "qis" (|QI|), "per_qi": {name: mean loss of the QI over |D| records}, "released_nloss"
@@ -70,7 +72,8 @@ def nloss(engine: Engine, candidate: str, qis: Sequence[Mapping[str, Any]], rows
         else:
             params[f"size{j}"] = int(q["size"])
             cols.append({"numeric": False, "vals": ident(f"{q['name']}_values")})
-    released, *figures = engine.one("metrics/ir_nloss.sql.j2", params, candidate=candidate, qis=cols)
+    released, *figures = engine.one("metrics/ir_nloss.sql.j2", params, candidate=candidate, qis=cols,
+                                    real_only=real_only)
     released = int(released)
     sums, bad = [float(x) for x in figures[::2]], [int(x) for x in figures[1::2]]
     for q, n in zip(qis, bad):

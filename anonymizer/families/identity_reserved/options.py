@@ -10,7 +10,7 @@ from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
-    from anonymizer.spec.types import Algorithm, Column
+    from anonymizer.spec.types import Algorithm, Column, ReleaseSpec
 
 
 def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
@@ -30,3 +30,40 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
         raise SpecError(where, f"{algorithm.name} takes exactly one identity-reserved model: {', '.join(IR_MODEL_TYPES)}")
     if any(c.flag for c in columns):
         raise SpecError("columns", f"{algorithm.name} does not read per-cell flags")
+
+
+def ungated(spec: ReleaseSpec) -> str | None:
+    """Why the cross-version gate cannot read a release of this spec, or ``None``. It follows
+    individuals (:mod:`anonymizer.families.identity_reserved.invariance`), so it needs
+    ``history.person`` to name the individual column."""
+    individual = next((c.name for c in spec.columns if c.role == "individual"), None)
+    if spec.history.person is None or spec.history.person != individual:
+        return (f"the identity_reserved family's gate follows individuals: set history.person to the individual "
+                f"column ({individual!r})")
+    return None
+
+
+def gate_models(model: PrivacyModel, sens: str) -> tuple[tuple[PrivacyModel, ...], int | None]:
+    """What the cross-version gate applies to an identity-reserved release, whose published
+    unit is an individual and whose value is the individual's list of sensitive values
+    (:mod:`anonymizer.families.identity_reserved.invariance`): the models each side of a
+    difference must meet, read on individuals and lists, and the fewest candidate lists the
+    intersection check requires of each person (``None``: no model bounds them).
+
+    - ``ir-k-anonymity``, ``ir-kl-anonymity``: k individuals per side (and l distinct lists,
+      the latter); no bound on candidates: these models let every individual of a class show
+      one list (section 5's vulnerable classes), so one version alone may leave one.
+    - ``eir-l-diversity``: l distinct lists per side, and l candidate lists (EIR l-diversity
+      implies l distinct lists in a class: a hitting set needs no more values than there
+      are lists, Theorem 3.1).
+    - ``ir-alpha-beta-anonymity``: no list above share beta on a side; no bound on candidates.
+    - ``eir-alpha-beta-anonymity``: the same, and 2 candidate lists (no value is held by every
+      individual of a class, Theorem 3.2, so a class shows two lists at least).
+    """
+    from anonymizer.models import AlphaKAnonymity, DistinctLDiversity, KAnonymity
+    k = (KAnonymity(model.k),) if hasattr(model, "k") else ()
+    if hasattr(model, "l"):
+        return (*k, DistinctLDiversity(model.l, sens)), int(model.l) if model.spec_type == "eir-l-diversity" else None
+    if hasattr(model, "beta"):
+        return (AlphaKAnonymity(float(model.beta), 1, sens),), 2 if model.spec_type.startswith("eir-") else None
+    return k, None

@@ -1,42 +1,121 @@
 """Paper 004's identity-reserved algorithms in the one release pipeline
 (:mod:`anonymizer.families`): individuals (Id_num), DAnonyIR or GeneIR, the Table 4 table,
-verified and measured (:mod:`.form`)."""
+verified and measured (:mod:`.form`), and the release's earlier versions (m-invariance of
+the individuals' lists, :mod:`.invariance`; the gate, :mod:`anonymizer.release.combination`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from anonymizer.engine.session import Engine
-from anonymizer.families.identity_reserved import form
+from anonymizer.families import invariance as shared
+from anonymizer.families.identity_reserved import form, invariance
 from anonymizer.families.identity_reserved.individuals import individuals
+from anonymizer.families.identity_reserved.options import gate_models, ungated
 from anonymizer.plan import Plan
+from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
+from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
+from anonymizer.engine.names import ident
 
 
 def run(engine: Engine, plan: Plan) -> Rounds:
-    """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR."""
-    people = individuals(engine, plan)
-    engine.say(f"{plan.spec.algorithm.name}: {people.count} individuals, {people.records} records, "
-               f"{len(plan.qis)} QIs")
-    result = form.run_algorithm(engine, plan, people)
-    return Rounds((people, result), result.suppressed_records, f"{result.suppressed_individuals} individuals "
-                                                               "suppressed")
+    """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR; in an m-invariant
+    version, the individuals keep their classes' lists first (:mod:`.invariance`)."""
+    keeps = shared.keeps_signatures(engine, plan)
+    if keeps:
+        invariance.check(plan)
+    kept = shared.continued(engine, plan) if keeps else None
+    if kept is not None:
+        rec, result, signed = invariance.invariant(engine, plan, *kept)
+    else:
+        people = individuals(engine, plan)
+        engine.say(f"{plan.spec.algorithm.name}: {people.count} individuals, {people.records} records, "
+                   f"{len(plan.qis)} QIs")
+        result = form.run_algorithm(engine, plan, people)
+        rec, signed = people.rec, invariance.first(engine, plan, people, result) if _gated(engine, plan) else None
+    return Rounds((rec, result, signed), result.suppressed_records, f"{result.suppressed_individuals} individuals "
+                                                                    "suppressed")
+
+
+def _gated(engine: Engine, plan: Plan) -> bool:
+    """Whether the cross-version gate reads this release's individuals (DuckDB, a person key
+    naming the individuals)."""
+    return engine.dialect == "duckdb" and ungated(plan.spec) is None
+
+
+def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:
+    """The plan whose ``base`` holds the published records (counterfeits too)."""
+    return plan if signed is None else replace(plan, base=signed.base)
+
+
+#: how many times m-invariance merges the groups whose labels repeat an earlier version's
+REPAIRS = 8
 
 
 def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.IRCandidate:
-    people, result = rounds.result
-    return form.build(engine, plan, people, result)
+    """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose labels
+    an earlier version published with another multiset of lists are merged first, up to
+    ``REPAIRS`` times (what remains, the gate refuses)."""
+    rec, result, signed = rounds.result
+    kept = bool(signed and signed.kept)
+    built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=kept)
+    for attempt in range(REPAIRS if kept else 0):
+        colliding = engine.work(f"colliding{attempt}")
+        if not combination.colliding(engine, plan.spec, _released(engine, plan, built), colliding):
+            break
+        rec, result, signed = invariance.merge(engine, plan, built.table, rec, result, signed, colliding, attempt)
+        form.drop(engine, plan, built)
+        built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=True)
+    rounds.result = (rec, result, signed)
+    return built
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate) -> list[dict]:
-    return form.verify(engine, plan, built)
+def verify(engine: Engine, plan: Plan, rounds: Rounds,
+           built: form.IRCandidate) -> tuple[list[dict], Combination | None]:
+    """The model and the table's form, then the cross-version gate (DuckDB, a release it covers)."""
+    _, result, signed = rounds.result
+    checks = form.verify(engine, _plan(plan, signed), built)
+    return checks, _gate(engine, plan, built, signed) if signed is not None else None
 
 
-def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate, checked: list[dict]) -> Verified:
-    _, result = rounds.result
+def _released(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invariance.Signed | None = None,
+              **state) -> Released:
+    """The candidate as the gate reads it: one row per published individual whose value is
+    its list, and the classes' boxes are their QI labels; ``state``: the person tables."""
+    rows, classes = engine.work("gate_individuals"), engine.work("gate_classes")
+    engine.release_tables(rows, classes, always=True)
+    sens = plan.sensitive[0].column.name
+    engine.run("families/identity_reserved/invariance/gate_rows.sql.j2", target=rows, candidate=built.table,
+               sens=ident(sens))
+    engine.run("families/identity_reserved/invariance/gate_classes.sql.j2", target=classes, candidate=built.table,
+               labels=[ident(q.name) for q in plan.qis])
+    models, bound = gate_models(form.model_of(plan), sens)
+    return Released(rows, classes, form.EC_ID, [q.name for q in plan.qis], [sens], sens, bound=bound, models=models,
+                    **state)
+
+
+def _gate(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invariance.Signed) -> Combination:
+    people, members, groups = shared.gate_inputs(engine, signed.assign, signed.rows, signed.rows, invariance.SIG,
+                                                 signed.kept)
+    return combination.gate(engine, plan.spec, _released(engine, plan, built, people=people, members=members,
+                                                         groups=groups))
+
+
+def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate,
+            checked: tuple[list[dict], Combination | None]) -> Verified:
+    _, result, signed = rounds.result
+    checks, gated = checked
+    notes = {"rounds": result.rounds, **result.notes}
+    k = getattr(form.model_of(plan), "k", None)
+    if signed is not None and signed.kept and k:   # classes under k real individuals (counterfeits fill them)
+        notes["invariance"]["thin_classes"] = shared.thin(engine, signed.assign, k)
     return Verified(built.table, built.columns, (form.EC_ID, "__pos"), built.rows,
-                    plan.null_suppressed + result.suppressed_records, built.classes, checked,
+                    plan.null_suppressed + result.suppressed_records, built.classes, checks,
                     {"classes": built.classes, "individuals": built.individuals},
-                    form.metrics(engine, plan, built, result), {"rounds": result.rounds, **result.notes})
+                    form.metrics(engine, plan, built, result, counterfeits=bool(signed and signed.kept)), notes,
+                    figures={"combination": gated.figures} if gated else {}, combination=gated)
 
 
 def summary_lines(r) -> list[str]:
@@ -46,6 +125,11 @@ def summary_lines(r) -> list[str]:
         lines.append(f"  clustering    {a['steps']} argmin steps (Alg. 1 lines 7-8), {a['merges']} classes merged, "
                      f"{a['residual']} residual individuals: {a['joined']} joined a class, "
                      f"{a['residual'] - a['joined']} suppressed (Alg. 7)")
+    if "invariance" in a:
+        inv = a["invariance"]
+        lines.append(f"  m-invariance  {inv['returned']} individuals returned to their classes, {inv['placed']} took a "
+                     f"leaver's place, {inv['new_rows']} new ({inv['held_back']} held back, {inv['returners_held']} "
+                     f"returners held), {inv['counterfeits']} counterfeit individuals ({inv['counterfeit_records']} records)")
     if "nloss" in u:
         lines.append(f"  individuals   {u['individuals']} in {u['classes']} classes ({fmt(u['individuals_per_class'])} "
                      f"per class), {u['suppressed_individuals']} suppressed")

@@ -34,7 +34,7 @@ from anonymizer.families.lgb.bucketize import Buckets, local_bucketization
 from anonymizer.families.lgb.subsets import Attribute, attributes, qi_partition, value_pairs
 from anonymizer.plan import Plan
 
-#: the work column holding a row's bucketized code
+#: the work column holding a row's bucketized value (as text: codes change between versions)
 SIG = "__v"
 
 
@@ -58,9 +58,9 @@ def bucketized(attrs: list[Attribute]) -> Attribute:
 
 
 def signed_rows(engine: Engine, plan: Plan, pairs: str, x: Attribute) -> str:
-    """``(__rid, p0, __v)``: each row's person and bucketized code (``signed.sql.j2``)."""
+    """``(__rid, p0, __v)``: each row's person and bucketized value as text (``signed.sql.j2``)."""
     target = engine.work("lgb_signed")
-    engine.run("families/lgb/signed.sql.j2", {"a": x.index}, target=target, base=plan.base, pairs=pairs)
+    engine.run("families/lgb/signed.sql.j2", {"a": x.index}, target=target, base=plan.base, pairs=pairs, dom=x.dom)
     return target
 
 
@@ -77,7 +77,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
     start = time.perf_counter()
     k = plan.spec.k
     subsets = qi_partition(engine, plan, k)
-    attrs = attributes(engine, plan, subsets)
+    attrs = attributes(engine, plan, subsets, (groups, previous))
     x = bucketized(attrs)
     pairs = value_pairs(engine, plan, attrs, subsets)
     signed = signed_rows(engine, plan, pairs, x)
@@ -86,7 +86,8 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
     def group_new(rest: str, rows: int) -> tuple[str | None, int, dict]:
         nonlocal rounds
         fresh = engine.work("lgb_new_pairs")
-        engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=fresh, rows=rest, assign=None)
+        engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=fresh, rows=rest, dom=x.dom,
+                   assign=None)
         try:   # Alg. 2 on the new rows alone (t-closeness: against the whole version's values)
             new = local_bucketization(engine, attrs, fresh, plan.key, whole=pairs)
         except PrivacyCheckFailed:    # the new rows as a whole fail the principle: held back
@@ -96,10 +97,11 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
         engine.release_tables(new.dealt, new.shown, new.ranges, fresh, always=True)
         return assign, 0, {"buckets_formed": new.buckets[x.name]}
 
-    kept = shared.keep(engine, plan, shared.Signature(signed, SIG, [{"col": SIG, "type": "INTEGER", "part": None}], []),
+    kept = shared.keep(engine, plan, shared.Signature(signed, SIG, [{"col": SIG, "type": "VARCHAR", "part": None}], []),
                        group_new, people, groups, previous)
     dealt, shown = engine.work("lgb_dealt"), engine.work("lgb_shown")
-    engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=dealt, rows=kept.rows, assign=kept.assign)
+    engine.run("families/lgb/kept_pairs.sql.j2", {"a": x.index}, target=dealt, rows=kept.rows, dom=x.dom,
+               assign=kept.assign)
     engine.run("families/lgb/bucket_shuffle.sql.j2", plan.key.params(), target=shown, dealt=dealt)
     real = engine.work("lgb_real")
     engine.run("families/lgb/real_rows.sql.j2", target=real, base=subsets.base, assign=kept.assign)

@@ -66,8 +66,12 @@ class Subsets:
         return sum(n for _, n in self.dropped)
 
 
-def attributes(engine: Engine, plan: Plan, subsets: "Subsets") -> list[Attribute]:
-    """Every attribute with its class (Definitions 1-3, over the rows kept) and bucket principle."""
+def attributes(engine: Engine, plan: Plan, subsets: "Subsets",
+               kept: tuple[str, int] | None = None) -> list[Attribute]:
+    """Every attribute with its class (Definitions 1-3, over the rows kept) and bucket
+    principle. ``kept``: an m-invariant version's private groups and the version they hold
+    (:mod:`anonymizer.families.lgb.invariance`), whose values the sensitive domain holds too,
+    so that a counterfeit of a value no row holds any more has a code."""
     flagged = [q for q in plan.qis if q.flag]
     row = engine.one("families/lgb/attribute_counts.sql.j2", base=plan.base, kept=subsets.base,
                      flags=[q.flag for q in flagged])
@@ -79,13 +83,17 @@ def attributes(engine: Engine, plan: Plan, subsets: "Subsets") -> list[Attribute
         out.append(Attribute(q.index, q.name, q.numeric, q.dom, q.m, kind, n, q.code, q.flag, q,
                              principle_of(plan, q.name) if n else None))
     for k in plan.sensitive:
-        out.append(_sensitive_column(engine, plan, k, len(out), rows))
+        out.append(_sensitive_column(engine, plan, k, len(out), rows, kept))
     return out
 
 
-def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int) -> Attribute:
+def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int,
+                      kept: tuple[str, int] | None) -> Attribute:
     dom = engine.work(f"adom{a}")
-    engine.run("families/lgb/sensitive_domain.sql.j2", target=dom, base=plan.base, column=k.internal, numeric=k.numeric)
+    groups, previous = kept or (None, None)
+    engine.run("families/lgb/sensitive_domain.sql.j2", None if kept is None else {"previous": previous}, target=dom,
+               base=plan.base, column=k.internal, numeric=k.numeric, groups=groups,
+               type=engine.columns(plan.base)[k.internal])
     m = engine.execute(f"SELECT count(*) FROM {dom}").fetchone()[0]
     return Attribute(a, k.column.name, k.numeric, dom, m, KINDS[2], rows, k.internal,
                      principle=principle_of(plan, k.column.name))

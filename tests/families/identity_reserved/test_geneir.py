@@ -20,7 +20,7 @@ from anonymizer.families.identity_reserved.geneir import geneir
 from anonymizer.engine.session import Engine, render
 from anonymizer.errors import SpecError
 from anonymizer.families.identity_reserved.individuals import individuals
-from anonymizer.datasets.patients import patients, patients_spec
+from anonymizer.datasets.patients import churn, patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.families.identity_reserved.form import model_of
 from anonymizer.models import KAnonymity
@@ -424,7 +424,9 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     from tests.test_templates import collect
 
     rendered, executed, _ = collect(monkeypatch)
-    patients(duckdb.connect(), "p", individuals=100)
+    churned = duckdb.connect()
+    patients(churned, "p", individuals=100)
+    churn(churned, "p", night=1, leave=0.1, joiners=10, change=0.1)
     for model in (KL33, AB46):
         run(duckdb.connect(), model, trees, order=TABLE3_ORDER, extra=[BOB])
     mine = [t for t in list_templates() if t.startswith(("geneir/", "datasets/patients", "datasets/profile"))]
