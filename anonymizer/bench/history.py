@@ -5,8 +5,11 @@ diagnosis sensitive) is released ``versions`` times; between two versions ``chur
 people leave, as many join and ``change`` of those who stay get another diagnosis. Every
 night the same table is released twice on the same connection, under the same models
 (``family``: ``generalized``, k-anonymity and distinct l-diversity by Mondrian;
-``anatomy``, l-diversity by paper 002's MBF; or ``lgb``, k-anonymous local equivalence
-groups and l-unique buckets of the diagnosis by paper 000's LGB_MDP):
+``anatomy``, l-diversity by paper 002's MBF; ``lgb``, k-anonymous local equivalence
+groups and l-unique buckets of the diagnosis by paper 000's LGB_MDP; or
+``identity_reserved``, EIR l-diversity by GeneIR on paper 004's patients, several diagnosis
+records each, :mod:`anonymizer.datasets.patients`, whose ``rows`` are records, the
+individuals about ``rows`` / 9.25, and whose ``change`` gives a patient one more record):
 
 - ``invariant``: ``history: {guarantee: invariant, person: pid}``, m-invariance and the
   cross-version gate (:mod:`anonymizer.families.invariance`);
@@ -15,7 +18,8 @@ groups and l-unique buckets of the diagnosis by paper 000's LGB_MDP):
 Each night yields both runs' seconds, the plain ``GROUP BY`` scan of the QIs (the
 yardstick) and the ratios to it, and the loss of each (``loss``: NCP per cell for the
 generalized family, the additional information loss of Def. 14 for anatomy, NCP per QI
-cell for LGB), counterfeit rows, suppressed rows, classes (groups). Anatomy's and LGB's
+cell for LGB, NLoss for identity-reserved releases), counterfeit rows (counterfeit
+individuals for identity-reserved releases), suppressed rows, classes (groups). Anatomy's and LGB's
 releases may suppress 1 % of the rows (:data:`SUPPRESSION`): under invariant, the joiners
 their algorithm cannot group among themselves, and returners whose place was taken, are
 held back. The invariant release also reports what the gate measured of the
@@ -37,19 +41,29 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.bench.harness import PEAK_COLUMN, figure, format_table, memory, scan_time
-from anonymizer.datasets.churn import churn as night, people
+from anonymizer.datasets import churn as table_churn, patients
 from anonymizer.engine.session import Engine
 
 QIS = ("age", "zip", "sex")
+#: the identity-reserved release's QIs (paper 004's Table 5, its front three)
+PATIENT_QIS = patients.QIS[:3]
+#: paper 004's mean records per patient (456,767 / 49,384), by which ``rows`` gives individuals
+RECORDS_PER_PATIENT = 9.25
 
 
 #: anatomy's suppression budget: the few joiners MSB cannot group alone are held back
 SUPPRESSION = 0.01
 #: the families the benchmark releases, and the utility figure it reports as their loss
-FAMILIES = {"generalized": "ncp", "anatomy": "additional_information_loss", "lgb": "ncp_per_qi_cell"}
+FAMILIES = {"generalized": "ncp", "anatomy": "additional_information_loss", "lgb": "ncp_per_qi_cell",
+            "identity_reserved": "nloss"}
 
 
 def spec(guarantee: str, k: int, l: int, family: str = "generalized") -> dict:
+    if family == "identity_reserved":
+        return patients.patients_spec("people", qis=len(PATIENT_QIS), model={"type": "eir-l-diversity", "l": l},
+                                      algorithm={"name": "geneir"}, release=f"nightly_{guarantee}",
+                                      suppression_limit=SUPPRESSION) | {
+            "history": {"guarantee": guarantee, "person": patients.PERSON}}
     models, algorithm = {
         "generalized": ([{"type": "k-anonymity", "k": k}, {"type": "distinct-l-diversity", "l": l,
                                                             "sensitive": "diagnosis"}], None),
@@ -73,13 +87,15 @@ def run_history_bench(rows: int, versions: int = 10, churn: float = 0.01, change
     con.execute("SET enable_progress_bar = false")
     try:
         engine = Engine(con)
-        people(con, "people", rows)
+        start, night = _table(con, family)
+        people = start(rows)
         for version in range(1, versions + 1):
             if version > 1:
-                night(con, "people", night=version, leave=churn, joiners=round(churn * rows), change=change)
+                night(version, leave=churn, joiners=round(churn * people), change=change)
             (size,) = con.execute("SELECT count(*) FROM people").fetchone()
             out = {"bench": "history", "family": family, "version": version, "rows": size,
-                   "scan_seconds": round(scan_time(engine, '"people"', QIS), 3)}
+                   "scan_seconds": round(scan_time(engine, '"people"',
+                                                   PATIENT_QIS if family == "identity_reserved" else QIS), 3)}
             for guarantee in ("invariant", "independent"):
                 start = time.perf_counter()
                 result = anonymize(spec(guarantee, k, l, family), con)
@@ -96,6 +112,20 @@ def run_history_bench(rows: int, versions: int = 10, churn: float = 0.01, change
             yield out
     finally:
         con.close()
+
+
+def _table(con: duckdb.DuckDBPyConnection, family: str):
+    """The family's table ``people``: how to create it with ``rows`` rows (returns its
+    people), and one night's churn (``night(version, leave=, joiners=, change=)``)."""
+    if family == "identity_reserved":
+        def start(rows: int) -> int:
+            return patients.patients(con, "people", max(1, round(rows / RECORDS_PER_PATIENT)), seed=1)["individuals"]
+        return start, lambda version, **night: patients.churn(con, "people", night=version, **night)
+
+    def create(rows: int) -> int:
+        table_churn.people(con, "people", rows)
+        return rows
+    return create, lambda version, **night: table_churn.churn(con, "people", night=version, **night)
 
 
 def _audited(con: duckdb.DuckDBPyConnection, release: str, version: int) -> dict:

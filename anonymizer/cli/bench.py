@@ -241,24 +241,26 @@ def ir(rows: tuple[int, ...], algorithms: tuple[str, ...], l_value: int, model: 
 
 @bench.command(name="history")
 @click.option("--rows", type=click.IntRange(100), default=1_000_000, show_default=True,
-              help="People in the table at the first version.")
+              help="People in the table at the first version (identity_reserved: records).")
 @click.option("--versions", type=click.IntRange(2, 100), default=10, show_default=True, help="Nightly versions.")
 @click.option("--churn", type=Finite(0, 0.5), default=0.01, show_default=True,
               help="Fraction of the people who leave each night; as many join.")
 @click.option("--change", type=Finite(0, 0.5), default=0.005, show_default=True,
-              help="Fraction of those who stay whose diagnosis changes each night.")
+              help="Fraction of those who stay whose diagnosis changes each night (identity_reserved: who gain a record).")
 @k_option()
 @click.option("--l", "l_value", type=click.IntRange(1), default=3, show_default=True,
               help="l of distinct l-diversity on the diagnosis (anatomy: of l-diversity; lgb: of l-unique buckets).")
-@click.option("--family", type=click.Choice(["generalized", "anatomy", "lgb"]), default="generalized",
-              show_default=True, help="Release with Mondrian (k and distinct l), as anatomy tables (paper 002's "
-                                      "MBF, l) or as an LGB table (paper 000's LGB_MDP, k and l-unique buckets).")
+@click.option("--family", type=click.Choice(["generalized", "anatomy", "lgb", "identity_reserved"]),
+              default="generalized", show_default=True,
+              help="Release with Mondrian (k and distinct l), as anatomy tables (paper 002's MBF, l), as an LGB table "
+                   "(paper 000's LGB_MDP, k and l-unique buckets) or as paper 004's identity-reserved table (GeneIR, "
+                   "EIR l-diversity, on generated patients with several records each).")
 def history_bench(rows: int, versions: int, churn: float, change: float, k: int, l_value: int, family: str) -> None:
     """Time nightly releases of a changing table (issue 36): every night the same table is
     released under history: invariant (m-invariance and the cross-version gate) and as an
     independent full re-run of the algorithm; each line gives both times against one GROUP
     BY over the QIs, their loss (NCP, anatomy's additional information loss, or LGB's NCP
-    per QI cell; counterfeit rows, suppressed rows) and the people the independent versions
+    per QI cell, or paper 004's NLoss; counterfeit rows, suppressed rows) and the people the independent versions
     isolate in combination.
 
     \b
@@ -266,6 +268,7 @@ def history_bench(rows: int, versions: int, churn: float, change: float, k: int,
       anonymizer bench history --rows 1000000 --versions 10 --churn 0.01
       anonymizer bench history --family anatomy --rows 1000000
       anonymizer bench history --family lgb --rows 1000000
+      anonymizer bench history --family identity_reserved --rows 1000000
     """
     from anonymizer.bench.history import format_history_bench, run_history_bench
     stream(run_history_bench(rows, versions, churn, change, k, l_value, family), format_history_bench)

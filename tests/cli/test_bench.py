@@ -100,3 +100,17 @@ def test_bench_history_releases_anatomy_too(invoke):
     for r in runs[1:]:
         assert r["invariant"]["isolated"] == r["invariant"]["below_l"] == 0 and r["invariant"]["counterfeits"] > 0
     assert sum(r["independent"]["below_l"] + r["independent"]["isolated"] for r in runs) > 0
+
+
+def test_bench_history_releases_identity_reserved_patients_too(invoke):
+    """Paper 004's patients (``--rows`` counts records): GeneIR under EIR l-diversity; the
+    invariant versions publish counterfeit individuals for the leavers and isolate no one."""
+    res = invoke("bench", "history", "--family", "identity_reserved", "--rows", 9000, "--versions", 3,
+                 "--churn", 0.05, "--change", 0.02)
+    assert res.exit_code == 0, res.output
+    runs = [json.loads(line) for line in res.stdout.strip().splitlines()]
+    assert [r["family"] for r in runs] == ["identity_reserved"] * 3 and runs[0]["rows"] > 8000
+    for r in runs[1:]:
+        assert r["invariant"]["isolated"] == r["invariant"]["below_l"] == 0 and r["invariant"]["counterfeits"] > 0
+        assert r["invariant"]["loss"] > 0
+    assert sum(r["independent"]["below_l"] + r["independent"]["isolated"] for r in runs) > 0
