@@ -257,7 +257,7 @@ def _identity_reserved(con) -> None:
     nightly = patients_spec("patients", qis=1, model={"type": "eir-l-diversity", "l": 2}, release="w ir night",
                             algorithm={"name": "danonyir", "seed": 2}, suppression_limit=0.5)
     anonymize(dict(nightly, history={"person": "patient_id"}), con)
-    patients_night(con, 1, joiners=60, seed=4, **IR_SMALL)
+    patients_night(con, 1, joiners=30, leave=0.2, seed=2, **IR_SMALL)
     anonymize(dict(nightly, history={"person": "patient_id"}), con)
 
 

@@ -8,9 +8,17 @@
   meets them as it did when it formed, and a person's candidate lists, intersected over the
   versions, are their class's.
 - **Who is who**: ``history.person`` names the individual column (an identity-reserved
-  release follows its individuals; :func:`check`). An individual whose records changed (a
-  new record, a value changed) has another list: their old place becomes a counterfeit and
-  they enter as new (m-Distinct's updates, Li and Zhou 2008), as for every family.
+  release follows its individuals; :func:`check`).
+- **Records that change.** An individual who only *gained* records keeps the list the
+  previous version published and their new records are held back (``gained.sql.j2``;
+  counted as suppressed, every version after): their new list is an old one plus a value,
+  so anyone who knows that they gained a record could pair their old class's lists with
+  their new class's and pin both (found by an adversarial review; 66 of 66 such patients
+  narrowed below 3 candidate lists in a test of 800 patients). An individual whose records
+  changed otherwise (a value replaced or a record removed) has another list: their old
+  place becomes a counterfeit and they enter as new (m-Distinct's updates, Li and Zhou
+  2008), as in every family; the adversary we claim against knows *when* they changed, not
+  how.
 - **Boxes** are the ranges of the individuals' QI codes (one value per individual, section
   4.4.3), so a newcomer takes an open place only inside a group's range; the published
   labels are each class's interval or value set (section 2.2), under GeneIR too (the kept
@@ -99,6 +107,10 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
     and the individual rows."""
     from anonymizer.families.identity_reserved.form import run_algorithm
     start = time.perf_counter()
+    kept_records = engine.work("ir_kept_records")
+    engine.run(_T + "gained.sql.j2", {"previous": previous}, target=kept_records, base=plan.base, people=people)
+    held = plan.base_rows - shared.count(engine, kept_records)
+    plan = replace(plan, base=kept_records)   # base_rows stays: the held-back records count as suppressed
     signed = signed_rows(engine, plan)
     rounds, steps = [], {}
 
@@ -134,7 +146,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
     real_records, fake_records = engine.execute(
         f"SELECT count(*) FILTER (WHERE __rid >= 0), count(*) FILTER (WHERE __rid < 0) FROM {rec}").fetchone()
     notes = dict(kept.notes, invariance=dict(kept.notes["invariance"], unit="individuals",
-                                             counterfeit_records=fake_records))
+                                             counterfeit_records=fake_records, held_records=held))
     result = IRResult(numbered, None, individual_rows.base_rows - kept.real, plan.base_rows - real_records,
                       kept.classes, sum(rounds), {**steps, **notes, "seconds": time.perf_counter() - start})
     return rec, result, signed

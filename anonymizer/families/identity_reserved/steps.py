@@ -129,7 +129,8 @@ def summary_lines(r) -> list[str]:
         inv = a["invariance"]
         lines.append(f"  m-invariance  {inv['returned']} individuals returned to their classes, {inv['placed']} took a "
                      f"leaver's place, {inv['new_rows']} new ({inv['held_back']} held back, {inv['returners_held']} "
-                     f"returners held), {inv['counterfeits']} counterfeit individuals ({inv['counterfeit_records']} records)")
+                     f"returners held), {inv['counterfeits']} counterfeit individuals ({inv['counterfeit_records']} records), "
+                     f"{inv['held_records']} records held back (individuals who gained them keep their list)")
     if "nloss" in u:
         lines.append(f"  individuals   {u['individuals']} in {u['classes']} classes ({fmt(u['individuals_per_class'])} "
                      f"per class), {u['suppressed_individuals']} suppressed")
