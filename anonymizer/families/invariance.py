@@ -202,6 +202,17 @@ def merge(engine: Engine, plan: Plan, assign: str, rows: str, colliding: str, at
     return out
 
 
+def summary_line(inv: dict, groups: str, counterfeits: str) -> str:
+    """The summary's line of an m-invariant version (``inv``: its ``invariance`` notes):
+    where its rows went, ``groups`` naming the family's groups (``groups``, ``buckets``,
+    ``classes``) and ``counterfeits`` what a counterfeit is (``records``, ``rows (gid
+    NULL)``, ``individuals``)."""
+    return (f"  m-invariance  {inv['returned']} returned to their {groups}, {inv['placed']} took a leaver's place, "
+            f"{inv['new_rows'] - inv['held_back']} grouped anew, {inv['held_back']} held back (and "
+            f"{inv.get('returners_held', 0)} returners; {inv.get('reopened', 0)} reopened their multiset); "
+            f"{inv['counterfeits']} counterfeit {counterfeits}")
+
+
 def group_state(engine: Engine, assign: str, rows: str, value: str | None, gid: bool) -> str:
     """Each group's published multiset ``(gid, value, n)``, the private state the next
     version keeps: m-invariance's groups (``gid``: ``assign`` has ``__gid``), or the classes

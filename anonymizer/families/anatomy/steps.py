@@ -91,11 +91,7 @@ def summary_lines(r) -> list[str]:
                      f"{a['residual_added']} records added to them, {a['suppressed']} suppressed")
     if "invariance" in a:
         inv = a["invariance"]
-        lines.append(f"  m-invariance  {inv['returned']} returned to their groups, {inv['placed']} took a leaver's "
-                     f"place, {inv['new_rows'] - inv['held_back']} grouped anew, {inv['held_back']} held back "
-                     f"(and {inv.get('returners_held', 0)} returners; {inv.get('reopened', 0)} reopened their "
-                     f"group's multiset); "
-                     f"{inv['counterfeits']} counterfeit records")
+        lines.append(shared.summary_line(inv, "groups", "records"))
     if "additional_information_loss" in u:
         lines.append(f"  utility       additional information loss {fmt(u['additional_information_loss'])} "
                      f"(Def. 14), suppression ratio {fmt(u['suppression_ratio'])} (Def. 15)")

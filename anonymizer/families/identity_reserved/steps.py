@@ -127,10 +127,9 @@ def summary_lines(r) -> list[str]:
                      f"{a['residual'] - a['joined']} suppressed (Alg. 7)")
     if "invariance" in a:
         inv = a["invariance"]
-        lines.append(f"  m-invariance  {inv['returned']} individuals returned to their classes, {inv['placed']} took a "
-                     f"leaver's place, {inv['new_rows']} new ({inv['held_back']} held back, {inv['returners_held']} "
-                     f"returners held), {inv['counterfeits']} counterfeit individuals ({inv['counterfeit_records']} records), "
-                     f"{inv['held_records']} records held back (individuals who gained them keep their list)")
+        lines.append(shared.summary_line(inv, "classes", f"individuals ({inv['counterfeit_records']} records); "
+                                                          f"{inv['held_records']} records of individuals who gained "
+                                                          "them held back"))
     if "nloss" in u:
         lines.append(f"  individuals   {u['individuals']} in {u['classes']} classes ({fmt(u['individuals_per_class'])} "
                      f"per class), {u['suppressed_individuals']} suppressed")

@@ -84,10 +84,7 @@ def summary_lines(r) -> list[str]:
                      f"{a['groups']} local equivalence groups ({a['generalization_rounds']} rounds)")
     if "invariance" in a:
         inv = a["invariance"]
-        lines.append(f"  m-invariance  {inv['returned']} returned to their buckets, {inv['placed']} took a leaver's "
-                     f"place, {inv['new_rows']} new rows ({inv['held_back']} held back, {inv['returners_held']} "
-                     f"returners held, {inv.get('reopened', 0)} reopened their bucket's multiset), "
-                     f"{inv['counterfeits']} counterfeit rows (gid NULL)")
+        lines.append(shared.summary_line(inv, "buckets", "rows (gid NULL)"))
     if "c_dm" in u:
         lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {fmt(u['ncp'])}, NCP per QI cell "
                      f"{fmt(u['ncp_per_qi_cell'])} (section 4.1)")
