@@ -12,7 +12,8 @@ Verification before anything is published, re-read from the candidate table:
 - the declared IR/EIR model holds in every class (:func:`anonymizer.families.identity_reserved.verify.verify`:
   counts in SQL, minimum hitting sets per class in Python where SQL cannot decide);
 - every class has one generalized value per QI (Definition 2.1), every record's true value lies
-  in it, and every individual sits in exactly one class (``templates/families/identity_reserved/judge.sql.j2``).
+  in it, every individual sits in exactly one class, and a numeric label agrees with its bounds
+  (``templates/families/identity_reserved/judge.sql.j2``).
 
 Metrics: NLoss (Eqs. 11-15), and for the IR models the share of vulnerable classes (section 5:
 satisfying the IR model but not its EIR version).
@@ -116,10 +117,11 @@ def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
     """
     view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
     form = engine.one("families/identity_reserved/judge.sql.j2", candidate=candidate.table, base=plan.base, qis=_qi_context(plan))
-    records, classes, persons, split, outside, torn = form
+    records, classes, persons, split, outside, torn, mislabelled = form
     for count, what in ((split, "classes with more than one generalized value"),
                         (outside, "records whose value lies outside their class's generalized value"),
-                        (torn, "individuals in more than one class")):
+                        (torn, "individuals in more than one class"),
+                        (mislabelled, "records whose numeric label and bounds disagree")):
         if count:
             raise PrivacyCheckFailed("identity-reserved table form (paper 004, Definition 2.1)", f"{count} {what}",
                                      count, view)
