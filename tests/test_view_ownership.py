@@ -74,7 +74,7 @@ def is_unchanged(con, spec: dict) -> bool:
     parsed = load_spec(spec)
     engine = Engine(con)
     parsed = resolve_columns(parsed, engine.columns("people"), "people")
-    return unchanged(engine, parsed, spec_fingerprint(parsed), fingerprint(engine, parsed, "people")) is not None
+    return unchanged(engine, parsed, spec_fingerprint(parsed), fingerprint(engine, parsed, "people")[1]) is not None
 
 
 def test_a_release_cannot_take_over_another_releases_view(con):

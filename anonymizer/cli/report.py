@@ -180,7 +180,7 @@ def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
         if full:
             if r.get("library_version"):
                 lines.append(f"  versions  anonymizer {r['library_version']}, {r['engine_version']}")
-            lines.append(f"  source    {r['source_fingerprint']} (rows:content hash of the columns read)")
+            lines.append(f"  source    {r['source_fingerprint']} (a digest of the row count and content of the columns read)")
             lines.append("  parameters " + json.dumps(r.get("parameters"), indent=2, default=str)
                          .replace("\n", "\n  "))
             lines.append("  figures " + json.dumps(figures, indent=2, default=str).replace("\n", "\n  "))

@@ -51,3 +51,6 @@ class Verified:
     join: Join | None = None
     figures: dict = field(default_factory=dict)
     combination: Combination | None = None
+    #: the rows the audit says came in, where not the source's (an m-invariant identity-reserved
+    #: version: two versions' record counts would give away the records of who left)
+    audit_rows_in: int | None = None

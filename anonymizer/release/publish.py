@@ -132,16 +132,12 @@ def snapshot_name(out: Output, row: dict) -> str:
     return row["snapshot"][len(out.snapshot_schema) + 1:]
 
 
-def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> str:
-    """Rows and a content hash of the columns the spec reads (flag columns included)."""
+def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, str]:
+    """The source's rows and a digest of its count and content in the columns the spec reads
+    (flag columns included); the audit keeps the digest only (``fingerprint.sql.j2``)."""
     cols = [ident(c.name) for c in spec.columns] + [ident(c.flag) for c in spec.columns if c.flag]
     rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
-    return f"{rows}:{digest}"
-
-
-def fingerprint_rows(source_print: str) -> int:
-    """The source's row count, as :func:`fingerprint` writes it first."""
-    return int(source_print.partition(":")[0])
+    return rows, digest
 
 
 def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: str) -> Published | None:

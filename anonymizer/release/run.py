@@ -35,7 +35,7 @@ from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen, spec_text
 from anonymizer.release import combination
-from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, fingerprint_rows, latest,
+from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, latest,
                                         part_view, publish, unchanged)
 from anonymizer.spec.types import ReleaseSpec
 
@@ -158,7 +158,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
         spec = resolve_columns(spec, engine.columns(source), source)
         if views:
             check_owner(engine, spec)   # a view of another release or of the database: refused before any work
-        spec_hash, source_print = spec_fingerprint(spec), fingerprint(engine, spec, source)
+        spec_hash, (source_rows, source_print) = spec_fingerprint(spec), fingerprint(engine, spec, source)
         current = None if force or dry_run else unchanged(engine, spec, spec_hash, source_print)
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
@@ -173,7 +173,7 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             last = latest(engine, spec)
             combination.refuse_unsupported(spec, missing,
                                            last is not None and last["source_fingerprint"] != source_print)
-        with engine.small(fingerprint_rows(source_print)):   # a source of one row group: one thread
+        with engine.small(source_rows):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
                 plan = prepare(engine, spec, source)
@@ -213,7 +213,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
         with phase(engine, clock, "publish", f"writing the snapshot{'s' if ready.parts else ''}, "
                                              f"promoting {spec.output.view}{''.join(', ' + v for v in views)}"):
             record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility},
-                             ready.rows, ready.suppressed, clock, chosen(ready.algorithm))
+                             ready.rows, ready.suppressed, clock, chosen(ready.algorithm), ready.audit_rows_in)
             gated, version = ready.combination, (last["version"] if (last := latest(engine, spec)) else 0) + 1
             if gated is not None:   # the private state first: it lives in the source's database
                 combination.keep_state(engine, spec, gated, version)
@@ -278,7 +278,7 @@ def phase(engine: Engine, clock: dict, name: str, what: str) -> Iterator[None]:
 
 
 def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: int, clock: dict,
-            picked: dict) -> dict:
+            picked: dict, rows_in: int | None = None) -> dict:
     """The audit row's values (see :func:`anonymizer.release.publish.publish`): ``picked`` is
     what the algorithm chose (:func:`~anonymizer.release.history.chosen`: a lattice search's
     node, where the spec's ``levels`` are empty), the spec text is recorded without its seed."""
@@ -288,7 +288,7 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
             "parameters": {"models": [str(m) for m in spec.models], "algorithm": options, "chosen": picked,
                            "randomness": plan.key.kind, "suppression_limit": spec.suppression_limit,
                            "nulls": spec.nulls},
-            "figures": figures, "rows_in": plan.rows, "rows_out": rows_out, "suppressed": suppressed,
+            "figures": figures, "rows_in": plan.rows if rows_in is None else rows_in, "rows_out": rows_out, "suppressed": suppressed,
             "timings": clock, "spec_text": spec_text(spec)}
 
 

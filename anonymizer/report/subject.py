@@ -69,7 +69,7 @@ def source_state(engine: Engine, spec: ReleaseSpec, row: dict[str, Any]) -> tupl
     except Exception:   # any DataError or catalog error: the source is not readable here
         return None, (f"The source table {shown} is not in this database: the distributions before "
                       "anonymization are not shown.")
-    now = fingerprint(engine, spec, source)
+    _, now = fingerprint(engine, spec, source)
     if now == row.get("source_fingerprint"):
         return source, f"The source table {shown} is unchanged since this version was published."
     return source, (f"The source table {shown} has changed since this version was published (fingerprint "

@@ -264,7 +264,7 @@ def test_the_audit_fingerprint_tells_a_change_not_which_rows():
     con.execute("UPDATE people SET diagnosis = 'hiv' WHERE pid = 7")
     anonymize(s, con)
     prints = [p for (p,) in con.execute("SELECT source_fingerprint FROM _anon_releases._audit ORDER BY version").fetchall()]
-    assert len(set(prints)) == 2 and all(re.fullmatch(r"400:[0-9a-f]{32}", p) for p in prints)
+    assert len(set(prints)) == 2 and all(re.fullmatch(r"[0-9a-f]{32}", p) for p in prints)   # no row count either
 
 
 def test_two_sensitive_columns_are_refused_under_invariant_with_a_person_key():

@@ -238,3 +238,27 @@ def test_individuals_who_gain_a_record_keep_their_list_and_the_pairing_attack_fi
             second = published[1][0]
             assert second.algorithm["invariance"]["held_records"] == gainers and second.suppressed >= gainers
     assert found["invariant"] == 0 and found["independent"] >= 5
+
+
+def test_the_audit_tells_no_record_count_of_who_left():
+    """An adversarial review: with one patient leaving in a night, the change of the source's
+    record count (the audit's rows_in, the count in the fingerprint, a count of counterfeit
+    records) was that patient's number of diagnoses, and the class whose counterfeits rose
+    held one list that long. Under invariant the audit's rows are what the version shows
+    (published, counterfeits included, and held back), the fingerprint a digest."""
+    import re
+    con = duckdb.connect()
+    patients(con, "patients", 300, seed=1)
+    ir = spec("invariant") | {"models": [{"type": "eir-l-diversity", "l": L + 1, "sensitive": "diagnosis"}]}
+    first = anonymize(ir, con)
+    (leaver, records), = con.execute("SELECT patient_id, count(*) FROM patients GROUP BY patient_id "
+                                     "ORDER BY count(*) DESC, patient_id LIMIT 1").fetchall()
+    con.execute("DELETE FROM patients WHERE patient_id = ?", [leaver])
+    second = anonymize(ir, con)
+    assert records > 1 and second.algorithm["invariance"]["counterfeits"] == 1
+    assert second.rows_in == first.rows_in - records   # the operator's summary tells the truth
+    rows = con.execute("SELECT rows_in, rows_out, suppressed, source_fingerprint, parameters "
+                       "FROM _anon_releases._audit ORDER BY version").fetchall()
+    assert rows[0][:3] == rows[1][:3] == (first.rows_in, first.rows_in, 0)   # the night shows as nothing
+    assert rows[0][3] != rows[1][3] and all(re.fullmatch(r"[0-9a-f]{32}", r[3]) for r in rows)
+    assert "counterfeit_records" not in rows[1][4]

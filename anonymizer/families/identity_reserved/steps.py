@@ -115,7 +115,10 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate,
                     plan.null_suppressed + result.suppressed_records, built.classes, checks,
                     {"classes": built.classes, "individuals": built.individuals},
                     form.metrics(engine, plan, built, result, counterfeits=bool(signed and signed.kept)), notes,
-                    figures={"combination": gated.figures} if gated else {}, combination=gated)
+                    figures={"combination": gated.figures} if gated else {}, combination=gated,
+                    # the source's records would tell, version to version, how many the leavers held
+                    audit_rows_in=built.rows + plan.null_suppressed + result.suppressed_records
+                    if signed is not None and signed.kept else None)
 
 
 def summary_lines(r) -> list[str]:
@@ -127,9 +130,8 @@ def summary_lines(r) -> list[str]:
                      f"{a['residual'] - a['joined']} suppressed (Alg. 7)")
     if "invariance" in a:
         inv = a["invariance"]
-        lines.append(shared.summary_line(inv, "classes", f"individuals ({inv['counterfeit_records']} records); "
-                                                          f"{inv['held_records']} records of individuals who gained "
-                                                          "them held back"))
+        lines.append(shared.summary_line(inv, "classes", f"individuals; {inv['held_records']} records of "
+                                                          "individuals who gained them held back"))
     if "nloss" in u:
         lines.append(f"  individuals   {u['individuals']} in {u['classes']} classes ({fmt(u['individuals_per_class'])} "
                      f"per class), {u['suppressed_individuals']} suppressed")
