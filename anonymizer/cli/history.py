@@ -114,8 +114,9 @@ def across(c: dict) -> str:
     smallest = (f"smallest candidate set {c['smallest']} ({c['below']} narrowed below l by this version, "
                 f"{c['already_below']} by earlier ones)" if c["smallest"] is not None
                 else "candidates not followed (no history.person)")
+    counterfeits = f"{c['counterfeits']} counterfeit {c['unit']}" if c["counterfeits"] else "no counterfeits"
     return (f"{c['guarantee']}: {compared}; {c['isolated']} people isolated by a difference; {smallest}; "
-            f"{c['counterfeits']} counterfeit {c['unit']}")
+            f"{counterfeits}")
 
 
 def format_history(found: dict) -> str:
