@@ -276,3 +276,16 @@ def test_the_spark_forms_render_and_transpile():
         assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders
         statements = to_spark(text, lambda table: [])
         assert statements and all(":" in s or "CREATE" in s or "ALTER" in s for s in statements), form
+
+
+def test_a_column_added_if_missing_is_added_on_spark_only_where_missing():
+    """Spark has no ``ADD COLUMN IF NOT EXISTS``: the transpiler asks the catalog and keeps the
+    columns the table lacks; a table not there yet is created, with them, by the statement before."""
+    from anonymizer.engine.transpile import to_spark
+    sql = ('ALTER TABLE "s"."p" ADD COLUMN IF NOT EXISTS member VARCHAR; '
+           'ALTER TABLE "s"."p" ADD COLUMN IF NOT EXISTS seen INTEGER')
+    assert to_spark(sql, lambda table: ["pid", "MEMBER"]) == ["ALTER TABLE `s`.`p` ADD COLUMN seen INT"]
+
+    def no_table(table):
+        raise LookupError(table.name)
+    assert to_spark(sql, no_table) == []

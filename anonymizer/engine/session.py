@@ -195,16 +195,18 @@ class Engine:
         """Run a template that returns one row (an aggregate) and return it."""
         return self.run(template, params, **context).fetchone()
 
+    def state_home(self) -> tuple[str | None, bool]:
+        """Private state's home: the connection's database file (``None``: memory), read-only?"""
+        return self.one("release/combination/state_home.sql.j2")
+
     def rows(self, template: str, params: dict | None = None, **context: Any) -> list[tuple]:
         """Run a template returning a *small aggregate* (per class size, per partition
         statistic) and return its rows. Never use it to read table rows."""
         return self.run(template, params, **context).fetchall()
 
     def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
-        """Column name -> DuckDB type of ``relation`` (metadata, not rows).
-
-        Raises DataError naming ``shown`` (default: the relation) if it cannot be read.
-        """
+        """Column name -> DuckDB type of ``relation`` (metadata, not rows); a DataError naming
+        ``shown`` (default: the relation) if it cannot be read."""
         try:
             cur = self.con.execute(f"DESCRIBE SELECT * FROM {relation}")
         except duckdb.CatalogException as exc:
@@ -219,8 +221,7 @@ class Engine:
         self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
 
     def load_file(self, src: "Source", target: str) -> None:
-        """Load the CSV or Parquet file ``src.path`` (a spec's source) into the new table
-        ``target`` (quoted)."""
+        """Load the CSV or Parquet file ``src.path`` (a spec's source) into new table ``target``."""
         reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
         params: dict = {"path": str(src.path)}
         if reader == "csv":

@@ -42,7 +42,7 @@ from sqlglot import exp
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine, StatementLog
-from anonymizer.engine.transpile import to_spark
+from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, TemplateError
 
 #: Spark's type names -> DuckDB's, as :meth:`Engine.columns` reports them
@@ -125,16 +125,19 @@ class SparkEngine(Engine):
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
         from pyspark.errors import PySparkException
         start = time.perf_counter()
-        try:
-            statements = to_spark(text, self._columns_of)
-        except Exception as exc:  # noqa: BLE001 - sqlglot's errors and a rewrite's refusal
-            raise TemplateError(template, f"no Spark form: {exc}") from exc
-        frame = None
-        try:
-            for statement in statements:
+        statements, frame, pending = [], None, spark_statements(text, self._columns_of)
+        while True:   # each statement transpiled after the one before ran (it may read the catalog)
+            try:
+                statement = next(pending, None)
+            except Exception as exc:  # noqa: BLE001 - sqlglot's errors and a rewrite's refusal
+                raise TemplateError(template, f"no Spark form: {exc}") from exc
+            if statement is None:
+                break
+            statements.append(statement)
+            try:
                 frame = self.con.sql(statement, args=_args(statement, params))
-        except PySparkException as exc:
-            raise TemplateError(template, f"Spark: {str(exc).splitlines()[0]}") from exc
+            except PySparkException as exc:
+                raise TemplateError(template, f"Spark: {_first_line(exc)}") from exc
         self.log.append(StatementLog(template, "\n;\n".join(statements), time.perf_counter() - start,
                                      dialect=self.dialect, source=text))
         return Result(frame)
@@ -250,6 +253,10 @@ class SparkEngine(Engine):
     def undo(self, step: Callable[[], None]) -> None:
         self.undo_steps.append(step)
 
+    def state_home(self) -> tuple[str | None, bool]:
+        """Private state lives in the session's catalog (its warehouse), never read-only."""
+        return self.con.conf.get("spark.sql.warehouse.dir"), False
+
     def relation(self, catalog: str | None, schema: str, name: str) -> tuple[str, str | None] | None:
         """``("view", its query)`` or ``("table", None)`` for ``schema.name``, or ``None``."""
         if catalog is not None:
@@ -274,6 +281,11 @@ def _args(statement: str, params: dict | list | None) -> dict | list | None:
     if isinstance(params, list):
         return params
     return {k: v for k, v in params.items() if f":{k}" in statement}
+
+
+def _first_line(exc: Exception) -> str:
+    """The first line of Spark's message that says something (some start with a blank one)."""
+    return next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
 
 
 def _duckdb_type(spark_type: str) -> str:

@@ -20,6 +20,8 @@ DuckDB                                 Spark
                                        catalog)
 ``any_value(x)`` (skips NULLs)         ``any_value(x, true)``
 ``list_position(l, v)`` (NULL if none) ``nullif(array_position(l, v), 0)``
+``ALTER TABLE t ADD COLUMN IF NOT     ``ALTER TABLE t ADD COLUMN c T`` for the columns ``t``
+EXISTS c T``                           lacks (from Spark's catalog), nothing for the others
 ``HUGEINT``                            ``DECIMAL(38, 0)``
 ``row(a, b)``                          ``struct(a, b)``
 ``x[i]`` where ``x`` is ``row(a, b)``      ``x.f<i>``, the row written ``struct(a AS f1, b AS f2)``
@@ -52,7 +54,7 @@ text, so what ran is never a guess.
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -65,15 +67,20 @@ Columns = Callable[[exp.Table], list[str]]
 def to_spark(sql: str, columns: Columns) -> list[str]:
     """The Spark statements for the DuckDB statement(s) ``sql``; ``columns`` names a
     relation's columns (for the rewrites that spell out ``*``)."""
-    out: list[str] = []
+    return list(spark_statements(sql, columns))
+
+
+def spark_statements(sql: str, columns: Columns) -> Iterator[str]:
+    """:func:`to_spark`, one DuckDB statement at a time: a caller that runs each before asking
+    for the next lets a statement's rewrite read the catalog as the statements before left it
+    (a column an ``ALTER TABLE`` added, then spelled out by an ``UPDATE``'s rewrite)."""
     for tree in sqlglot.parse(sql, read="duckdb"):
         if tree is None:
             continue
         for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _md5_number, _named_window_frame,
                         _ordered_list, _element, _nested_ctes):
             rewrite(tree)
-        out += [_write(t) for t in _statements(tree, columns)]
-    return out
+        yield from (_write(t) for t in _statements(tree, columns))
 
 
 def _write(tree: exp.Expression) -> str:
@@ -86,6 +93,8 @@ def _statements(tree: exp.Expression, columns: Columns) -> list[exp.Expression]:
         return _swap(tree.this, _update_select(tree, columns), columns)
     if isinstance(tree, exp.Delete):
         return _swap(tree.this, _delete_select(tree), columns)
+    if isinstance(tree, exp.Alter):
+        return _add_columns(tree, columns)
     _expand_stars(tree, columns)
     if isinstance(tree, exp.Create):
         props = tree.args.get("properties")
@@ -97,6 +106,25 @@ def _statements(tree: exp.Expression, columns: Columns) -> list[exp.Expression]:
             target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
             return [_drop(target), tree]
     return [tree]
+
+
+def _add_columns(alter: exp.Alter, columns: Columns) -> list[exp.Expression]:
+    """``ALTER TABLE t ADD COLUMN IF NOT EXISTS c T``: Spark has no ``IF NOT EXISTS`` there, so
+    the columns ``t`` already has (from the catalog) are left out; a table that does not
+    exist yet is created by the statement before, with every column."""
+    wanted = [a for a in alter.args.get("actions") or [] if isinstance(a, exp.ColumnDef) and a.args.get("exists")]
+    if not wanted:
+        return [alter]
+    try:
+        present = {c.lower() for c in columns(alter.this)}
+    except Exception:  # noqa: BLE001 - no such table (yet): its CREATE ... IF NOT EXISTS has every column
+        return []
+    for action in wanted:
+        if action.name.lower() in present:
+            action.pop()
+        else:
+            action.set("exists", False)
+    return [alter] if alter.args.get("actions") else []
 
 
 # -- UPDATE and DELETE as a new table -------------------------------------------------------

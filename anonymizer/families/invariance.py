@@ -105,10 +105,10 @@ class Kept:
 GroupNew = Callable[[str, int], tuple[str | None, int, dict]]
 
 
-def keeps_signatures(engine: Engine, plan: Plan) -> bool:
+def keeps_signatures(plan: Plan) -> bool:
     """Whether the release keeps each person's signature across versions: ``history:
-    invariant`` with ``history.person``, on DuckDB (where the cross-version gate runs)."""
-    return plan.spec.history.guarantee == "invariant" and plan.person is not None and engine.dialect == "duckdb"
+    invariant`` with ``history.person``."""
+    return plan.spec.history.guarantee == "invariant" and plan.person is not None
 
 
 def one_signature(plan: Plan) -> None:

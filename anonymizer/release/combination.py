@@ -41,10 +41,10 @@ two versions' groups that a member links (``overlap``, ``links``: one whose QI v
 record in each version and whose person's value and QI values stood in between) are
 compared as one.
 
-Every family publishes sequences that pass on DuckDB (m-invariance,
-:mod:`anonymizer.families.invariance`). What the gate cannot follow (a release on Spark; LGB
-or identity-reserved releases without ``history.person``) is refused a re-publication of a
-changed source under ``invariant``.
+Every family publishes sequences that pass (m-invariance, :mod:`anonymizer.families.invariance`),
+on DuckDB and, for the families that run there, on Spark: the state and the memory then live
+in Spark's catalog. What the gate cannot follow (LGB or identity-reserved releases without
+``history.person``) is refused a re-publication of a changed source under ``invariant``.
 """
 
 from __future__ import annotations
@@ -183,7 +183,7 @@ def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
     the release goes to a database file (the next version would keep no one's signature)."""
     if spec.history.guarantee != "invariant" or spec.history.person is None:
         return
-    path, readonly = engine.one("release/combination/state_home.sql.j2")
+    path, readonly = engine.state_home()
     where = None
     if readonly:
         where = "that database is open read-only (the command line opens --db read-only when output.database is set)"

@@ -164,11 +164,10 @@ def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec, current)
         clock["load"] = time.perf_counter() - start
-        if family.gate and engine.dialect == "duckdb" and not dry_run:
+        if family.gate and not dry_run:
             combination.check_state_home(engine, spec)
         missing = (f"the {family.name} family has no cross-version gate yet" if not family.gate else
-                   f"releases on {engine.dialect} have no cross-version gate yet" if engine.dialect != "duckdb"
-                   else getattr(family.options(), "ungated", lambda _: None)(spec))
+                   getattr(family.options(), "ungated", lambda _: None)(spec))
         if missing:   # no cross-version gate for this release: refused under invariant
             last = latest(engine, spec)
             combination.refuse_unsupported(spec, missing,

@@ -20,7 +20,7 @@ from anonymizer.release.summary import fmt
 
 def run(engine: Engine, plan: Plan) -> Rounds:
     form.check_names(plan)
-    keeps = shared.keeps_signatures(engine, plan)
+    keeps = shared.keeps_signatures(plan)
     if keeps:
         shared.one_signature(plan)
     kept = shared.continued(engine, plan) if keeps else None
@@ -29,7 +29,7 @@ def run(engine: Engine, plan: Plan) -> Rounds:
 
 
 def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.AnatomyCandidate:
-    return form.build(engine, plan, rounds.result, counterfeits=shared.keeps_signatures(engine, plan))
+    return form.build(engine, plan, rounds.result, counterfeits=shared.keeps_signatures(plan))
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds,

@@ -46,17 +46,17 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
 def run(engine: Engine, plan: Plan) -> Rounds:
     kept = _signatures(engine, plan)
     result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
-    if kept is None and _keeps_signatures(engine, plan) and latest(engine, plan.spec):
+    if kept is None and _keeps_signatures(plan) and latest(engine, plan.spec):
         result = as_groups(engine, result)   # signatures start now, after versions that kept none
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
     # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
     return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
 
 
-def _keeps_signatures(engine: Engine, plan: Plan) -> bool:
+def _keeps_signatures(plan: Plan) -> bool:
     """Whether the release keeps signatures (:func:`anonymizer.families.invariance.keeps_signatures`);
     refuses what the generalized form cannot keep."""
-    keeps = shared.keeps_signatures(engine, plan)
+    keeps = shared.keeps_signatures(plan)
     if keeps:
         check_invariant(plan)
     return keeps
@@ -64,7 +64,7 @@ def _keeps_signatures(engine: Engine, plan: Plan) -> bool:
 
 def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
     """The private state m-invariance continues from, when the release keeps signatures."""
-    return shared.continued(engine, plan) if _keeps_signatures(engine, plan) else None
+    return shared.continued(engine, plan) if _keeps_signatures(plan) else None
 
 
 def _rows(plan: Plan, result) -> Plan:
@@ -91,7 +91,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
             drop_candidate(engine)
             built = _candidate(engine, plan, result)
         rounds.result = result
-    if _keeps_signatures(engine, plan):
+    if _keeps_signatures(plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
         if "invariance" in result.notes:   # classes under k real rows (counterfeits fill them to k)
@@ -114,13 +114,11 @@ def _released(plan: Plan, built: Candidate, **state) -> Released:
 def verify(engine: Engine, plan: Plan, rounds: Rounds,
            built: Candidate) -> tuple[Counted, list[dict], Combination | None]:
     """The models on the published columns, then the cross-version gate
-    (:mod:`anonymizer.release.combination`; DuckDB only: on another engine a re-publication
-    is refused under ``history: invariant`` before any work); the rows are counted once, for
-    verify and measure."""
+    (:mod:`anonymizer.release.combination`); the rows are counted once, for verify and measure."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
     checks = verify_models(engine, plan, built, counted)
-    return counted, checks, _gate(engine, plan, rounds.result, built) if engine.dialect == "duckdb" else None
+    return counted, checks, _gate(engine, plan, rounds.result, built)
 
 
 def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:

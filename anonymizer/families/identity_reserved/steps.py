@@ -23,7 +23,7 @@ from anonymizer.engine.names import ident
 def run(engine: Engine, plan: Plan) -> Rounds:
     """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR; in an m-invariant
     version, the individuals keep their classes' lists first (:mod:`.invariance`)."""
-    keeps = shared.keeps_signatures(engine, plan)
+    keeps = shared.keeps_signatures(plan)
     if keeps:
         invariance.check(plan)
     kept = shared.continued(engine, plan) if keeps else None

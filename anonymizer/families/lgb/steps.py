@@ -23,7 +23,7 @@ from anonymizer.release.summary import fmt
 
 
 def run(engine: Engine, plan: Plan) -> Rounds:
-    keeps = shared.keeps_signatures(engine, plan)
+    keeps = shared.keeps_signatures(plan)
     if keeps:
         check(plan)
     kept = shared.continued(engine, plan) if keeps else None

@@ -1,0 +1,95 @@
+"""Issue 36 on Spark: the cross-version gate and m-invariance run there as on DuckDB. The same
+changing table, night after night, gives on both engines the same versions: the same rows
+published (boxes, values, counterfeits), the same m-invariance steps and the same gate
+figures; so the attacks of ``test_versions.py``, run on DuckDB's versions, hold for Spark's
+too. A version the gate refuses publishes nothing on Spark either. Marked ``spark``."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.datasets.churn import churn, people
+from anonymizer.engine.spark import copy_from_duckdb
+from anonymizer.errors import PrivacyCheckFailed
+from tests.privacy.test_versions import spec
+
+pytestmark = pytest.mark.spark
+
+PEOPLE, JOINERS = 300, 30
+
+
+def _clear(spark) -> None:
+    for database in ("_anon_state", "_anon_releases", "published"):
+        spark.sql(f"DROP DATABASE IF EXISTS {database} CASCADE")
+
+
+def _published(sql, version: int) -> list[tuple]:
+    """Version ``version`` as a reader holds it: each box, counterfeit count and value, counted."""
+    query = (f"SELECT c.age, c.zip, c.sex, c.counterfeits, r.diagnosis, count(*) FROM _anon_releases.dx__v{version} AS r "
+             f"JOIN _anon_releases.dx__v{version}__classes AS c ON c.eq_class = r.eq_class "
+             "GROUP BY c.age, c.zip, c.sex, c.counterfeits, r.diagnosis")
+    return sorted(tuple(row) for row in sql(query))
+
+
+def _audit(sql) -> list[dict]:
+    return [json.loads(f)["combination"] for (f,) in sql("SELECT figures FROM _anon_releases._audit ORDER BY version")]
+
+
+def _both(spark, guarantee: str, nights: int) -> tuple[list, list, duckdb.DuckDBPyConnection]:
+    """``nights`` versions of the same changing table on DuckDB and on Spark."""
+    _clear(spark)
+    source, con = duckdb.connect(), duckdb.connect()
+    people(source, "people", PEOPLE)
+    people(con, "people", PEOPLE)
+    on_duckdb, on_spark = [], []
+    for night in range(nights):
+        if night:
+            for db in (source, con):
+                churn(db, night=night, leave=0.05, joiners=JOINERS, change=0.02)
+        copy_from_duckdb(spark, source, "people", "people")
+        on_duckdb.append(anonymize(spec(guarantee), con))
+        on_spark.append(anonymize(spec(guarantee), spark))
+    return on_duckdb, on_spark, con
+
+
+def test_an_invariant_sequence_is_the_same_on_spark(spark):
+    on_duckdb, on_spark, con = _both(spark, "invariant", 3)
+    for d, s in zip(on_duckdb, on_spark):
+        assert (s.version, s.rows_out, s.suppressed, s.classes) == (d.version, d.rows_out, d.suppressed, d.classes)
+        assert s.algorithm.get("invariance") == d.algorithm.get("invariance")
+    assert on_spark[-1].algorithm["invariance"]["counterfeits"] > 0   # the signatures were kept, not just re-run
+    gates = _audit(lambda q: spark.sql(q).collect())
+    assert gates == _audit(lambda q: con.execute(q).fetchall())
+    assert [g["compared"] for g in gates] == [[], [1], [1, 2]]
+    assert all(g["isolated"] == 0 and g["intersection"]["below"] == 0 for g in gates)
+    for version in (1, 2, 3):
+        assert _published(lambda q: spark.sql(q).collect(), version) == \
+            _published(lambda q: con.execute(q).fetchall(), version)
+    (kept,) = spark.sql("SELECT count(DISTINCT version) FROM _anon_state.dx__people").collect()[0]
+    assert kept == 1   # the private state keeps the newest version only, in Spark's catalog
+
+
+def test_independent_versions_measure_the_same_disclosure_on_spark(spark):
+    on_duckdb, on_spark, con = _both(spark, "independent", 2)
+    gates = _audit(lambda q: spark.sql(q).collect())
+    assert gates == _audit(lambda q: con.execute(q).fetchall())
+    assert gates[1]["compared"] == [1] and gates[1]["intersection"]["followed"] > 0
+
+
+def test_a_version_the_gate_refuses_publishes_nothing_on_spark(spark):
+    _clear(spark)
+    source = duckdb.connect()
+    people(source, "people", PEOPLE)
+    no_person = dict(spec("invariant"), history={"guarantee": "invariant"})
+    copy_from_duckdb(spark, source, "people", "people")
+    anonymize(no_person, spark)
+    churn(source, night=1, leave=0.05, joiners=JOINERS)
+    copy_from_duckdb(spark, source, "people", "people")
+    with pytest.raises(PrivacyCheckFailed, match="across versions"):
+        anonymize(no_person, spark)
+    assert [tuple(r) for r in spark.sql("SELECT version FROM _anon_releases._audit").collect()] == [(1,)]
+    assert spark.sql("SELECT count(*) FROM published.dx").collect()[0][0] == PEOPLE
