@@ -23,7 +23,8 @@ from typing import Any, Iterable, Mapping, Sequence
 import duckdb
 
 from anonymizer.engine.backend import engine_for
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.errors import DataError, SpecError
 from anonymizer.numbers import number
 from anonymizer.models.catalog import (

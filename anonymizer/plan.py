@@ -210,7 +210,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
                not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
                + [ident(k.column.name) for k in (plan.individual, plan.person) if k])
-    plan.base_rows = engine.execute(f"SELECT count(*) FROM {plan.base}").fetchone()[0]
+    plan.base_rows = engine.count(plan.base)
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
     if plan.null_suppressed > spec.suppression_limit * rows:

@@ -93,7 +93,7 @@ def keep_current(recorded: Recorded, executed: dict[str, list[str]]) -> None:
     ran = {text.strip() for texts in executed.values() for text in texts}
     have = stored()
     if RECORD:
-        from anonymizer.engine.session import list_templates
+        from anonymizer.engine.rendering import list_templates
         existing = set(list_templates())
         have = {name: entries for name, entries in have.items() if name in existing}   # a deleted template goes
         for name, renders in recorded.renders.items():

@@ -9,8 +9,8 @@ import re
 
 import duckdb
 
-from anonymizer.engine import session
-from anonymizer.engine.session import list_templates
+from anonymizer.engine import rendering as session
+from anonymizer.engine.rendering import list_templates
 from tests.template_contexts import stored
 from tests.test_templates import EXEMPT
 

@@ -11,8 +11,9 @@ from anonymizer import anonymize
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.spec.parse import load_spec
-from anonymizer.engine import session as engine_module
-from anonymizer.engine.session import Engine, list_templates
+from anonymizer.engine import rendering as engine_module
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import list_templates
 from anonymizer.families.generalized.lattice.evaluate import evaluate_spec
 from anonymizer.datasets.churn import churn, people
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult, flagged_synthetic
@@ -264,7 +265,7 @@ def _identity_reserved(con) -> None:
 def test_the_spark_forms_render_and_transpile():
     """Each ``templates/dialects/spark/`` form renders (in DuckDB's dialect, as every template)
     and transpiles to Spark SQL; tests/engine/test_spark.py runs them on Spark."""
-    from anonymizer.engine.session import render
+    from anonymizer.engine.rendering import render
     from anonymizer.engine.transpile import to_spark
     forms = [t for t in list_templates() if t.startswith("dialects/spark/")]
     assert forms

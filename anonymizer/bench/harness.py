@@ -13,7 +13,6 @@ Example:
 
 from __future__ import annotations
 
-import resource
 import statistics
 import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator
@@ -22,6 +21,7 @@ import duckdb
 
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.steps import run_algorithm
+from anonymizer.engine.footprint import memory
 from anonymizer.engine.session import Engine
 from anonymizer.plan import prepare
 from anonymizer.spec.parse import load_spec
@@ -71,7 +71,7 @@ def run_bench(rows_list, algorithm: str = "mondrian", k: int = 10, qis: int = 6,
                     yield _k_check(engine, source, names, rows, k, scan)
                 else:
                     yield _algorithm_run(engine, f"bench_{rows}", names, rows, k, algorithm, scan)
-            engine.execute(f"DROP TABLE {source}")
+            engine.drop(source)
     finally:
         con.close()
 
@@ -96,12 +96,6 @@ def scan_time(engine: Engine, source: str, names) -> float:
     start = time.perf_counter()
     engine.one("bench/scan.sql.j2", source=source, qis=[ident(n) for n in names])
     return time.perf_counter() - start
-
-
-def memory(engine: Engine) -> tuple[float, float]:
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    duck = engine.execute("SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory()").fetchone()[0]
-    return round(peak, 1), round(duck / 2**20, 1)
 
 
 def timed_release(engine: Engine, spec: dict, scan: float) -> tuple["ReleaseResult", dict]:
@@ -141,7 +135,7 @@ def release_runs(bench: str, sizes, algorithms, repeat: int, make_source: Callab
                     result, run = timed_release(engine, spec(context, algorithm), scan)
                     yield {"bench": bench, "rows": size, "algorithm": algorithm, **run,
                            "suppressed": result.suppressed, **figures(result, context)}
-            engine.execute(f"DROP TABLE {source}")
+            engine.drop(source)
     finally:
         con.close()
 

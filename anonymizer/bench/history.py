@@ -40,7 +40,8 @@ from typing import Iterator
 
 import duckdb
 
-from anonymizer.bench.harness import PEAK_COLUMN, figure, format_table, memory, scan_time
+from anonymizer.bench.harness import PEAK_COLUMN, figure, format_table, scan_time
+from anonymizer.engine.footprint import memory
 from anonymizer.datasets import churn as table_churn, patients
 from anonymizer.engine.session import Engine
 

@@ -21,7 +21,8 @@ from typing import Iterator, Sequence
 
 import duckdb
 
-from anonymizer.bench.harness import BENCH_QIS, memory, scan_time
+from anonymizer.bench.harness import BENCH_QIS, scan_time
+from anonymizer.engine.footprint import memory
 from anonymizer.engine.session import Engine
 from anonymizer.macros import install
 from anonymizer.measure import measure_table
@@ -63,7 +64,7 @@ def run_macros_bench(rows_list: Sequence[int], repeat: int = 3, qis: int = 6) ->
             times = [_timed(lambda: measure_table(con, table, names, list(SENSITIVE), distance="equal"))
                      for _ in range(repeat)]
             yield _row(rows, names, "measure_table (engine)", times, scan, engine)
-            engine.execute(f"DROP TABLE {table}")
+            engine.drop(table)
     finally:
         con.close()
 

@@ -35,7 +35,8 @@ import duckdb
 
 from anonymizer.families.lgb.bucketize import release_bucketization
 from anonymizer.families.generalized.mondrian import mondrian
-from anonymizer.bench.harness import BENCH_QIS, memory, scan_time
+from anonymizer.bench.harness import BENCH_QIS, scan_time
+from anonymizer.engine.footprint import memory
 from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, QI, experiment_spec, flagged_adult, \
     flagged_synthetic
 from anonymizer.datasets.synthetic import make_adult_like
@@ -82,7 +83,7 @@ def _measure(engine: Engine, name: str, data: str, size: int | None, repeat: int
     for _ in range(repeat):
         for form in FORMS:
             runs[form].append(timed(engine, form))
-    engine.execute(f"DROP TABLE {table}")
+    engine.drop(table)
     out = []
     for form, found in runs.items():
         seconds = statistics.median(s for s, _ in found)

@@ -3,8 +3,7 @@
 One module per user task: ``run`` (run, validate, demo), ``check``, ``report``,
 ``history`` (history, rollback, prune),
 ``hierarchy``, ``macros``, ``sql``, ``bench``, ``reproduce``; ``params`` declares the options they
-share; ``aliases`` turns the old spellings (``lgb``, ``ir``, ``msb``, ``lattice``,
-``bench --bench X``, ``hierarchy --column X``) into the new ones. A command's module is
+share. A command's module is
 imported when the command runs (or its help is shown), and the modules import the engine
 only inside their commands, so ``anonymizer --help`` loads neither duckdb nor pandas.
 
@@ -53,17 +52,13 @@ from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail, interrupted
 COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report",
             "history": "history", "rollback": "history", "prune": "history", "hierarchy": "hierarchy",
             "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
-#: where a group that met an old spelling leaves the note for the end of the command
-NOTE = "anonymizer.cli.note"
 #: whether the command line asked for ``--json`` (so a failure prints its JSON object too)
 JSON = "anonymizer.cli.json"
 
 
 class Group(click.Group):
     """A command group whose commands live in modules of this package, imported when first
-    asked for (``lazy``: name -> module), listed in the order given; a first argument that
-    is no command of the group is offered to :func:`anonymizer.cli.aliases.rewrite`, which
-    turns an old spelling into the new one (and leaves a note saying so for the end)."""
+    asked for (``lazy``: name -> module), listed in the order given."""
 
     def __init__(self, *args, lazy: dict[str, str] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
@@ -77,18 +72,6 @@ class Group(click.Group):
             module = importlib.import_module(f"{__name__}.{self.lazy[name]}")
             self.add_command(getattr(module, name.replace("-", "_")), name)
         return self.commands.get(name)
-
-    def parse_args(self, ctx, args):
-        if args and args[0] not in self.list_commands(ctx) and args[0] not in ctx.help_option_names:
-            from anonymizer.cli.aliases import note, rewrite
-            path, root = [], ctx
-            while root.parent is not None:   # this group's names below ``anonymizer``
-                path, root = [root.info_name, *path], root.parent
-            new = rewrite([*path, *args])
-            if new is not None:
-                root.meta[NOTE] = note([*path, *args], new)
-                args = new[len(path):]
-        return super().parse_args(ctx, args)
 
 
 def _version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
@@ -109,10 +92,7 @@ class _Commands(Group):
 
     def invoke(self, ctx):
         try:
-            done = super().invoke(ctx)
-            if NOTE in ctx.meta:
-                click.echo(ctx.meta[NOTE], err=True)
-            return done
+            return super().invoke(ctx)
         except click.exceptions.ClickException as exc:   # a bad option or argument: an input error
             exc.exit_code = EXIT_INPUT
             if ctx.meta.get(JSON):

@@ -3,7 +3,7 @@
 ``show`` and ``export`` build one column's hierarchy (from a release spec, or ad hoc from a
 file or a table with a builder) and print it level by level; ``export`` also writes it in
 ARX's format. ``lattice`` evaluates every node of a spec's generalization lattice. The
-hierarchies are built by :mod:`anonymizer.hierarchy.show`; this module only presents them.
+hierarchies are built by :mod:`anonymizer.cli.hierarchy_show`; this module only presents them.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def _show(export: str | None, spec: str | None, column: str, db: str | None, dat
           table: str | None, builder: str | None, min_width: float | None, bounds: str | None, nodes: str | None,
           widths: str | None, levels: int | None, units: str | None, order: str | None, sizes: str | None,
           examples: int, as_json: bool) -> None:
-    from anonymizer.hierarchy.show import hierarchy_of, show_file_column, show_spec_column, show_table_column
+    from anonymizer.cli.hierarchy_show import hierarchy_of, show_file_column, show_spec_column, show_table_column
     if spec is not None:
         shown = show_spec_column(spec, column, db or DEFAULT_DB, examples, export)
     elif builder is None or (data is None) == (table is None):
@@ -130,7 +130,7 @@ def _show(export: str | None, spec: str | None, column: str, db: str | None, dat
 
 def format_shown(shown) -> str:
     """The text ``anonymizer hierarchy show`` prints for a
-    :class:`~anonymizer.hierarchy.show.Shown`: one line per level."""
+    :class:`~anonymizer.cli.hierarchy_show.Shown`: one line per level."""
     lines = [f"{shown.column}: {shown.kind} hierarchy, {shown.values} values, height {shown.height}, "
              f"{'nested' if shown.nested else 'NOT nested (a node may straddle two nodes of the next level)'}",
              f"{'level':>5}  {'nodes':>6}  {'distortion':<12}  examples"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import duckdb
 
 from anonymizer.engine.names import ident
-from anonymizer.engine.session import render
+from anonymizer.engine.rendering import render
 
 def people(con: duckdb.DuckDBPyConnection, table: str = "people", n: int = 20_000, seed: int = 1) -> None:
     con.execute(render("datasets/churn_people.sql.j2", "duckdb", target=ident(table), replace=True),

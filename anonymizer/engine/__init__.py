@@ -1,14 +1,17 @@
 """The one place that renders templates, quotes identifiers and executes SQL.
 
-- :mod:`.session`: :class:`Engine` (execute, work schema, progress, statement log), the
-  jinja environment and :func:`render`;
+- :mod:`.rendering`: the jinja environment over ``templates/`` and :func:`render`;
+- :mod:`.session`: :class:`Engine` (execute, work schema, progress, statement log);
+- :mod:`.spark` and :mod:`.transpile`: the same on a ``SparkSession``, each statement
+  transpiled from DuckDB's dialect;
 - :mod:`.names`: :func:`ident` and :func:`table`, the one quoting point (sqlglot), and
   :func:`relation`, how a name or a query stands after ``FROM`` in a template;
 - :mod:`.database`: opening and attaching DuckDB files with errors that say what is wrong.
 """
 
 from anonymizer.engine.names import ident, in_catalog, relation, table
-from anonymizer.engine.session import Engine, Settings, StatementLog, drop_stale_work, list_templates, render
+from anonymizer.engine.session import Engine, Settings, StatementLog, drop_stale_work
+from anonymizer.engine.rendering import list_templates, render
 
 __all__ = ["Engine", "Settings", "StatementLog", "drop_stale_work", "ident", "in_catalog", "list_templates",
            "relation", "render", "table"]

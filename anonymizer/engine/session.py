@@ -1,9 +1,9 @@
-"""One DuckDB session of the anonymizer: render templates, execute them, time them.
+"""One DuckDB session of the anonymizer: execute rendered templates, time them.
 
-The engine is the only place that renders SQL. Templates live in
-``templates/<area>/<operation>.sql.j2``; they receive identifiers already
-quoted (see :mod:`anonymizer.engine.names`) and user values only as bound parameters
-(``$name`` placeholders passed in ``params``).
+The engine is the only place that runs SQL. Templates live in
+``templates/<area>/<operation>.sql.j2`` and are rendered by :mod:`anonymizer.engine.rendering`;
+they receive identifiers already quoted (see :mod:`anonymizer.engine.names`) and user values
+only as bound parameters (``$name`` placeholders passed in ``params``).
 
 Work tables of a run live in a private in-memory database attached to the connection as
 ``_anon_work_<id>`` (so ``"_anon_work_<id>"."base"`` names a work table): they hold coded QIs,
@@ -26,7 +26,6 @@ so a user's connection gets its own settings back: ``memory_limit`` bounds DuckD
 
 from __future__ import annotations
 
-import functools
 import re
 import time
 import uuid
@@ -35,91 +34,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 import duckdb
-import jinja2
 
 from anonymizer.errors import DataError, SpecError, TemplateError
-from anonymizer.resources import TEMPLATES, resource_dir
-from anonymizer.engine.names import ident, relation, table
+from anonymizer.engine.names import ident, table
+from anonymizer.engine.rendering import TEMP, render
 
 if TYPE_CHECKING:
     import pandas
 
     from anonymizer.spec.types import Source
 
-_TEMPLATES = resource_dir(TEMPLATES)
-#: the connection's temporary catalog, where transient work tables live (:meth:`Engine.transient`)
-TEMP = "temp"
 #: rows in a DuckDB row group, the unit by which DuckDB splits a scan between threads
 ROW_GROUP = 122_880
-
-
-def _loader() -> jinja2.BaseLoader:
-    return jinja2.FileSystemLoader(str(_TEMPLATES))
-
-
-def _bytecode_cache() -> jinja2.BytecodeCache | None:
-    """The compiled templates, kept between processes: compiling the fifty-odd templates of a
-    release takes about 90 ms, loading them from the cache a few. jinja2's own per-user
-    directory in the temporary directory (created with mode 0700, refused unless the user owns
-    it and no one else may write it: its files are code), keyed by the template's name and
-    checked against its source, so a changed template is compiled again. None (compile every
-    time) when that directory cannot be had."""
-    try:
-        return jinja2.FileSystemBytecodeCache(pattern="__anonymizer_%s.cache")
-    except (OSError, RuntimeError):
-        return None
-
-
-_ENV = jinja2.Environment(
-    loader=_loader(),
-    bytecode_cache=_bytecode_cache(),
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-    keep_trailing_newline=True,
-    autoescape=False,
-)
-
-
-def _temporary(target: str) -> str:
-    """``TEMPORARY `` when ``target`` names a table of the temporary catalog (a transient work
-    table, :meth:`Engine.transient`), else nothing: ``CREATE {{ temporary(target) }}TABLE``."""
-    return "TEMPORARY " if str(target).startswith(f"{ident(TEMP)}.") else ""
-
-
-_ENV.globals["temporary"] = _temporary
-_ENV.filters["relation"] = relation   # FROM {{ x | relation }}: a quoted name, or a query as a subquery
-
-
-def render(template: str, dialect: str = "duckdb", **context: Any) -> str:
-    """Render ``templates/<template>`` with ``context`` and return the SQL text; for another
-    ``dialect`` than DuckDB, ``templates/dialects/<dialect>/<template>`` if there is one
-    (a statement that has no transpiled form there, see :mod:`.transpile`).
-
-    Example:
-        >>> "count(*)" in render("models/class_sizes.sql.j2", source='"t"', qis=['"a"'])
-        True
-    """
-    name = template
-    if dialect != "duckdb" and f"dialects/{dialect}/{template}" in _overrides():
-        name = f"dialects/{dialect}/{template}"
-    try:
-        return _ENV.get_template(name).render(dialect=dialect, **context)
-    except jinja2.TemplateNotFound as exc:
-        raise TemplateError(template, "no such template") from exc
-    except jinja2.UndefinedError as exc:
-        raise TemplateError(template, f"missing context: {exc.message}") from exc
-
-
-@functools.cache
-def _overrides() -> frozenset[str]:
-    """The templates with a form of their own for another dialect (``dialects/<d>/...``)."""
-    return frozenset(n for n in _ENV.list_templates() if n.startswith("dialects/"))
-
-
-def list_templates() -> list[str]:
-    """Every template name under ``templates/``, sorted."""
-    return sorted(n for n in _ENV.list_templates() if n.endswith(".sql.j2"))
 
 
 @dataclass(frozen=True)
@@ -290,8 +216,19 @@ class Engine:
         """Drop work tables (quoted names) a run no longer reads, so that their memory serves
         the rest of the run (kept with ``keep_work``, for debugging, unless ``always``: a step
         that makes them anew)."""
-        for name in tables if always or not self.keep_work else ():
-            self.execute(f"DROP TABLE IF EXISTS {name}", template="<release work table>")
+        if always or not self.keep_work:
+            self.drop(*tables)
+
+    def drop(self, *tables: str) -> None:
+        """Drop the tables ``tables`` (quoted names), those that exist."""
+        for name in tables:
+            self.execute(f"DROP TABLE IF EXISTS {name}", template="<drop>")
+
+    def count(self, relation: str, where: str | None = None) -> int:
+        """The rows of ``relation`` (a quoted name), those where ``where`` holds if given (a
+        condition on its columns, written by our code, never a user value)."""
+        return self.execute(f"SELECT count(*) FROM {relation}" + (f" WHERE {where}" if where else ""),
+                            template="<count>").fetchone()[0]
 
     def drop_transient(self) -> None:
         """Drop this run's transient tables (their memory is free again)."""

@@ -152,7 +152,7 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
                kept=kept, groups=groups, people=people, qis=sig.boxes)
     engine.run(_T + "rest.sql.j2", bound, target=rest, base=sig.base, kept=kept, filled=filled, people=people,
                value=sig.value)
-    new_rows = count(engine, rest)
+    new_rows = engine.count(rest)
     (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
     held, inner_notes, grouped = new_rows, {}, None
     if new_rows:
@@ -163,8 +163,8 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
         (after,) = engine.execute(f"SELECT coalesce(max(__cid), -1) + 1 FROM {grouped}").fetchone() if grouped else (0,)
         engine.run(_T + "reopen.sql.j2", {**bound, "top": top + after, **plan.key.params()}, target=reopened,
                    base=sig.base, kept=kept, filled=filled, people=people, groups=groups, value=sig.value)
-    returners = plan.base_rows - count(engine, kept) - count(engine, filled) - new_rows - (
-        count(engine, reopened) if reopened else 0)
+    returners = plan.base_rows - engine.count(kept) - engine.count(filled) - new_rows - (
+        engine.count(reopened) if reopened else 0)
     placed = engine.work("inv_placed")
     engine.run(_T + "placed.sql.j2", target=placed, kept=kept, filled=filled, reopened=reopened)
     if grouped is not None:
@@ -180,9 +180,9 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
     classes, counterfeits, real = engine.execute(
         f"SELECT count(DISTINCT __cid), count(*) FILTER (WHERE __rid < 0), count(*) FILTER (WHERE __rid >= 0) "
         f"FROM {assign}").fetchone()
-    notes = {"invariance": {"previous": previous, "returned": count(engine, kept), "placed": count(engine, filled),
+    notes = {"invariance": {"previous": previous, "returned": engine.count(kept), "placed": engine.count(filled),
                             "new_rows": new_rows, "held_back": held, "returners_held": returners,
-                            "reopened": count(engine, reopened) if reopened else 0,
+                            "reopened": engine.count(reopened) if reopened else 0,
                             "counterfeits": counterfeits}, **inner_notes}
     engine.release_tables(kept, filled, rest, *filter(None, [reopened]))
     return Kept(assign, rows, classes, counterfeits, real, notes)
@@ -236,7 +236,3 @@ def gate_inputs(engine: Engine, assign: str, rows: str, base: str, value: str | 
 def thin(engine: Engine, assign: str, k: int) -> int:
     """The classes of ``assign`` with fewer than ``k`` real rows (``thin.sql.j2``)."""
     return engine.one(_T + "thin.sql.j2", {"k": k}, assign=assign)[0]
-
-
-def count(engine: Engine, table: str) -> int:
-    return engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]

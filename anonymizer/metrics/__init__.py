@@ -21,7 +21,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from anonymizer.engine.names import ident
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.metrics.base import CID, ClassStats, class_stats, domain_params, qi
 from anonymizer.metrics.cavg import cavg
 from anonymizer.metrics.discernibility import discernibility

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from anonymizer.engine.names import ident
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.errors import SpecError
 
 #: the class id column of a candidate.

@@ -37,7 +37,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from anonymizer.engine.names import ident
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.errors import DataError
 
 

@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Mapping
 
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.errors import SpecError
 from anonymizer.engine.names import ident
 from anonymizer.models.base import PrivacyModel

@@ -254,7 +254,7 @@ def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str
                links=None)
     engine.run("release/combination/colliding.sql.j2", target=target, boxes=boxes, failing=failing)
     engine.release_tables(boxes, current, failing, always=True)
-    return engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
+    return engine.count(target)
 
 
 def _rules(models, attrs: list[str], figures: dict, levels: dict | None = None) -> tuple[list[dict], dict]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from anonymizer.engine.names import ident
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.measure import measure_table
 from anonymizer.hierarchy.spec import is_numeric_type
 

@@ -1,5 +1,5 @@
 """``anonymizer hierarchy show | export``: from a spec, ad hoc from a file or a table, JSON, export,
-errors; the old spelling ``anonymizer hierarchy --column ...``."""
+errors."""
 
 from __future__ import annotations
 
@@ -101,14 +101,3 @@ def test_missing_database_and_column(invoke, tmp_path, adult_db):
     assert res.exit_code == 2 and "--db " in res.output and ": no such database file" in res.output
     res = invoke("hierarchy", "show", "--db", adult_db, "--table", "adult", "--column", "nope", "--builder", "masking")
     assert res.exit_code == 2 and "--column: is not a column" in res.output
-
-
-def test_the_old_spelling_shows_and_exports(invoke, adult_db, tmp_path):
-    """``anonymizer hierarchy --column ...`` is ``hierarchy show``; with ``--export FILE``,
-    ``hierarchy export --output FILE``."""
-    args = ("--db", adult_db, "--table", "adult", "--column", "hours-per-week", "--builder", "dbgh", "--min-width", 10)
-    new, old = invoke("hierarchy", "show", *args), invoke("hierarchy", *args)
-    assert old.exit_code == 0 and old.stdout == new.stdout and "is now `anonymizer hierarchy show --db" in old.output
-    old = invoke("hierarchy", *args, "--export", tmp_path / "h.csv")
-    assert old.exit_code == 0 and f"written to {tmp_path / 'h.csv'}" in old.stdout
-    assert (tmp_path / "h.csv").read_text().startswith("1;[1, 11];[1, 33];*")

@@ -1,4 +1,4 @@
-"""The compiled templates kept between processes (anonymizer.engine.session._bytecode_cache)."""
+"""The compiled templates kept between processes (anonymizer.engine.rendering._bytecode_cache)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import stat
 
 import jinja2
 
-from anonymizer.engine import session
+from anonymizer.engine import rendering as session
 
 
 def _fresh_env(folder) -> jinja2.Environment:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlglot
 
-from anonymizer.engine.session import list_templates
+from anonymizer.engine.rendering import list_templates
 from anonymizer.hierarchy import export_arx, level_summary
 from tests.hierarchy.conftest import build
 from tests.template_contexts import keep_current

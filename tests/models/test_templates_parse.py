@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import sqlglot
 
-from anonymizer.engine.session import list_templates, render
+from anonymizer.engine.rendering import list_templates, render
 from anonymizer.metrics import qi
 from anonymizer.engine.names import ident, table
 

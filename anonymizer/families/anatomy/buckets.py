@@ -62,7 +62,7 @@ def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> 
     engine.run("families/anatomy/buckets.sql.j2", params, target=target, base=plan.base,
                levels=levels, sens=sens, seeded=seed is not None)
     d = len(sens)
-    count = engine.execute(f"SELECT count(*) FROM {target}").fetchone()[0]
+    count = engine.count(target)
     if count > MAX_BUCKETS:
         names = ", ".join(k.column.name for k in plan.sensitive)
         raise DataError(plan.source, f"sensitive columns {names} hold {count} distinct vectors: MSB groups records by vector and handles at "

@@ -52,7 +52,7 @@ def build(engine: Engine, plan: Plan, result: MsbResult, counterfeits: bool = Fa
     engine.run("families/anatomy/sensitive_table.sql.j2", target=sens_table, assign=result.assign,
                base=result.rows or plan.base, sens=sens, group_id=ident(GROUP_ID), count=ident(COUNT),
                counterfeits=ident(COUNTERFEITS) if counterfeits else None)
-    rows = engine.execute(f"SELECT count(*) FROM {qi_table}").fetchone()[0]
+    rows = engine.count(qi_table)
     qi_columns = [ROW_ID] + [q.name for q in plan.qis] + [x.column.name for x in plan.passthrough] + [GROUP_ID]
     sens_columns = [GROUP_ID] + [k.column.name for k in plan.sensitive] + [COUNT] + ([COUNTERFEITS] if counterfeits else [])
     return AnatomyCandidate(qi_table, qi_columns, sens_table, sens_columns, rows, result.groups)

@@ -180,7 +180,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     table = engine.work("candidate")
     engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
                classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
-    rows = engine.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
-    count = engine.execute(f"SELECT count(*) FROM {classes}").fetchone()[0]
+    rows = engine.count(table)
+    count = engine.count(classes)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

@@ -210,7 +210,7 @@ def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
         text = engine.sql("families/generalized/mondrian/rounds.sql.j2", target=out, cells=cells, numbered=numbered, keys=run.keys,
                           stop=None if batch is None else rounds + batch, steps=_round_steps(run))
         engine.execute(text, check.used_params(text, run.params), template="families/generalized/mondrian/rounds.sql.j2")
-        engine.execute(f"DROP TABLE {cells}")
+        engine.drop(cells)
         finished, active, rounds, next_cid = engine.one("families/generalized/mondrian/batch_counts.sql.j2", batch=out)
         if finished:
             _finish_batch(run, out)            # lines 24-26, for the cells the batch finished
@@ -260,8 +260,8 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
             run.engine.run("families/generalized/mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
         run.engine.run("families/generalized/mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
                        sens=[{"col": s, "codes": run.codes[s]} for s in sens])
-        run.engine.execute(f"DROP TABLE {raw}")
-    run.cell_count = run.engine.execute(f"SELECT count(*) FROM {run.cells}").fetchone()[0]
+        run.engine.drop(raw)
+    run.cell_count = run.engine.count(run.cells)
     for i, _, s in run.checked:
         if getattr(run.plan.spec.models[i], "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")
@@ -388,7 +388,7 @@ def _split(run: _Run, r: int) -> None:
     nxt = run.t(f"cells_{r}")
     run.engine.run("families/generalized/mondrian/split.sql.j2", target=nxt, cells=run.cells, decide=run.t("decide"),
                    qis=run.qis, keys=run.keys, relaxed=run.relaxed)
-    run.engine.execute(f"DROP TABLE {run.cells}")
+    run.engine.drop(run.cells)
     run.cells = nxt
 
 

@@ -139,7 +139,7 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
     engine.run("families/identity_reserved/geneir/nodes.sql.j2", params, target=w["nodes"],
                qis=[{"i": q.index, "hier": q.hier, "dom": q.dom, "numeric": q.numeric} for q in qis])
     engine.run("families/identity_reserved/geneir/setup.sql.j2", rest=w["rest"], assign=w["assign"], classes=w["classes"], ind=ind, d=d)
-    remaining = engine.execute(f"SELECT count(*) FROM {w['rest']}").fetchone()[0]
+    remaining = engine.count(w['rest'])
 
     rng = (plan.key if key is None else ReleaseKey.of(key)).rng("geneir-raise")
     first = [by_name[name] for name in order]

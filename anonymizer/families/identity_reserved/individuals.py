@@ -50,5 +50,5 @@ def individuals(engine: Engine, plan: Plan) -> Individuals:
     engine.run("families/identity_reserved/records.sql.j2", {} if appearance else plan.key.params(), target=rec, base=plan.base,
                appearance=appearance)
     engine.run("families/identity_reserved/individuals.sql.j2", plan.key.params(), target=ind, records=rec, base=plan.base, qis=qis)
-    count = engine.execute(f"SELECT count(*) FROM {ind}").fetchone()[0]
+    count = engine.count(ind)
     return Individuals(rec, ind, count, plan.base_rows)

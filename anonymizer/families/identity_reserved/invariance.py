@@ -109,7 +109,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
     start = time.perf_counter()
     kept_records = engine.work("ir_kept_records")
     engine.run(_T + "gained.sql.j2", {"previous": previous}, target=kept_records, base=plan.base, people=people)
-    held = plan.base_rows - shared.count(engine, kept_records)
+    held = plan.base_rows - engine.count(kept_records)
     plan = replace(plan, base=kept_records)   # base_rows stays: the held-back records count as suppressed
     signed = signed_rows(engine, plan)
     rounds, steps = [], {}
@@ -119,7 +119,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
             return None, rows, {}
         base = engine.work("ir_new_records")
         engine.run(_T + "of_individuals.sql.j2", target=base, base=plan.base, rows=rest)
-        records = shared.count(engine, base)
+        records = engine.count(base)
         sub = replace(plan, base=base, base_rows=records)
         new = individuals(engine, sub)
         try:
@@ -134,7 +134,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
         engine.release_tables(new.rec, new.ind, base, always=True)
         return assign, result.suppressed_individuals, {"groups_formed": result.classes}
 
-    individual_rows = replace(plan, base=signed, base_rows=shared.count(engine, signed))
+    individual_rows = replace(plan, base=signed, base_rows=engine.count(signed))
     kept = shared.keep(engine, individual_rows, shared.Signature(signed, SIG, [{"col": SIG, "type": "VARCHAR", "part": None}],
                                                       [q.code for q in plan.qis]),
                        group_new, people, groups, previous)
@@ -143,7 +143,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
                qis=[{"i": q.index} for q in plan.qis], stype=engine.columns(plan.base)["s0"])
     signed = Signed(kept.rows, kept.assign, records, kept=True, counterfeits=kept.counterfeits)
     rec, numbered = published(engine, plan, signed)
-    (real_records,) = engine.execute(f"SELECT count(*) FROM {rec} WHERE __rid >= 0").fetchone()
+    real_records = engine.count(rec, "__rid >= 0")
     # no count of counterfeit records: its change from a version to the next is the records
     # of the individuals who left, whose lists' lengths it would give away
     notes = dict(kept.notes, invariance=dict(kept.notes["invariance"], unit="individuals", held_records=held))

@@ -62,7 +62,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, ClassVar, Mapping, Sequence
 
-from anonymizer.engine.session import render
+from anonymizer.engine.rendering import render
 from anonymizer.models.base import PrivacyModel
 from anonymizer.families.identity_reserved.hitting_sets import IncrementalEl, sat_el
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 import uuid
 from typing import Any, Iterable
 
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.families.identity_reserved.hitting_sets import min_hitting_set_size, sat_el
 from anonymizer.families.identity_reserved.models import (
     _P,
@@ -77,7 +78,7 @@ class _Scratch:
 
     def drop(self) -> None:
         for table in self.names:
-            self.engine.execute(f"DROP TABLE IF EXISTS {table}")
+            self.engine.drop(table)
 
 
 def _counts(engine: Engine, scratch: _Scratch, records: str, cid: str, pid: str, s: str) -> str:

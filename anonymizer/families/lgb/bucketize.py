@@ -133,14 +133,14 @@ def _split_round_by_round(engine: Engine, attrs: list[Attribute], vals: str,
     """Alg. 2 lines 2-10 driven from Python: per round, the halves of every active range of
     every attribute, the checks, and the split; returns the last ranges and the rounds."""
     rounds = 0
-    while engine.execute(f"SELECT count(*) FROM {vals} WHERE active").fetchone()[0]:
+    while engine.count(vals, "active"):
         rounds += 1
         halves = engine.work("lgb_halves")
         engine.run("families/lgb/bucket_halves.sql.j2", target=halves, vals=vals)    # lines 2-4
         ok = _check_halves(engine, attrs, halves, globs)                  # line 5
         nxt = engine.work(f"lgb_vals_{rounds}")
         engine.run("families/lgb/bucket_split.sql.j2", target=nxt, vals=vals, halves=halves, ok=ok)  # lines 6-10
-        engine.execute(f"DROP TABLE {vals}")
+        engine.drop(vals)
         vals = nxt
         engine.say(f"local bucketization round {rounds}")
     return vals, rounds
@@ -162,7 +162,7 @@ def _split_in_one_statement(engine: Engine, attrs: list[Attribute], vals: str,
         split=engine.sql("families/lgb/bucket_split.sql.j2", target=None, vals="(SELECT * FROM ranges WHERE active)",
                          halves="halves", ok="ok"))                                                   # lines 6-10
     engine.execute(text, check.used_params(text, _params(attrs)), template="families/lgb/bucket_ranges.sql.j2")
-    engine.execute(f"DROP TABLE {vals}")
+    engine.drop(vals)
     top = engine.execute(f"SELECT max(part) FROM {out}").fetchone()[0]
     engine.say("local bucketization: every round in one statement")
     return out, int(top or 0).bit_length()

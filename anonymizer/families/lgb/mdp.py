@@ -47,7 +47,7 @@ from anonymizer.families.generalized.mondrian import mondrian
 def lgb_mdp(engine: Engine, plan: Plan, base: str, k: int) -> AlgorithmResult:
     """Algorithm 3 on ``base(__rid, q0.., pat)``: the local equivalence groups as ``assign``
     ``(__rid, __cid, __lo<i>, __hi<i>)``, -1 bounds on a subset's sensitive cells."""
-    rows = engine.execute(f"SELECT count(*) FROM {base}").fetchone()[0]
+    rows = engine.count(base)
     spec = replace(plan.spec, models=(KAnonymity(k),), algorithm=Algorithm("mondrian"))
     inner = replace(plan, spec=spec, base=base, base_rows=rows, sensitive=[], passthrough=[])
     return mondrian(engine, inner, partition_by="pat")     # Alg. 3, lines 2-3: each subset T_set

@@ -176,7 +176,7 @@ def _collapse(st: _State) -> int:
     positions = [n for d in st.dims if d["pos"] for n in (d["min"], d["span"])]
     st.engine.run("families/lgb/ncp_cells.sql.j2", st.bound(*positions, **st.key.params()), target=st.cells,
                   base=st.base, pat=st.pat, dims=st.dims)
-    return st.engine.execute(f"SELECT count(*) FROM {st.cells}").fetchone()[0]
+    return st.engine.count(st.cells)
 
 
 # -- one round ------------------------------------------------------------------------
@@ -206,7 +206,7 @@ def _split(st: _State, r: int) -> None:
     nxt = st.engine.work(f"ncp_cells_{r}")
     st.engine.run("families/lgb/ncp_split.sql.j2", target=nxt, sides=st.engine.work("ncp_sides"),
                   decide=st.engine.work("ncp_decide"), attrs=st.attrs)
-    st.engine.execute(f"DROP TABLE {st.cells}")
+    st.engine.drop(st.cells)
     st.cells = nxt
 
 
@@ -218,5 +218,5 @@ def _assign(st: _State) -> str:
     st.engine.run("families/lgb/ncp_assign.sql.j2", target=assign, base=st.base, done=done, pat=st.pat, qis=st.qis)
     if not st.engine.keep_work:                    # only assign outlives the run
         for name in (st.cells, done, *(st.engine.work(f"ncp_{t}") for t in ("seeds", "sides", "decide"))):
-            st.engine.execute(f"DROP TABLE IF EXISTS {name}")
+            st.engine.drop(name)
     return assign

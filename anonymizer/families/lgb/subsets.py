@@ -94,7 +94,7 @@ def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int,
     engine.run("families/lgb/sensitive_domain.sql.j2", None if kept is None else {"previous": previous}, target=dom,
                base=plan.base, column=k.internal, numeric=k.numeric, groups=groups,
                type=engine.columns(plan.base)[k.internal])
-    m = engine.execute(f"SELECT count(*) FROM {dom}").fetchone()[0]
+    m = engine.count(dom)
     return Attribute(a, k.column.name, k.numeric, dom, m, KINDS[2], rows, k.internal,
                      principle=principle_of(plan, k.column.name))
 

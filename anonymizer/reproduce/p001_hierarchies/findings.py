@@ -9,7 +9,7 @@ techniques", IOTF being the existing one. A level's distortion is the records' m
 
 from __future__ import annotations
 
-from anonymizer.reproduce.findings import HOLDS, finding, rounded, verdict
+from anonymizer.reproduce.findings import finding, rounded, verdict
 from anonymizer.reproduce.p001_hierarchies.figures import NAMES, TABLE4
 
 PROPOSED = ("cgh", "dbgh", "cbgh")
@@ -94,8 +94,3 @@ def lattice_findings(compared: dict) -> list[dict]:
                  "DCP": {f"k={k}": row for k, row in dcp_all.items()}},
                 "per k and for each of distortion ratio and DCP, the best proposed lattice below IOTF's"),
     ]
-
-
-def holds_count(found: list[dict]) -> int:
-    """How many findings hold."""
-    return sum(f["holds"] == HOLDS for f in found)

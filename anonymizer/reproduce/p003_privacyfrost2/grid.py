@@ -35,7 +35,7 @@ from typing import Iterator
 import duckdb
 
 from anonymizer.families.generalized.steps import run_algorithm
-from anonymizer.bench.harness import memory
+from anonymizer.engine.footprint import memory
 from anonymizer.demo import data_path
 from anonymizer.engine.session import Engine
 from anonymizer.plan import prepare
@@ -60,7 +60,7 @@ def load_adult(engine: Engine, rows: int | None) -> list[str]:
     if rows is not None:
         make_adult_like(engine, "adult", rows, seed=rows)
     else:
-        engine.execute(f"DROP TABLE IF EXISTS {ident('adult')}")
+        engine.drop(ident('adult'))
         engine.run("prepare/load_file.sql.j2", {"path": str(data_path("arx_adult/adult.csv.gz")),
                                                 "header": True, "delim": ";"},
                    target=ident("adult"), reader="csv", has_delim=True, has_nullstr=False)

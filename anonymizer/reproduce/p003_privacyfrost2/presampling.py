@@ -75,7 +75,7 @@ def presampling_times(rows: int | None = None, k_primes=K_PRIMES, repeat: int = 
                     start = time.perf_counter()
                     sampled, removed[k_prime] = presample(engine, freq, levels, k_prime)
                     sample_times[k_prime].append(time.perf_counter() - start)
-                    engine.execute(f"DROP TABLE {sampled.table}")
+                    engine.drop(sampled.table)
         built = statistics.median(freq_times)
         for k_prime in k_primes:
             sampling = statistics.median(sample_times[k_prime])

@@ -66,7 +66,7 @@ from typing import Any, Mapping, Sequence
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
 from anonymizer.engine.names import ident
-from anonymizer.metrics.work_tables import WorkTables
+from anonymizer.reproduce.work_tables import WorkTables
 
 #: the work tables of one evaluation.
 TABLES = ("dom", "records", "preds", "classes", "answers")

@@ -18,7 +18,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
 from anonymizer.families.identity_reserved.geneir import geneir
-from anonymizer.engine.session import Engine, render
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import render
 from anonymizer.errors import SpecError
 from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.datasets.patients import churn, patients, patients_spec
@@ -421,7 +422,7 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     and every statement they execute parses with sqlglot (DuckDB dialect)."""
     import sqlglot
 
-    from anonymizer.engine.session import list_templates
+    from anonymizer.engine.rendering import list_templates
     from tests.test_templates import collect
 
     rendered, executed, _ = collect(monkeypatch)

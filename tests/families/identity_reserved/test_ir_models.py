@@ -14,7 +14,8 @@ import sqlglot
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from anonymizer.engine.session import Engine, list_templates
+from anonymizer.engine.session import Engine
+from anonymizer.engine.rendering import list_templates
 from anonymizer.errors import SpecError
 from anonymizer.models import (
     EIRAlphaBetaAnonymity,

@@ -185,7 +185,7 @@ def passing_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, a
     ctx.update(target=accepted, rows=rows, qis=level_qis(plan, freq), a=a, finer=finer)
     text = engine.sql("families/generalized/lattice/partial_judge.sql.j2", **ctx)
     engine.execute(text, used_params(text, params), template="families/generalized/lattice/partial_judge.sql.j2")
-    return accepted, engine.execute(f"SELECT count(*) FROM {accepted}").fetchone()[0]
+    return accepted, engine.count(accepted)
 
 
 def apply_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, accepted: str, a: int = 0,

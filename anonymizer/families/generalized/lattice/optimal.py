@@ -74,7 +74,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     rows = at_node(engine, freq, best)
     drop_failing(engine, plan, freq, rows)
     assign, classes = publish_levels(engine, plan, rows)
-    (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
+    kept = engine.count(assign)
     notes = {"levels": lattice.levels(best), "loss": best_loss, "checks": lattice.checks,
              "check_seconds": round(lattice.check_seconds, 4), "lattice_nodes": len(nodes), "pruning": lattice.bounds,
              "frequency_set_rows": freq.size, "trace": lattice.trace}

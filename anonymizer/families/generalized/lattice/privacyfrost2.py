@@ -232,7 +232,7 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     score = _partial_score(engine, plan, frost, rows) if opts.partial else s
     partial_seconds = time.perf_counter() - partial_start if opts.partial else 0.0
     assign, classes = publish_levels(engine, plan, rows)
-    (kept,) = engine.execute(f"SELECT count(*) FROM {assign}").fetchone()
+    kept = engine.count(assign)
     notes = {"levels": frost.lattice.levels(node), "score": score, "full_domain_score": s, "scoring": opts.scoring,
              "loss": rows_loss(engine, plan, rows),
              "checks": frost.lattice.checks, "check_seconds": round(frost.lattice.check_seconds, 4),

@@ -33,4 +33,4 @@ class WorkTables:
             self.engine.close_work()
         elif not self.engine.keep_work:
             for name in self.names.values():
-                self.engine.execute(f"DROP TABLE IF EXISTS {name}")
+                self.engine.drop(name)
