@@ -1,11 +1,50 @@
-"""What a family declares (:class:`Family`); the registry is :mod:`anonymizer.families`."""
+"""What a family declares (:class:`Family`) and the steps it implements (:class:`FamilySteps`);
+the registry is :mod:`anonymizer.families`."""
 
 from __future__ import annotations
 
 import importlib
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Mapping
+from typing import TYPE_CHECKING, Any, Generic, Mapping, TypeVar
+
+if TYPE_CHECKING:
+    from anonymizer.engine.session import Engine
+    from anonymizer.plan import Plan
+    from anonymizer.release.candidate import Rounds, Verified
+    from anonymizer.release.run import ReleaseResult
+
+#: the family's algorithm result (``Rounds.result``), its candidate, and what its verify hands to measure
+Result = TypeVar("Result")
+Built = TypeVar("Built")
+Checked = TypeVar("Checked")
+
+
+class FamilySteps(ABC, Generic[Result, Built, Checked]):
+    """The five steps of a family, which the one driver (:func:`anonymizer.release.run.verified`)
+    runs in order; each family's ``steps`` module has one instance, ``STEPS``. Typed by what
+    passes between them, so a type checker follows a release into every family."""
+
+    @abstractmethod
+    def run(self, engine: Engine, plan: Plan) -> Rounds[Result]:
+        """The algorithm (the paper's rounds); the driver then applies the suppression gate."""
+
+    @abstractmethod
+    def build(self, engine: Engine, plan: Plan, rounds: Rounds[Result]) -> Built:
+        """The candidate table(s) and the published columns."""
+
+    @abstractmethod
+    def verify(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Checked:
+        """Every declared model re-checked in SQL on the candidate, then the cross-version gate."""
+
+    @abstractmethod
+    def measure(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, checked: Checked) -> Verified:
+        """The privacy and utility figures: the candidate, ready to publish."""
+
+    @abstractmethod
+    def summary_lines(self, r: ReleaseResult) -> list[str]:
+        """What the release summary adds for this family."""
 
 
 @dataclass(frozen=True)
@@ -39,10 +78,11 @@ class Family:
     gate: bool = False
     package: str = field(default="", compare=False)
 
-    def steps(self) -> ModuleType:
-        """The module with the family's five steps (imported on first use: the spec reads
-        only the declarations)."""
-        return importlib.import_module(f"{self.package}.steps")
+    def steps(self) -> FamilySteps[Any, Any, Any]:
+        """The family's five steps, ``STEPS`` of its ``steps`` module (imported on first use:
+        the spec reads only the declarations)."""
+        steps: FamilySteps[Any, Any, Any] = importlib.import_module(f"{self.package}.steps").STEPS
+        return steps
 
     def options(self) -> ModuleType:
         """The module with the family's pairing rules (``pair``) and, where its gate covers

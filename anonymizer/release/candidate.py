@@ -5,14 +5,18 @@ the algorithm's outcome (:class:`Rounds`) and the verified, measured candidate
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Generic, TypeVar
 
 from anonymizer.release.combination import Combination
 from anonymizer.release.publish import Join
 
 
+#: the family's algorithm result
+Result = TypeVar("Result")
+
+
 @dataclass
-class Rounds:
+class Rounds(Generic[Result]):
     """A family's algorithm run: its own result, and what the driver reads of it.
 
     Attributes:
@@ -21,7 +25,7 @@ class Rounds:
         what: one line for the progress output (``1,770 classes``).
     """
 
-    result: Any
+    result: Result
     suppressed: int
     what: str
 

@@ -5,20 +5,26 @@ versions (m-invariance, :mod:`.invariance`; the gate, :mod:`anonymizer.release.c
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
+from anonymizer.families.base import FamilySteps
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy import form
 from anonymizer.families.anatomy.invariance import SIG, invariant, signed_rows
-from anonymizer.families.anatomy.msb import msb
+from anonymizer.families.anatomy.msb import MsbResult, msb
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
 
+if TYPE_CHECKING:
+    from anonymizer.release.run import ReleaseResult
 
-def run(engine: Engine, plan: Plan) -> Rounds:
+
+def run(engine: Engine, plan: Plan) -> Rounds[MsbResult]:
     form.check_names(plan)
     keeps = shared.keeps_signatures(plan)
     if keeps:
@@ -28,11 +34,11 @@ def run(engine: Engine, plan: Plan) -> Rounds:
     return Rounds(result, result.suppressed, f"{result.notes['groups']} groups")
 
 
-def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.AnatomyCandidate:
+def build(engine: Engine, plan: Plan, rounds: Rounds[MsbResult]) -> form.AnatomyCandidate:
     return form.build(engine, plan, rounds.result, counterfeits=shared.keeps_signatures(plan))
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds,
+def verify(engine: Engine, plan: Plan, rounds: Rounds[MsbResult],
            built: form.AnatomyCandidate) -> tuple[dict, list[dict], Combination | None]:
     """The model on both tables, then the cross-version gate (DuckDB only)."""
     figures = form.judge(engine, plan, built, rounds.result.buckets)
@@ -69,7 +75,7 @@ def _levels(security) -> tuple[int, dict]:
     return (security.default, dict(security.values)) if security else (2, {})
 
 
-def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.AnatomyCandidate,
+def measure(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate,
             checked: tuple[dict, list[dict], Combination | None]) -> Verified:
     figures, checks, gated = checked
     suppressed = plan.null_suppressed + rounds.suppressed
@@ -82,7 +88,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.AnatomyCandi
                     figures={"combination": gated.figures} if gated else {}, combination=gated)
 
 
-def summary_lines(r) -> list[str]:
+def summary_lines(r: ReleaseResult) -> list[str]:
     a, u = r.algorithm or {}, r.utility or {}
     lines = []
     if "residual_added" in a:
@@ -96,3 +102,13 @@ def summary_lines(r) -> list[str]:
         lines.append(f"  utility       additional information loss {fmt(u['additional_information_loss'])} "
                      f"(Def. 14), suppression ratio {fmt(u['suppression_ratio'])} (Def. 15)")
     return lines
+
+
+class Steps(FamilySteps[MsbResult, form.AnatomyCandidate, tuple[dict, list[dict], Combination | None]]):
+    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+
+    run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
+    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+
+
+STEPS = Steps()

@@ -5,10 +5,11 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
+from anonymizer.families.base import FamilySteps
 from anonymizer.families.generalized.form import (CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate,
                                                   drop_candidate)
 from anonymizer.families import invariance as shared
@@ -29,6 +30,9 @@ from anonymizer.release.combination import Combination, Released
 from anonymizer.release.publish import Join, latest
 from anonymizer.release.summary import fmt
 
+if TYPE_CHECKING:
+    from anonymizer.release.run import ReleaseResult
+
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS = {
     "mondrian": mondrian,
@@ -43,7 +47,7 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
     return ALGORITHMS[plan.spec.algorithm.name](engine, plan)
 
 
-def run(engine: Engine, plan: Plan) -> Rounds:
+def run(engine: Engine, plan: Plan) -> Rounds[AlgorithmResult]:
     kept = _signatures(engine, plan)
     result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
     if kept is None and _keeps_signatures(plan) and latest(engine, plan.spec):
@@ -76,7 +80,7 @@ def _rows(plan: Plan, result) -> Plan:
 REPAIRS = 8
 
 
-def build(engine: Engine, plan: Plan, rounds: Rounds) -> Candidate:
+def build(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult]) -> Candidate:
     """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose box an
     earlier version published with another multiset are merged first, up to ``REPAIRS``
     times (what remains, the gate refuses)."""
@@ -111,7 +115,7 @@ def _released(plan: Plan, built: Candidate, **state) -> Released:
                     [k.column.name for k in plan.sensitive], followed_column, **state)
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds,
+def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
            built: Candidate) -> tuple[Counted, list[dict], Combination | None]:
     """The models on the published columns, then the cross-version gate
     (:mod:`anonymizer.release.combination`); the rows are counted once, for verify and measure."""
@@ -129,7 +133,7 @@ def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
     return combination.gate(engine, plan.spec, _released(plan, built, people=people, members=members, groups=groups))
 
 
-def measure(engine: Engine, plan: Plan, rounds: Rounds, built: Candidate,
+def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate,
             checked: tuple[Counted, list[dict], Combination | None]) -> Verified:
     counted, checks, gated = checked
     spec, result = plan.spec, rounds.result
@@ -160,7 +164,7 @@ def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
     return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True) for q in plan.qis]
 
 
-def summary_lines(r) -> list[str]:
+def summary_lines(r: ReleaseResult) -> list[str]:
     a, u = r.algorithm or {}, r.utility or {}
     lines = []
     if "checks" in a:     # a lattice search (PrivacyFrost2, optimal)
@@ -179,3 +183,13 @@ def summary_lines(r) -> list[str]:
                  ("discernibility C_DM", "discernibility"), ("C_AVG", "cavg")]
         lines.append("  utility       " + ", ".join(f"{label} {fmt(u[key])}" for label, key in shown if key in u))
     return lines
+
+
+class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict], Combination | None]]):
+    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+
+    run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
+    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+
+
+STEPS = Steps()

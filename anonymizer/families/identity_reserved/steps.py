@@ -6,8 +6,10 @@ the individuals' lists, :mod:`.invariance`; the gate, :mod:`anonymizer.release.c
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
+from anonymizer.families.base import FamilySteps
 from anonymizer.families import invariance as shared
 from anonymizer.families.identity_reserved import form, invariance
 from anonymizer.families.identity_reserved.individuals import individuals
@@ -18,9 +20,17 @@ from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
 from anonymizer.engine.names import ident
+from anonymizer.families.identity_reserved.result import IRResult
+
+if TYPE_CHECKING:
+    from anonymizer.release.run import ReleaseResult
+
+#: what the algorithm hands on: the records table, the algorithm's result, the individuals'
+#: signatures (an m-invariant release) or None
+IRRounds = tuple[str, IRResult, "invariance.Signed | None"]
 
 
-def run(engine: Engine, plan: Plan) -> Rounds:
+def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
     """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR; in an m-invariant
     version, the individuals keep their classes' lists first (:mod:`.invariance`)."""
     keeps = shared.keeps_signatures(plan)
@@ -54,7 +64,7 @@ def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:
 REPAIRS = 8
 
 
-def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.IRCandidate:
+def build(engine: Engine, plan: Plan, rounds: Rounds[IRRounds]) -> form.IRCandidate:
     """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose labels
     an earlier version published with another multiset of lists are merged first, up to
     ``REPAIRS`` times (what remains, the gate refuses)."""
@@ -72,7 +82,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.IRCandidate:
     return built
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds,
+def verify(engine: Engine, plan: Plan, rounds: Rounds[IRRounds],
            built: form.IRCandidate) -> tuple[list[dict], Combination | None]:
     """The model and the table's form, then the cross-version gate (DuckDB, a release it covers)."""
     _, result, signed = rounds.result
@@ -103,7 +113,7 @@ def _gate(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invarianc
                                                          groups=groups))
 
 
-def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate,
+def measure(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate,
             checked: tuple[list[dict], Combination | None]) -> Verified:
     _, result, signed = rounds.result
     checks, gated = checked
@@ -121,7 +131,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.IRCandidate,
                     if signed is not None and signed.kept else None)
 
 
-def summary_lines(r) -> list[str]:
+def summary_lines(r: ReleaseResult) -> list[str]:
     a, u = r.algorithm or {}, r.utility or {}
     lines = []
     if "merges" in a:   # DAnonyIR
@@ -142,3 +152,13 @@ def summary_lines(r) -> list[str]:
             lines.append(f"  vulnerable    {v['vulnerable']} of {v['classes']} classes satisfy the IR model but not "
                          f"its EIR version (section 5)")
     return lines
+
+
+class Steps(FamilySteps[IRRounds, form.IRCandidate, tuple[list[dict], Combination | None]]):
+    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+
+    run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
+    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+
+
+STEPS = Steps()

@@ -7,8 +7,10 @@ earlier versions (m-invariance of the buckets, :mod:`.invariance`; the gate,
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
+from anonymizer.families.base import FamilySteps
 from anonymizer.families import invariance as shared
 from anonymizer.families.lgb import form
 from anonymizer.families.lgb.algorithm import LgbResult, lgb
@@ -21,8 +23,11 @@ from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
 
+if TYPE_CHECKING:
+    from anonymizer.release.run import ReleaseResult
 
-def run(engine: Engine, plan: Plan) -> Rounds:
+
+def run(engine: Engine, plan: Plan) -> Rounds[LgbResult]:
     keeps = shared.keeps_signatures(plan)
     if keeps:
         check(plan)
@@ -31,11 +36,11 @@ def run(engine: Engine, plan: Plan) -> Rounds:
     return Rounds(result, result.suppressed, f"{result.notes['groups']} local equivalence groups")
 
 
-def build(engine: Engine, plan: Plan, rounds: Rounds) -> form.LgbCandidate:
+def build(engine: Engine, plan: Plan, rounds: Rounds[LgbResult]) -> form.LgbCandidate:
     return form.build(engine, plan, rounds.result)
 
 
-def verify(engine: Engine, plan: Plan, rounds: Rounds,
+def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
            built: form.LgbCandidate) -> tuple[dict, list[dict], Combination | None]:
     """Corollary 3 on the table, then the cross-version gate (DuckDB, a release it covers)."""
     figures = form.judge(engine, built)
@@ -60,7 +65,7 @@ def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidat
         bound=int(bound) if bound is not None else None, private=True, models=(principle,)))
 
 
-def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.LgbCandidate,
+def measure(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate,
             checked: tuple[dict, list[dict], Combination | None]) -> Verified:
     figures, checks, gated = checked
     result = rounds.result
@@ -72,7 +77,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds, built: form.LgbCandidate
                     figures={"combination": gated.figures} if gated else {}, combination=gated)
 
 
-def summary_lines(r) -> list[str]:
+def summary_lines(r: ReleaseResult) -> list[str]:
     a, u = r.algorithm or {}, r.utility or {}
     lines = []
     if "bucketization_rounds" in a:
@@ -89,3 +94,13 @@ def summary_lines(r) -> list[str]:
         lines.append(f"  utility       C_DM {u['c_dm']}, NCP(T) {fmt(u['ncp'])}, NCP per QI cell "
                      f"{fmt(u['ncp_per_qi_cell'])} (section 4.1)")
     return lines
+
+
+class Steps(FamilySteps[LgbResult, form.LgbCandidate, tuple[dict, list[dict], Combination | None]]):
+    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+
+    run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
+    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+
+
+STEPS = Steps()
