@@ -1,6 +1,6 @@
 """Representative parameters for every template, recorded from the real runs of
-``tests/test_templates.py`` and ``tests/hierarchy/test_sql_parses.py`` into
-``tests/fixtures/template_contexts.json``, so that ``tests/test_template_parse.py`` can render
+``tests/engine/test_templates.py`` and ``tests/hierarchy/test_sql_parses.py`` into
+``tests/fixtures/template_contexts.json``, so that ``tests/engine/test_template_parse.py`` can render
 every template again and have DuckDB's own parser read each statement without running it, in
 a second or two, on whichever DuckDB is installed (issue 35: a parser change is caught by one
 fast test, not by a user).
@@ -8,7 +8,7 @@ fast test, not by a user).
 The real runs check that the file is current: each template they render must be in it with
 the same parameter names. When a template's parameters change, record again:
 
-    ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest tests/test_templates.py tests/hierarchy/test_sql_parses.py
+    ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest tests/engine/test_templates.py tests/hierarchy/test_sql_parses.py
 """
 
 from __future__ import annotations

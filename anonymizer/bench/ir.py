@@ -1,5 +1,5 @@
 """Benchmark of paper 004's identity-reserved algorithms on generated patient tables
-(``anonymizer bench --bench ir``): the whole release (Id_num, individuals, DAnonyIR or GeneIR,
+(``anonymizer bench ir``): the whole release (Id_num, individuals, DAnonyIR or GeneIR,
 the Table 4 table, verification, NLoss and vulnerable classes, publication) against one
 plain ``GROUP BY`` over the same QIs and the sensitive attribute.
 

@@ -1,5 +1,5 @@
 """Benchmark of paper 000's LGB algorithms on synthetic Adult-like tables (``anonymizer bench
---bench lgb``): the whole release (attribute classes, QI partition, local bucketization,
+lgb``): the whole release (attribute classes, QI partition, local bucketization,
 local generalization, the LGB table, verification, publication) against one plain
 ``GROUP BY`` over the same attributes.
 

@@ -1,5 +1,5 @@
 """Benchmark of paper 002's MSB algorithms on synthetic Adult-like tables (``anonymizer bench
---bench msb``): the whole anatomy release (buckets, greedy, rows to groups, both tables,
+msb``): the whole anatomy release (buckets, greedy, rows to groups, both tables,
 verification, publication) against one plain ``GROUP BY`` over the same sensitive columns.
 
 The sensitive attributes are Table 4's for ``d`` with Table 3's security levels

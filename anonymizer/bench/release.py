@@ -1,4 +1,4 @@
-"""Benchmark of a whole release at scale (``anonymizer bench --bench release``): Mondrian with
+"""Benchmark of a whole release at scale (``anonymizer bench release``): Mondrian with
 k-anonymity (k = 10) and distinct l-diversity (l = 2) on ``salary``, over the six QIs age,
 workclass, education, marital_status, occupation and sex of the synthetic Adult-like table
 (:func:`anonymizer.datasets.synthetic.make_adult_like`); the other columns are dropped (role

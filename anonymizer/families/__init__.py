@@ -27,7 +27,7 @@ paper  package                     algorithms (modules)                       te
 000    :mod:`.lgb`                 LGB_MDP, LGB_NCP (algorithm, subsets,      lgb/                         reproduce/p000_lgb                  tests/families/lgb
                                    bucketize, mdp, ncp), Fig. 2 table (form)
 001    :mod:`anonymizer.hierarchy` CGH, DBGH, CBGH (cgh, dbgh, cbgh); lattice  hierarchy/, .../evaluate/    reproduce/p001_hierarchies          tests/hierarchy,
-       + :mod:`.generalized.       evaluation, Def. 9 (evaluate)                                                                                tests/test_lattice_eval.py
+       + :mod:`.generalized.       evaluation, Def. 9 (evaluate)                                                                                tests/families/generalized/test_lattice_eval.py
        lattice.evaluate`
 002    :mod:`.anatomy`             MBF, MSDCF, MMDCF (+ MSLF) (msb, buckets,  anatomy/                     reproduce/p002_msb                  tests/families/anatomy
                                    greedy), anatomy tables (form)

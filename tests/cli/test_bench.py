@@ -1,5 +1,5 @@
 """``anonymizer bench <target>``: JSON lines per run, and each target with only its own
-options (``bench release`` runs in tests/test_bench_release.py, ``bench spark`` in tests/test_bench_spark.py)."""
+options (``bench release`` runs in tests/bench/test_bench_release.py, ``bench spark`` in tests/bench/test_bench_spark.py)."""
 
 from __future__ import annotations
 

@@ -6,8 +6,8 @@ import json
 
 import duckdb
 
-from tests.test_history import yaml_spec
-from tests.test_view_ownership import make_people
+from tests.release.test_history import yaml_spec
+from tests.release.test_view_ownership import make_people
 
 
 def test_history_rollback_prune_from_the_command_line(invoke, tmp_path):

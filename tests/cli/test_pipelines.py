@@ -164,7 +164,7 @@ def test_status_3_written_while_another_process_reads(tmp_path, db, held):
 
 def test_status_3_read_only_attachment(tmp_path, db):
     """A release into output.database that the connection holds read-only: refused, exit 3.
-    (A chmod 0444 file, as root, is tested in tests/test_open_errors.py with the capabilities
+    (A chmod 0444 file, as root, is tested in tests/engine/test_open_errors.py with the capabilities
     that let root write anywhere dropped.)"""
     out = tmp_path / "pub.duckdb"
     duckdb.connect(str(out)).close()

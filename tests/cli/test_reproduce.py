@@ -1,6 +1,6 @@
 """``anonymizer reproduce data ...`` creates the papers' data sets; the experiments' options
 are checked before any work (the experiments themselves run in tests/families/lgb, tests/families/anatomy,
-tests/families/identity_reserved and tests/test_lattice_eval.py)."""
+tests/families/identity_reserved and tests/families/generalized/test_lattice_eval.py)."""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
 from tests.conftest import ARX
 from tests.engine.test_spark import assert_same_release, published_classes, spark_classes
-from tests.test_oracle import adult_spec
+from tests.release.test_oracle import adult_spec
 
 pytestmark = pytest.mark.spark
 

@@ -1,6 +1,6 @@
 """Every hierarchy template is rendered by a real build here, and every statement executed
 parses with sqlglot (DuckDB dialect), with column names that need quoting. (The release
-runs of ``tests/test_templates.py`` exempt ``hierarchy/`` and leave it to this test.)"""
+runs of ``tests/engine/test_templates.py`` exempt ``hierarchy/`` and leave it to this test.)"""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from anonymizer.engine.rendering import list_templates
 from anonymizer.hierarchy import export_arx, level_summary
 from tests.hierarchy.conftest import build
 from tests.template_contexts import keep_current
-from tests.test_templates import collect
+from tests.engine.test_templates import collect
 
 HIERARCHIES = [  # column of the table below, hierarchy
     ("select", None), ("select", {"intervals": [5, 10]}), ("select", {"cgh": {"min_width": 5}}),
@@ -43,4 +43,4 @@ def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_pa
     for template, texts in executed.items():
         for text in texts:
             assert sqlglot.parse(text, read="duckdb"), template
-    keep_current(recorded, executed)   # the parameters tests/test_template_parse.py renders them with
+    keep_current(recorded, executed)   # the parameters tests/engine/test_template_parse.py renders them with

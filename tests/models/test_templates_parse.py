@@ -53,7 +53,7 @@ CONTEXTS = {
                                    "cls": ident("c")}],
 }
 # the query error's templates (reproduce/p000/query_*) need a whole LGB candidate, and paper 004's metrics
-# (metrics/ir_*, models/ir_*) a Table 4 candidate or class counts: tests/test_templates.py renders and parses them in real runs,
+# (metrics/ir_*, models/ir_*) a Table 4 candidate or class counts: tests/engine/test_templates.py renders and parses them in real runs,
 # tests/metrics/test_query_error.py and tests/families/identity_reserved/test_ir_metrics.py check their answers.
 NAMES = [t for t in list_templates() if t.startswith(("models/", "metrics/"))
          and not t.startswith(("reproduce/", "metrics/ir_", "models/ir_"))]

@@ -16,7 +16,7 @@ from anonymizer.families.generalized.lattice.lattice import Lattice, at_node, dr
 from anonymizer.families.generalized.lattice.optimal import _node_loss
 from anonymizer.plan import prepare
 from anonymizer.errors import PrivacyCheckFailed
-from tests.test_oracle import ARX_QIS, adult_spec
+from tests.release.test_oracle import ARX_QIS, adult_spec
 
 QIS = ["age", "race", "marital-status"]
 HEIGHTS = [4, 1, 2]

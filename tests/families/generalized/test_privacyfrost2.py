@@ -18,7 +18,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import prepare
 from anonymizer.spec.parse import load_spec
-from tests.test_oracle import ARX_QIS, adult_spec
+from tests.release.test_oracle import ARX_QIS, adult_spec
 
 # Rows (a, b). a has the hierarchy a1,a2 -> a12; a3,a4 -> a34; then '*'; b is flat (b*, '*').
 # With k = 2 the satisfying nodes (level of a, level of b) are every node but (0, 0); the

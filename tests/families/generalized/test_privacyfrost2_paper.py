@@ -16,7 +16,7 @@ from anonymizer.errors import DataError, SpecError
 from anonymizer.plan import prepare
 from anonymizer.release.summary import format_release
 from anonymizer.spec.parse import load_spec
-from tests.test_oracle import ARX_QIS, adult_spec
+from tests.release.test_oracle import ARX_QIS, adult_spec
 
 PRIORITIES = {"age": 10, "education": 5, "sex": 2}    # Table 2's grid (reproduce p003)
 TOP = [4, 1, 1, 2, 3, 2, 2, 1]                         # every ARX QI at '*'

@@ -423,7 +423,7 @@ def test_every_geneir_and_ir_data_template_runs_and_parses(con, trees, monkeypat
     import sqlglot
 
     from anonymizer.engine.rendering import list_templates
-    from tests.test_templates import collect
+    from tests.engine.test_templates import collect
 
     rendered, executed, _ = collect(monkeypatch)
     churned = duckdb.connect()

@@ -28,7 +28,7 @@ from anonymizer.models import (
 from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 from anonymizer.families.identity_reserved.verify import class_counts_sql, decide_classes, verify, vulnerable
 from anonymizer.engine.names import ident
-from tests.test_templates import collect
+from tests.engine.test_templates import collect
 
 # Table 2: Id_num -> the diseases of the individual's records (Mike 1, Lily 2, Tim 3, Jane 4, Tina 5,
 # Ella 6, Lucy 7)

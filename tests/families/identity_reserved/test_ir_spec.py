@@ -104,6 +104,5 @@ def test_cli_creates_table2_and_runs_the_example(tmp_path):
     ran = runner.invoke(main, ["run", "examples/table2_eir.yml", "--db", db, "--json"])
     assert ran.exit_code == 0, ran.output
     assert '"classes": 2' in ran.output and "EIR 3-diversity" in ran.output
-    assert runner.invoke(main, ["ir", "--db", db]).exit_code == 2
     patients = runner.invoke(main, ["reproduce", "data", "patients", "--individuals", "50", "--db", db])
     assert patients.exit_code == 0 and "50 patients" in patients.output

@@ -15,7 +15,7 @@ from anonymizer import anonymize
 from anonymizer.errors import PrivacyCheckFailed, SpecError
 from anonymizer.cli import main
 from tests.privacy.test_attacks import SPECS, patients_table, people_table
-from tests.test_outputs import catalog_state
+from tests.release.test_outputs import catalog_state
 
 
 def objects(con) -> list:

@@ -12,7 +12,7 @@ import duckdb
 from anonymizer.engine import rendering as session
 from anonymizer.engine.rendering import list_templates
 from tests.template_contexts import stored
-from tests.test_templates import EXEMPT
+from tests.engine.test_templates import EXEMPT
 
 #: exempt from the release runs and rendered by their own tests, but recorded all the same
 RECORDED_ELSEWHERE = ("hierarchy/",)

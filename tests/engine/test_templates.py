@@ -33,7 +33,7 @@ from tests.families.identity_reserved.test_danonyir import HANDLE_ROWS
 from tests.privacy.adversary import patients_night
 from tests.privacy.test_versions import collision
 from tests.privacy.test_versions_ir import SMALL as IR_SMALL
-from tests.test_release import WEIRD, make_weird
+from tests.release.test_release import WEIRD, make_weird
 
 EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/families/generalized.
     "bench/",
@@ -180,7 +180,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
                 sqlglot.parse(text, read="duckdb")
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
-    keep_current(recorded, executed)   # the parameters tests/test_template_parse.py renders them with
+    keep_current(recorded, executed)   # the parameters tests/engine/test_template_parse.py renders them with
 
 
 def _audit_trail(con) -> None:

@@ -20,7 +20,7 @@ import pytest
 
 from anonymizer import anonymize, load_spec
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "adult_mondrian.yml"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "adult_mondrian.yml"
 HIERARCHIES = EXAMPLE.parent.parent / "anonymizer" / "data" / "arx_adult"
 
 

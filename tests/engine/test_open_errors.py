@@ -64,7 +64,7 @@ def spec(tmp_path):
 
 # -- a file that is not a DuckDB database ---------------------------------------------------------
 @pytest.mark.parametrize("command", [["run", "SPEC", "-q"], ["check", "--table", "t", "--qi", "a"],
-                                     ["macros", "install"], ["lattice", "SPEC", "-q"]])
+                                     ["macros", "install"], ["hierarchy", "lattice", "SPEC", "-q"]])
 def test_not_a_database(tmp_path, spec, command):
     junk = tmp_path / "junk.duckdb"
     junk.write_text("name,email\nAda,ada@example.org\n")
@@ -76,7 +76,7 @@ def test_not_a_database(tmp_path, spec, command):
 
 # -- a directory that does not exist ---------------------------------------------------------------
 @pytest.mark.parametrize("command", [["run", "SPEC", "-q"], ["demo", "-q"], ["macros", "install"],
-                                     ["ir", "--table2"], ["check", "--table", "t", "--qi", "a"]])
+                                     ["reproduce", "data", "table2"], ["check", "--table", "t", "--qi", "a"]])
 def test_missing_directory(tmp_path, spec, command):
     db = tmp_path / "nowhere" / "w.duckdb"
     args = [str(spec) if a == "SPEC" else a for a in command]
@@ -244,7 +244,7 @@ def test_reading_commands_create_nothing(tmp_path):
     """Guard (true before the fix too, by checks now replaced by the one door)."""
     db = tmp_path / "none.duckdb"
     one_line(cli("check", "--db", db, "--table", "t", "--qi", "a"), "none.duckdb", "no such database file", status=2)
-    one_line(cli("hierarchy", "--db", db, "--table", "t", "--column", "a", "--builder", "masking"),
+    one_line(cli("hierarchy", "show", "--db", db, "--table", "t", "--column", "a", "--builder", "masking"),
              "none.duckdb", "no such database file", status=2)
     assert list(tmp_path.iterdir()) == []
 
@@ -407,9 +407,9 @@ def test_measure_refuses_infinite_c(tmp_path):
 
 
 @pytest.mark.parametrize("args, option", [
-    (["lgb", "--flag-adult", "--density", "nan"], "--density"),
-    (["ir", "--experiment", "004", "--alphas", "nan"], "--alphas"),
-    (["lgb", "--experiment", "000", "--densities", "0.2,inf"], "--densities"),
+    (["reproduce", "data", "flagged-adult", "--density", "nan"], "--density"),
+    (["reproduce", "p004", "--alphas", "nan"], "--alphas"),
+    (["reproduce", "p000", "--densities", "0.2,inf"], "--densities"),
 ])
 def test_cli_number_lists_refuse_non_finite(tmp_path, args, option):
     res = CliRunner().invoke(main, [*args, "--db", str(tmp_path / "w.duckdb")])

@@ -27,7 +27,7 @@ from anonymizer import anonymize
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.macros import install
 from anonymizer.measure import measure_table
-from tests.test_oracle import adult_spec
+from tests.release.test_oracle import adult_spec
 
 QIS = ["age", "race", "marital-status"]
 K5_T02 = [{"type": "k-anonymity", "k": 5}, {"type": "t-closeness", "t": 0.2, "sensitive": "occupation"}]

@@ -22,7 +22,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError, SpecError
 from anonymizer.release.history import history, prune, rollback, spec_text
 from anonymizer.spec.parse import load_spec
-from tests.test_view_ownership import content, make_people, snapshots, view_sql
+from tests.release.test_view_ownership import content, make_people, snapshots, view_sql
 
 SCHEMA = "_anon_releases"
 

@@ -25,7 +25,7 @@ from anonymizer.errors import AnonymizerError, ExportError, PrivacyCheckFailed, 
 from anonymizer.release.export import part_path
 from anonymizer.spec.parse import load_spec
 from tests.families.anatomy.conftest import load_table1, table1_spec
-from tests.test_view_ownership import make_people
+from tests.release.test_view_ownership import make_people
 
 
 def people_spec(tmp_path: Path, release: str = "people_k5", k: int = 5, view: str = "people", **output) -> dict:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PKG = Path(__file__).resolve().parents[1] / "anonymizer"
+PKG = Path(__file__).resolve().parents[2] / "anonymizer"
 APART = ("reproduce", "bench", "datasets")
 
 
@@ -83,3 +83,14 @@ def test_module_level_imports_have_no_cycle():
     for module in sorted(graph):
         if module not in state:
             assert cycle_from(module, []) is None
+
+
+def test_tests_mirror_the_code():
+    """A test file at the top of ``tests/`` tests a top-level module of the same name; the
+    others live in the folder of the package they test (``tests/release/`` for
+    ``anonymizer/release/``, ...) or in ``tests/project/`` (the repository as a whole)."""
+    tests = PKG.parent / "tests"
+    flat = {p.stem.removeprefix("test_") for p in tests.glob("test_*.py")}
+    assert flat and not {name for name in flat if not (PKG / f"{name}.py").exists()}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name not in ("fixtures", "__pycache__")}
+    assert not {f for f in folders if not (PKG / f).is_dir()} - {"project", "privacy", "dbt"}

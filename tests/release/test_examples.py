@@ -9,7 +9,7 @@ import pytest
 
 from anonymizer import load_spec
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yml"))
+EXAMPLES = sorted((Path(__file__).resolve().parents[2] / "examples").glob("*.yml"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])

@@ -17,7 +17,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 HEADING = "## For SQL analysts"
 
 
