@@ -35,6 +35,7 @@ import duckdb
 
 from anonymizer.families.lgb.bucketize import release_bucketization
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.bench.harness import BENCH_QIS, scan_time
 from anonymizer.engine.footprint import memory
 from anonymizer.datasets.flagged import SEMI_SENSITIVE, SYNTHETIC_QI, QI, experiment_spec, flagged_adult, \
@@ -155,7 +156,7 @@ def _mondrian(engine: Engine, data: str, size: int | None) -> tuple[str, list[st
     def timed(engine: Engine, form: str) -> tuple[float, dict]:
         with engine.workspace():
             plan = prepare(engine, spec)
-            result = mondrian(engine, plan, loop=form)
+            result = mondrian(engine, plan, mondrian_inputs(plan.spec), loop=form)
             seconds = sum(result.notes["round_seconds" if form == "python" else "batch_seconds"])
             return seconds, {"rows": plan.base_rows, "rounds": result.rounds, "classes": result.classes,
                              "cells": result.notes["cells"], "algorithm_seconds": round(result.seconds, 3)}

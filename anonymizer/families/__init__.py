@@ -48,7 +48,13 @@ guide), then the function whose comments carry ``# Alg. M, line K``.
 
 from __future__ import annotations
 
+import functools
+import importlib
+from typing import Any, Mapping
+
 from anonymizer.families.base import Family
+from anonymizer.models.base import PrivacyModel
+from anonymizer.models.catalog import MODEL_TYPES, ModelType, build_model as build_generic
 
 
 def _declared() -> tuple[Family, ...]:
@@ -87,3 +93,22 @@ def reading(feature: str) -> list[Family]:
 def names(families: list[Family]) -> str:
     """Their algorithms, for an error message: ``lgb-mdp, lgb-ncp``."""
     return ", ".join(a for f in families for a in f.algorithms)
+
+
+@functools.cache
+def model_types() -> Mapping[str, ModelType]:
+    """Every model ``type`` a spec may name: the generic ones (:mod:`anonymizer.models`), then
+    each family's own (its ``models`` module's ``MODEL_TYPES``)."""
+    own = {kind: how for family in FAMILIES if family.own_models
+           for kind, how in importlib.import_module(f"{family.package}.models").MODEL_TYPES.items()}
+    return {**MODEL_TYPES, **own}
+
+
+def build_model(entry: Any, where: str) -> PrivacyModel:
+    """A model from a spec entry of any type :func:`model_types` knows (the spec's ``models``).
+
+    Example:
+        >>> str(build_model({"type": "l-unique", "l": 3}, "models[0]"))
+        '3-uniqueness of local buckets on every attribute with sensitive values'
+    """
+    return build_generic(entry, where, model_types())

@@ -65,6 +65,8 @@ class Family:
             others run on DuckDB only, and a Spark release of one is refused before any work.
         gate: its releases pass the cross-version gate (:mod:`anonymizer.release.combination`);
             without it a re-publication is refused under ``history: invariant``.
+        own_models: it has models no other family reaches, in its ``models`` module (their
+            ``MODEL_TYPES``: :func:`anonymizer.families.model_types`).
     """
 
     name: str
@@ -76,6 +78,7 @@ class Family:
     units: str = "classes"
     on_spark: frozenset[str] = frozenset()
     gate: bool = False
+    own_models: bool = False
     package: str = field(default="", compare=False)
 
     def steps(self) -> FamilySteps[Any, Any, Any]:

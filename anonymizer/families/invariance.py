@@ -154,7 +154,8 @@ def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people
                value=sig.value)
     new_rows = engine.count(rest)
     (top,) = engine.execute(f"SELECT coalesce(max(gid), 0) FROM {groups} WHERE version = $v", {"v": previous}).fetchone()
-    held, inner_notes, grouped = new_rows, {}, None
+    held, grouped = new_rows, None
+    inner_notes: dict = {}
     if new_rows:
         grouped, held, inner_notes = group_new(rest, new_rows)
     reopened = None

@@ -1,4 +1,5 @@
-"""Privacy models as SQL checks, one class per model (see :mod:`.base` for the contract)."""
+"""Privacy models as SQL checks, one class per model (see :mod:`.base` for the contract): the
+generic ones; a family's own models are in its package (``families/<family>/models.py``)."""
 
 from __future__ import annotations
 
@@ -8,20 +9,10 @@ from anonymizer.models.catalog import (
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
-    LslDiversity,
-    LUnique,
-    MultiLDiversity,
     RecursiveCLDiversity,
     TCloseness,
     build_model,
     MODEL_TYPES,
-)
-from anonymizer.families.identity_reserved.models import (
-    EIRAlphaBetaAnonymity,
-    EIRLDiversity,
-    IRAlphaBetaAnonymity,
-    IRKAnonymity,
-    IRKLAnonymity,
 )
 
 __all__ = [
@@ -32,14 +23,6 @@ __all__ = [
     "RecursiveCLDiversity",
     "TCloseness",
     "AlphaKAnonymity",
-    "LslDiversity",
-    "LUnique",
-    "MultiLDiversity",
-    "IRKAnonymity",
-    "IRKLAnonymity",
-    "IRAlphaBetaAnonymity",
-    "EIRLDiversity",
-    "EIRAlphaBetaAnonymity",
     "build_model",
     "MODEL_TYPES",
 ]

@@ -190,7 +190,7 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
                  group_cols: Iterable[str],
                  column_of: Mapping[str, str] | Callable[[str], str | None],
                  globs: Mapping[int, str] | None = None,
-                 hiers: Mapping[int | str, str] | None = None,
+                 hiers: Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str] | None = None,
                  prefix: str = "m", weight: str | None = None) -> list[ModelResult]:
     """Check several models on one table in a single statement (one histogram per
     sensitive column, shared by the models protecting it).
@@ -212,7 +212,7 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
     """
     models = list(models)
     return _check(engine, models, [f"{prefix}{i}" for i in range(len(models))], source, group_cols,
-                  column_of, dict(globs or {}), dict(hiers or {}), weight)
+                  column_of, dict(globs or {}), {k: v for k, v in (hiers or {}).items()}, weight)
 
 
 def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], source: str,

@@ -50,7 +50,7 @@ in Spark's catalog. What the gate cannot follow (LGB or identity-reserved releas
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
@@ -58,6 +58,10 @@ from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, Unsuppor
 from anonymizer.release import difference
 from anonymizer.release.publish import latest
 from anonymizer.spec.types import ReleaseSpec
+
+if TYPE_CHECKING:
+    from anonymizer.models import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
+    from anonymizer.families.lgb.models import LUnique
 
 #: the release's memory of its published classes (in ``output.snapshot_schema``)
 MEMORY = "_classes"
@@ -262,7 +266,8 @@ def _rules(models, attrs: list[str], figures: dict, levels: dict | None = None) 
     side's people are counted on each sensitive attribute (every person moved in or out
     moves one value; a joiner and a leaver of the same value cancel, unseen), on the box's
     size without one."""
-    rules, params = [], {}
+    rules: list[dict] = []
+    params: dict = {}
 
     def add(kind: str, model, attr: str, **bound) -> None:
         i = len(rules)
@@ -309,9 +314,10 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
         raise DataError(f"history.person {spec.history.person}",
                         f"names {repeated} more rows than people (e.g. {example!r} repeats): a person key names "
                         "one row per person")
+    lmodels = [cast("DistinctLDiversity | EntropyLDiversity | LUnique | RecursiveCLDiversity", m)
+               for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")]
     bound = released.bound if released.bound is not None else max(
-        [int(m.l) for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")
-         and m.attribute == released.followed], default=None)
+        [int(m.l) for m in lmodels if m.attribute == released.followed], default=None)
     people, _ = state_tables(spec)
     before = previous_state(engine, spec, published) if published else None
     state = engine.work("people_state")

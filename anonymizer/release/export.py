@@ -105,7 +105,8 @@ def export_release(engine: Engine, spec: ReleaseSpec, export: Export) -> list[st
     except (OSError, duckdb.Error, TemplateError) as exc:
         for temp, _ in written:
             temp.unlink(missing_ok=True)
-        problem = exc.problem if isinstance(exc, TemplateError) else (exc.strerror or str(exc))
+        problem = (exc.problem if isinstance(exc, TemplateError) else   # a duckdb.Error has no strerror
+                   (exc.strerror or str(exc)) if isinstance(exc, OSError) else str(exc))
         raise ExportError(path, f"cannot be written ({problem}); the release stays published, "
                                 "run it again to export it") from None
     for _, path in written:

@@ -284,8 +284,8 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
     last = latest(engine, spec)
     version = (last["version"] if last else 0) + 1
     snap_name = f"{spec.release}__v{version}"
-    tables = [(f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],))
-              for part, cand, cols in parts]
+    tables: list[tuple[str, str, str, list[str], tuple[str, ...]]] = [
+        (f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],)) for part, cand, cols in parts]
     tables.insert(0, (snap_name, spec.output.view, candidate, columns, order or (columns[0],)))
     out = spec.output
     with engine.transaction():
@@ -303,7 +303,9 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
             figures["views"] = [part_view(spec, part) for part, _, _ in parts]
         if join is not None:   # what the view runs, as DuckDB stored it: the owner's check reads it
-            figures["view_sql"] = _relation(engine, spec, out.schema, out.view)[1]
+            promoted = _relation(engine, spec, out.schema, out.view)
+            assert promoted is not None   # _promote made the view just above, in this transaction
+            figures["view_sql"] = promoted[1]
         params = {
             "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
             "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",

@@ -22,7 +22,7 @@ import time
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 import duckdb
 
@@ -38,6 +38,10 @@ from anonymizer.release import combination
 from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, latest,
                                         part_view, publish, unchanged)
 from anonymizer.spec.types import ReleaseSpec
+
+if TYPE_CHECKING:
+    import pandas
+    import pyspark.sql
 
 
 @dataclass
@@ -100,13 +104,14 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
         check_writable(spec.output.export)
     database, failed = spec.output.database, None
     attach = database is not None and not (dry_run and not Path(database).exists())
-    with attach_database(con, database) if attach else nullcontext() as catalog:
+    duck = cast(duckdb.DuckDBPyConnection, con)   # where it attaches or exports: both refused on Spark above
+    with attach_database(duck, database) if attach and database is not None else nullcontext() as catalog:
         spec = replace(spec, output=replace(spec.output, catalog=catalog))
         result = publish_release(spec, con, progress=progress, keep_work=keep_work, force=force, data=data,
                                  dry_run=dry_run, log=log, views=attach or database is None, inspect=inspect)
         if spec.output.export is not None and not dry_run:
             try:
-                result.exports = export_release(Engine(con, progress=progress), spec, spec.output.export)
+                result.exports = export_release(Engine(duck, progress=progress), spec, spec.output.export)
             except ExportError as exc:   # raised once the output database is closed: the release stands
                 failed = exc
     if failed is not None:
@@ -115,7 +120,7 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
     return result
 
 
-def publish_release(spec: ReleaseSpec, con: duckdb.DuckDBPyConnection, *,
+def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql.SparkSession", *,
                     progress: Callable[[str], None] | None = None, keep_work: bool = False,
                     force: bool = False, data: "pandas.DataFrame | None" = None, dry_run: bool = False,
                     log: list[StatementLog] | None = None, views: bool = True,

@@ -9,6 +9,7 @@ import sqlglot
 
 from anonymizer import anonymize
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine import rendering as engine_module
@@ -21,7 +22,7 @@ from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
 from anonymizer.families.identity_reserved.danonyir import search as dn_search
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
-from anonymizer.models import build_model
+from anonymizer.families import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
 from anonymizer.plan import prepare
 from anonymizer.measure import measure_table, record_risk
@@ -214,7 +215,7 @@ def _recursive_mondrian(con) -> None:
         with engine.workspace():
             spec = load_spec(dict(WEIRD, columns=columns, models=models,
                                   algorithm={"name": "mondrian", "seed": 1, **algorithm}))
-            assert mondrian(engine, prepare(engine, spec), loop="recursive", batch=1).notes["loop"] == "recursive"
+            assert mondrian(engine, (p := prepare(engine, spec)), mondrian_inputs(p.spec), loop="recursive", batch=1).notes["loop"] == "recursive"
 
 
 def _identity_reserved(con) -> None:

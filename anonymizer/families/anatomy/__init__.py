@@ -35,4 +35,4 @@ FAMILY = Family(
     "anatomy", "002",
     algorithms={a: frozenset({"seed", "batch"}) for a in MSB_ALGORITHMS},
     models=frozenset({"lsl-diversity", "multi-l-diversity"}),
-    parts=("sensitive",), units="groups", gate=True, package=__name__)
+    parts=("sensitive",), units="groups", gate=True, own_models=True, package=__name__)

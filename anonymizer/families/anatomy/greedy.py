@@ -154,7 +154,9 @@ def run_greedy(buckets: Buckets, policy: str, mslf: bool, batch: str | float = 0
     takes, n_takes, added, steps = residual(order, cols, lval, l_of, size, taken, takes, n_takes, batches, counts,
                                             n_batches)
     t = takes[:n_takes]
-    return Outcome(np.rec.fromarrays([t[:, i] for i in range(5)], names="bid,lo,per,gid,m"), int(groups),
+    # formats=None is the default (each array's own dtype); numpy's stub takes names= only beside formats=
+    table = np.rec.fromarrays([t[:, i] for i in range(5)], formats=None, names="bid,lo,per,gid,m")
+    return Outcome(table, int(groups),
                    int(grouped), int(added), int(size.sum()), int(iterations), int(failures), int(steps),
                    int(scanned), int(sorts))
 

@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING, cast
 
 from anonymizer.engine.session import Engine
 from anonymizer.families import invariance as shared
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.msb import MsbResult, msb
 from anonymizer.plan import Plan
+
+if TYPE_CHECKING:
+    from anonymizer.families.anatomy.models import LslDiversity, MultiLDiversity
 
 #: the work column holding a row's composite sensitive vector (a JSON list)
 SIG = "__sig"
@@ -48,7 +52,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
                                                     "groups_formed": grouped.groups}
 
     kept = shared.keep(engine, plan, shared.Signature(signed, SIG, values, []), group_new, people, groups, previous)
-    model = plan.spec.models[0]
+    model = cast("LslDiversity | MultiLDiversity", plan.spec.models[0])   # the release's one model (options.pair)
     published = replace(plan, base=kept.rows)
     levels = build_levels(engine, published, [model.l_of(s) for s in range(3)])
     buckets, _, _ = build_buckets(engine, published, levels, plan.spec.algorithm.seed)

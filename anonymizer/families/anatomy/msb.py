@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,9 @@ from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.greedy import Buckets, Outcome, run_greedy, warm
+
+if TYPE_CHECKING:
+    from anonymizer.families.anatomy.models import LslDiversity, MultiLDiversity
 
 
 @dataclass
@@ -45,7 +49,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
     warm()
     start = time.perf_counter()
     spec = plan.spec
-    model = spec.models[0]
+    model = cast("LslDiversity | MultiLDiversity", spec.models[0])   # the release's one model (options.pair)
     policy, mslf = split_name(spec.algorithm.name)
     levels = build_levels(engine, plan, [model.l_of(s) for s in range(3)])
     table, buckets, _ = build_buckets(engine, plan, levels, spec.algorithm.seed)

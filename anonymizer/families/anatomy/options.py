@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonymizer.errors import SpecError
-from anonymizer.models import LslDiversity, MultiLDiversity
+from anonymizer.families.anatomy.models import LslDiversity, MultiLDiversity
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel

@@ -157,6 +157,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
         ctx = dict(target=None, class_ranges=ranges, i=q.index)
         if key == "level":
             if not level_columns:
+                assert levels is not None   # _label_key: "level" without level columns means levels
                 params[f"level{q.index}"] = levels[q.name]
             label_sql = engine.sql("families/generalized/form/level_labels.sql.j2", hier=q.hier, per_class=level_columns,
                                 **ctx)

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed, SpecError
@@ -117,6 +118,7 @@ def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, b
     ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""
     classes, bad_classes, bad_rows = (int(v) for v in row[:3])
     models = plan.spec.models
+    per_model: tuple[tuple[str, int, int], ...]
     if len(models) == 1:
         per_model = ((str(models[0]), bad_classes, bad_rows),)
     else:
@@ -125,7 +127,7 @@ def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, b
     return LevelCheck(dict(levels), classes, bad_classes, bad_rows, per_model, bound)
 
 
-def validate_levels(plan: Plan, levels: dict[str, int]) -> dict[str, int]:
+def validate_levels(plan: Plan, levels: Mapping[str, int]) -> dict[str, int]:
     """Check that ``levels`` gives every QI a level within its hierarchy (0..height)."""
     out = {}
     for q in plan.qis:
@@ -174,7 +176,8 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
     refs = reference_tables(engine, plan)
-    models, params = [], {}
+    models: list[dict[str, Any]] = []
+    params: dict[str, Any] = {}
     for i, m in enumerate(plan.spec.models):
         params.update(m.params(f"m{i}"))
         if m.sensitive is None:

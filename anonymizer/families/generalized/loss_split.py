@@ -31,11 +31,11 @@ by ARX 3.9.2's local recoding; with distinct 3-diversity on occupation 0.0116 / 
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 from anonymizer.engine.names import ident
 from anonymizer.errors import SpecError
 from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
-from anonymizer.plan import Plan
 
 #: the loss-driven candidates' template, in place of candidates.sql.j2
 TEMPLATE = "families/generalized/mondrian/candidates_loss.sql.j2"
@@ -53,7 +53,7 @@ WORD_BITS = 62
 def _reordered(run) -> list[dict]:
     """The categorical QIs, whose cuts take their values most frequent first (see
     families/generalized/mondrian/frequency_order.sql.j2); none without ``split: loss``."""
-    if run.plan.spec.algorithm.split != "loss":
+    if run.inputs.split != "loss":
         return []
     return [{"dim": q.index, "col": ident(q.code)} for q in run.plan.qis if not q.numeric]
 
@@ -81,7 +81,7 @@ def _recode(run, cells: str, dims: list[dict], back: bool) -> None:
                    keys=run.keys, qis=run.qis, dims=dims, back=back)
 
 
-def least_distinct(checked: list[tuple[int, object, str]]) -> dict[str, int]:
+def least_distinct(checked: Sequence[tuple[int, object, str]]) -> dict[str, int]:
     """Per quoted sensitive column, the fewest distinct values a class must hold under the
     declared l-diversity models (``checked``: Mondrian's (index, model, column)): l for
     distinct and recursive (c, l)-diversity (r_1 < c (r_l + .. + r_m) is false with fewer
@@ -93,20 +93,20 @@ def least_distinct(checked: list[tuple[int, object, str]]) -> dict[str, int]:
     return need
 
 
-def params(plan: Plan, checked: list[tuple[int, object, str]]) -> dict[str, float]:
+def params(run) -> dict[str, float]:
     """Bound ``$lw<i>``, the weight 1 / (m_i - 1) of a covered value of QI i in ARX's loss,
     and ``$ls<j>``, the distinct values each side needs of the j-th column of
-    :func:`least_distinct`."""
-    if plan.spec.algorithm.split != "loss":
+    :func:`least_distinct`, for Mondrian's ``run`` (its ``_Run``)."""
+    if run.inputs.split != "loss":
         return {}
-    weights = {f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in plan.qis}
-    return weights | {f"ls{j}": n for j, n in enumerate(least_distinct(checked).values())}
+    weights = {f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in run.plan.qis}
+    return weights | {f"ls{j}": n for j, n in enumerate(least_distinct(run.checked).values())}
 
 
 def context(run, cells: str, hist: str) -> dict | None:
     """The candidates step of a round of Mondrian's ``run`` (its ``_Run``) over its active
     ``cells`` and their ``hist``: the template and its context; None without ``split: loss``."""
-    if run.plan.spec.algorithm.split != "loss":
+    if run.inputs.split != "loss":
         return None
     if run.engine.dialect != "duckdb":
         raise SpecError("algorithm.split", f"loss runs on DuckDB only (its rounds use DuckDB's min_by of n and "

@@ -80,10 +80,11 @@ from dataclasses import dataclass, field
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed
-from anonymizer.models import check
+from anonymizer.models import PrivacyModel, check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized import loss_split
+from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
 from anonymizer.families.generalized.result import AlgorithmResult
 
@@ -106,10 +107,10 @@ class _Run:
 
     engine: Engine
     plan: Plan
-    relaxed: bool
+    inputs: Inputs
     qis: list[str]                      # quoted q0..q{d-1}
     keys: list[str]                     # quoted qis + sensitive columns the models read
-    checked: list[tuple[int, object, str]]  # (index, model, quoted s column) with a sensitive attribute
+    checked: list[tuple[int, PrivacyModel, str]]  # (index, model, quoted s column) with a sensitive attribute
     globs: dict[int, str] = field(default_factory=dict)
     params: dict = field(default_factory=dict)
     cells: str = ""                     # the current working set (pid, <keys>, n)
@@ -119,15 +120,19 @@ class _Run:
     codes: dict[str, str] = field(default_factory=dict)   # strict: sensitive column -> its (code, value) table
     packing: tuple | None = None        # split: loss: the packed counts' fields (loss_split.packing)
 
+    @property
+    def relaxed(self) -> bool:
+        return self.inputs.relaxed
+
     def t(self, name: str) -> str:
         """A transient table of the run (see :meth:`Engine.transient`); only ``assign``, the
         result, is a work table."""
         return self.engine.transient(name)
 
 
-def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: str = "recursive",
+def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | None = None, loop: str = "recursive",
              batch: int | str | None = "auto") -> AlgorithmResult:
-    """Partition ``plan.base`` by Mondrian and write ``engine.work("assign")``.
+    """Partition ``plan.base`` by Mondrian under ``inputs`` and write ``engine.work("assign")``.
 
     ``partition_by``: a column of ``plan.base`` whose values are the first partitions
     (paper 000's QI partition, Algorithm 3 lines 2-3: Mondrian runs inside each subset);
@@ -149,14 +154,14 @@ def mondrian(engine: Engine, plan: Plan, partition_by: str | None = None, loop: 
     if batch is not None and batch != "auto" and (not isinstance(batch, int) or batch < 1):
         raise ValueError(f"batch must be a positive number of rounds, 'auto' or None, got {batch!r}")
     start = time.perf_counter()
-    run = _setup(engine, plan)
+    run = _setup(engine, plan, inputs)
     _check_whole_table(run)                    # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     loss_split.reorder(run)                    # split: loss cuts categorical values most frequent first
     _positions(run)
     if loop == "recursive" and (engine.dialect == "spark" or any(check.uses_asof_join(m) for _, m, _ in run.checked)):
         loop = "python"
-    if batch == "auto":
+    if isinstance(batch, str):                 # "auto", the only string the check above lets through
         batch = max(BATCH, HELD // max(run.cell_count, 1))
     rounds, next_cid, timings = _rounds(run) if loop == "python" else _batches(run, batch)
     loss_split.restore(run)
@@ -202,7 +207,8 @@ def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
     batches the finished cells go to ``done`` and the active ones are the next batch's
     working set. Returns the rounds, the classes made and each batch's seconds."""
     engine = run.engine
-    rounds, next_cid, timings, cells, numbered = 0, 0, [], run.cells, False
+    rounds, next_cid, cells, numbered = 0, 0, run.cells, False
+    timings: list[float] = []
     snap_to_hierarchy(run, prepare_only=True)
     while True:
         t0 = time.perf_counter()
@@ -221,14 +227,13 @@ def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
         cells, numbered = out, True
 
 
-def _setup(engine: Engine, plan: Plan) -> _Run:
-    spec = plan.spec
+def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    checked = [(i, m, column[m.sensitive]) for i, m in enumerate(spec.models) if m.sensitive is not None]
+    checked = [(i, m, column[m.sensitive]) for i, m in enumerate(inputs.models) if m.sensitive is not None]
     qis = [ident(q.code) for q in plan.qis]
     sens = sorted({c for _, _, c in checked})
-    run = _Run(engine, plan, spec.algorithm.relaxed, qis, qis + sens, checked)
-    run.params = {"k": spec.k, **loss_split.params(plan, checked)}
+    run = _Run(engine, plan, inputs, qis, qis + sens, checked)
+    run.params = {"k": inputs.k, **loss_split.params(run)}
     for i, model, _ in checked:
         run.params.update(model.params(f"m{i}"))
     return run
@@ -236,12 +241,12 @@ def _setup(engine: Engine, plan: Plan) -> _Run:
 
 def _check_whole_table(run: _Run) -> None:
     """Nothing can be released if the whole table fails a model: stop with the figure."""
-    plan = run.plan
-    if plan.base_rows < plan.spec.k:
+    plan, k = run.plan, run.inputs.k
+    if plan.base_rows < k:
         raise DataError(plan.source, f"{plan.base_rows} rows are left to anonymize, fewer than "
-                                     f"k={plan.spec.k}: no equivalence class can be formed")
+                                     f"k={k}: no equivalence class can be formed")
     column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    for result in check.evaluate_all(run.engine, plan.spec.models, plan.base, [], column_of,
+    for result in check.evaluate_all(run.engine, run.inputs.models, plan.base, [], column_of,
                                      hiers=plan.hiers):
         if not result.holds:
             raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
@@ -262,8 +267,8 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
                        sens=[{"col": s, "codes": run.codes[s]} for s in sens])
         run.engine.drop(raw)
     run.cell_count = run.engine.count(run.cells)
-    for i, _, s in run.checked:
-        if getattr(run.plan.spec.models[i], "needs_global", False):
+    for i, model, s in run.checked:
+        if getattr(model, "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")
             run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
                                template="models/global_distribution.sql.j2")
@@ -273,6 +278,7 @@ def _positions(run: _Run) -> None:
     params, dims = {}, []
     for i, q in enumerate(run.plan.qis):
         if q.numeric:
+            assert q.num_min is not None and q.num_max is not None   # a numeric QI has its domain
             params[f"min{i}"] = q.num_min
             params[f"span{i}"] = (q.num_max - q.num_min) or 1.0
         else:

@@ -17,7 +17,7 @@ def snap_dims(run: _Run) -> list[dict] | None:
     """The QIs whose strict cuts snap to their hierarchy (see :func:`snap_to_hierarchy`), or
     None."""
     dims = [{"dim": q.index, "hier": q.hier} for q in run.plan.qis if q.column.hierarchy is not None]
-    if not dims or run.relaxed or run.plan.spec.algorithm.labels != "hierarchy":
+    if not dims or run.relaxed or run.inputs.labels != "hierarchy":
         return None
     return dims
 

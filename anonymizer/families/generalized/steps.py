@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, TYPE_CHECKING
+from typing import Any, Callable, TYPE_CHECKING
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
@@ -19,6 +19,7 @@ from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups,
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.verify import input_reference, verify as verify_models
 from anonymizer.measure import Counted, count_rows, measure_table
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
     from anonymizer.release.run import ReleaseResult
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
-ALGORITHMS = {
-    "mondrian": mondrian,
+ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
+    "mondrian": lambda engine, plan: mondrian(engine, plan, mondrian_inputs(plan.spec)),
     "full-domain": full_domain,
     "privacyfrost2": privacyfrost2,
     "optimal": optimal,
@@ -138,6 +139,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     counted, checks, gated = checked
     spec, result = plan.spec, rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
+    assert engine.work_schema is not None   # the candidate is a work table
     measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
                              reference=input_reference(engine, plan), counted=counted)
     measures["table"] = f"{spec.output.schema}.{spec.output.view}"   # not the work table, gone after the run

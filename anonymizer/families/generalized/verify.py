@@ -31,7 +31,7 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
     internal = {k.column.name: ident(k.internal) for k in plan.sensitive}
     globs = {i: f"({reference_sql(plan.base, internal[m.sensitive])})"
-             for i, m in enumerate(models) if m.needs_global}
+             for i, m in enumerate(models) if m.needs_global and m.sensitive is not None}
     source, groups, weight = ((counted.table, [counted.cls], counted.weight) if counted else
                               (candidate.table, [ident(c) for c in candidate.grouping], None))
     results = evaluate_all(engine, models, source, groups, column_of, globs=globs, hiers=plan.hiers, weight=weight)
@@ -50,4 +50,5 @@ def input_reference(engine: Engine, plan: Plan) -> tuple[str, str] | None:
         return None
     cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
     engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
+    assert engine.work_schema is not None   # engine.work opened it
     return (engine.work_schema, "input_reference")

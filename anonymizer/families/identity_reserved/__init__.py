@@ -35,4 +35,4 @@ IR_MODEL_TYPES = ("ir-k-anonymity", "ir-kl-anonymity", "ir-alpha-beta-anonymity"
 FAMILY = Family(
     "identity_reserved", "004",
     algorithms={"danonyir": frozenset({"seed", "renumber"}), "geneir": frozenset({"seed", "renumber"})},
-    models=frozenset(IR_MODEL_TYPES), reads=frozenset({"individual"}), package=__name__, gate=True)
+    models=frozenset(IR_MODEL_TYPES), reads=frozenset({"individual"}), own_models=True, package=__name__, gate=True)

@@ -132,7 +132,8 @@ def geneir(engine: Engine, plan: Plan, rec: str, ind: str, model, key: ReleaseKe
     params = {}
     for q in qis:
         if q.numeric:
-            params[f"span{q.index}"] = float(q.num_max - q.num_min) if q.num_max is not None else 0.0
+            params[f"span{q.index}"] = (float(q.num_max - q.num_min) if q.num_max is not None and q.num_min is not None
+                                        else 0.0)
             params.update(domain_params(q))
         else:
             params[f"size{q.index}"] = int(q.m)

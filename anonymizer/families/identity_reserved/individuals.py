@@ -42,6 +42,7 @@ def individuals(engine: Engine, plan: Plan) -> Individuals:
     mixed = engine.one("families/identity_reserved/mixed_individuals.sql.j2", base=plan.base, qis=qis)
     for q, n in zip(plan.qis, mixed):
         if n:
+            assert plan.individual is not None   # the family needs the individual column (options.pair)
             raise DataError(plan.source, f"{n} individuals (column {plan.individual.column.name!r}) have records with "
                                          f"different values of quasi-identifier {q.name!r}; an identity-reserved "
                                          "release needs one value per individual (paper 004, section 4.4.3)")

@@ -74,9 +74,10 @@ class Signed:
 
 def check(plan: Plan) -> None:
     """What m-invariance cannot keep here, refused before any work (module docstring)."""
-    if plan.person is None or plan.individual is None or plan.person.column.name != plan.individual.column.name:
+    individual = plan.individual.column.name if plan.individual is not None else None
+    if plan.person is None or individual is None or plan.person.column.name != individual:
         raise UnsupportedError("history: invariant keeps an identity-reserved release's individuals across versions: "
-                               f"set history.person to the individual column ({plan.individual.column.name!r})")
+                               f"set history.person to the individual column ({individual!r})")
     if plan.spec.algorithm.renumber == "appearance":
         raise UnsupportedError("history: invariant publishes counterfeit individuals, and renumber: appearance numbers "
                                "Id_num in the source's row order, which would tell them apart; leave renumber out")
@@ -111,7 +112,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
     engine.run(_T + "gained.sql.j2", {"previous": previous}, target=kept_records, base=plan.base, people=people)
     held = plan.base_rows - engine.count(kept_records)
     plan = replace(plan, base=kept_records)   # base_rows stays: the held-back records count as suppressed
-    signed = signed_rows(engine, plan)
+    lists = signed_rows(engine, plan)
     rounds, steps = [], {}
 
     def group_new(rest: str, rows: int) -> tuple[str | None, int, dict]:
@@ -134,9 +135,10 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
         engine.release_tables(new.rec, new.ind, base, always=True)
         return assign, result.suppressed_individuals, {"groups_formed": result.classes}
 
-    individual_rows = replace(plan, base=signed, base_rows=engine.count(signed))
-    kept = shared.keep(engine, individual_rows, shared.Signature(signed, SIG, [{"col": SIG, "type": "VARCHAR", "part": None}],
-                                                      [q.code for q in plan.qis]),
+    individual_rows = replace(plan, base=lists, base_rows=engine.count(lists))
+    kept = shared.keep(engine, individual_rows,
+                       shared.Signature(lists, SIG, [{"col": SIG, "type": "VARCHAR", "part": None}],
+                                        [q.code for q in plan.qis]),
                        group_new, people, groups, previous)
     records = engine.work("ir_records")
     engine.run(_T + "records.sql.j2", target=records, base=plan.base, rows=kept.rows, sig=SIG,

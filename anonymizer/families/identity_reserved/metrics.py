@@ -36,7 +36,7 @@ adds the suppressed records' cost and divides.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
@@ -101,7 +101,8 @@ def _checked(qis: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     for q in qis:
         if q.get("numeric"):
             low, high = q.get("low"), q.get("high")
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)) or high < low:
+            numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high))
+            if not numbers or cast(float, high) < cast(float, low):
                 raise SpecError(f"qis.{q['name']}", "a numeric QI needs its domain low <= high", (low, high))
         else:
             size = q.get("size")

@@ -64,6 +64,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 
 from anonymizer.engine.rendering import render
 from anonymizer.models.base import PrivacyModel
+from anonymizer.models.catalog import ModelType, number_of, open_unit, sensitive_of
 from anonymizer.families.identity_reserved.hitting_sets import IncrementalEl, sat_el
 
 Individual = tuple[int, Mapping[str, int]]
@@ -234,7 +235,7 @@ class IRKLAnonymity(_IRModel):
         return KLTracker(self.k, self.l)
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
-        seen = set()                                 # one scan: n_Q and m_Q (SatPriIR_kl)
+        seen: set[str] = set()                       # one scan: n_Q and m_Q (SatPriIR_kl)
         for records, values in individuals:
             _check(records, values)
             seen.update(values)
@@ -277,7 +278,8 @@ class IRAlphaBetaAnonymity(_AlphaBeta):
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
         """Algorithm 4 with line 12 as SatPriIR_ab: ``MaxSenNum`` counts records, over ``|Q|``."""
-        rows, max_rec, num = 0, 0, Counter()
+        rows, max_rec = 0, 0
+        num: Counter[str] = Counter()
         for records, values in individuals:
             _check(records, values)
             rows += records
@@ -330,7 +332,8 @@ class EIRAlphaBetaAnonymity(_AlphaBeta):
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
         """Algorithm 4, SatPriIR_Eab, line by line."""
-        max_rec, num, rows = 0, Counter(), 0                      # line 1
+        max_rec, rows = 0, 0                                      # line 1
+        num: Counter[str] = Counter()
         for records, values in individuals:                       # line 2
             _check(records, values)
             rows += records
@@ -343,3 +346,33 @@ class EIRAlphaBetaAnonymity(_AlphaBeta):
 
 
 IR_MODELS = (IRKAnonymity, IRKLAnonymity, IRAlphaBetaAnonymity, EIRLDiversity, EIRAlphaBetaAnonymity)
+
+
+def _ir_k(e, w):
+    return IRKAnonymity(number_of(e, "k", w, int, 1))
+
+
+def _ir_kl(e, w):
+    return IRKLAnonymity(number_of(e, "k", w, int, 1), number_of(e, "l", w, int, 1), sensitive_of(e, w))
+
+
+def _ir_ab(e, w):
+    return IRAlphaBetaAnonymity(open_unit(e, "alpha", w), open_unit(e, "beta", w), sensitive_of(e, w))
+
+
+def _eir_l(e, w):
+    return EIRLDiversity(number_of(e, "l", w, int, 1), sensitive_of(e, w))
+
+
+def _eir_ab(e, w):
+    return EIRAlphaBetaAnonymity(open_unit(e, "alpha", w), open_unit(e, "beta", w), sensitive_of(e, w))
+
+
+#: spec ``type`` -> how an entry of it becomes a model (Definitions 2.3, 3.3, 3.4)
+MODEL_TYPES: Mapping[str, ModelType] = {
+    "ir-k-anonymity": ModelType(_ir_k, frozenset({"k"})),
+    "ir-kl-anonymity": ModelType(_ir_kl, frozenset({"k", "l", "sensitive"})),
+    "ir-alpha-beta-anonymity": ModelType(_ir_ab, frozenset({"alpha", "beta", "sensitive"})),
+    "eir-l-diversity": ModelType(_eir_l, frozenset({"l", "sensitive"})),
+    "eir-alpha-beta-anonymity": ModelType(_eir_ab, frozenset({"alpha", "beta", "sensitive"})),
+}

@@ -37,6 +37,7 @@ def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
     if keeps:
         invariance.check(plan)
     kept = shared.continued(engine, plan) if keeps else None
+    signed: invariance.Signed | None
     if kept is not None:
         rec, result, signed = invariance.invariant(engine, plan, *kept)
     else:
@@ -75,6 +76,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[IRRounds]) -> form.IRCandid
         colliding = engine.work(f"colliding{attempt}")
         if not combination.colliding(engine, plan.spec, _released(engine, plan, built), colliding):
             break
+        assert signed is not None   # kept: an m-invariant version's signatures
         rec, result, signed = invariance.merge(engine, plan, built.table, rec, result, signed, colliding, attempt)
         form.drop(engine, plan, built)
         built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=True)

@@ -69,7 +69,8 @@ class _Scratch:
     """Work tables of one verify/vulnerable call, dropped at the end."""
 
     def __init__(self, engine: Engine):
-        self.engine, self.tag, self.names = engine, uuid.uuid4().hex[:8], []
+        self.engine, self.tag = engine, uuid.uuid4().hex[:8]
+        self.names: list[str] = []
 
     def __call__(self, name: str) -> str:
         table = self.engine.work(f"ir_{name}_{self.tag}")

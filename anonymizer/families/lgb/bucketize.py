@@ -54,7 +54,8 @@ from dataclasses import dataclass
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families.lgb.subsets import Attribute, attributes, qi_partition, value_pairs
-from anonymizer.models import LUnique, TCloseness, check
+from anonymizer.models import TCloseness, check
+from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import Plan
 from anonymizer.randomness import ReleaseKey
 
@@ -94,7 +95,7 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     vals = _values(engine, pairs, "lgb_vals_0")                                     # Alg. 2, line 1
     globs = _globals(engine, attrs, vals if whole is None else _values(engine, whole, "lgb_vals_whole"))
     _check_roots(engine, attrs, vals, globs)
-    if loop == "recursive" and any(check.uses_asof_join(x.principle) for x in attrs):
+    if loop == "recursive" and any(x.principle is not None and check.uses_asof_join(x.principle) for x in attrs):
         loop = "python"
     split = _split_in_one_statement if loop == "recursive" else _split_round_by_round
     start = time.perf_counter()
@@ -184,12 +185,14 @@ def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -
     """Algorithm 2's check(VP) for attribute ``x`` over a ``(gid, s, n)`` histogram."""
     if isinstance(x.principle, LUnique):
         return engine.sql("families/lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
+    assert x.principle is not None   # a bucketized attribute has its principle (subsets.attributes)
     return check.model_sql(x.principle, hist, f"a{x.index}", globs.get(x.index), dialect=engine.dialect)
 
 
 def _params(attrs: list[Attribute]) -> dict:
     out: dict = {}
     for x in attrs:
+        assert x.principle is not None   # a bucketized attribute has its principle (subsets.attributes)
         out.update(x.principle.params(f"a{x.index}"))
     return out
 

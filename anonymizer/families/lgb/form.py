@@ -117,6 +117,7 @@ def verify(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidat
             continue
         source = f"(SELECT __bid{x.index} AS b, __code{x.index} AS v FROM {candidate.table} WHERE __bid{x.index} " \
                  f"IS NOT NULL)"
+        assert x.principle is not None   # a bucketized attribute has its principle (subsets.attributes)
         model = replace(x.principle, attribute=x.name)
         checks.append(_holds(evaluate(engine, model, source, ['"b"'], '"v"', prefix=f"a{x.index}"), view))
     return checks

@@ -39,15 +39,14 @@ from dataclasses import replace
 from anonymizer.engine.session import Engine
 from anonymizer.models import KAnonymity
 from anonymizer.plan import Plan
-from anonymizer.spec.types import Algorithm
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import Inputs
 
 
 def lgb_mdp(engine: Engine, plan: Plan, base: str, k: int) -> AlgorithmResult:
     """Algorithm 3 on ``base(__rid, q0.., pat)``: the local equivalence groups as ``assign``
     ``(__rid, __cid, __lo<i>, __hi<i>)``, -1 bounds on a subset's sensitive cells."""
     rows = engine.count(base)
-    spec = replace(plan.spec, models=(KAnonymity(k),), algorithm=Algorithm("mondrian"))
-    inner = replace(plan, spec=spec, base=base, base_rows=rows, sensitive=[], passthrough=[])
-    return mondrian(engine, inner, partition_by="pat")     # Alg. 3, lines 2-3: each subset T_set
+    inner = replace(plan, base=base, base_rows=rows, sensitive=[], passthrough=[])
+    return mondrian(engine, inner, Inputs(k, (KAnonymity(k),)), partition_by="pat")   # Alg. 3, lines 2-3: each T_set

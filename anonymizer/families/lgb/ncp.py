@@ -71,6 +71,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
@@ -157,7 +158,7 @@ def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey | int
 def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balance: bool) -> _State:
     dims, params = [], {}
     for i, q in enumerate(plan.qis):
-        dim = {"i": i, "q": ident(f"q{q.index}"), "pos": None, "m": None, "dom": q.dom}
+        dim: dict[str, Any] = {"i": i, "q": ident(f"q{q.index}"), "pos": None, "m": None, "dom": q.dom}
         if q.numeric:
             dim.update(pos=ident(f"p{i}"), min=f"min{i}", span=f"span{i}")
             lo, hi = float(q.num_min or 0.0), float(q.num_max or 0.0)

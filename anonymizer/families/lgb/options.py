@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonymizer.errors import SpecError
-from anonymizer.models import EntropyLDiversity, KAnonymity, LUnique, TCloseness
+from anonymizer.models import EntropyLDiversity, KAnonymity, TCloseness
+from anonymizer.families.lgb.models import LUnique
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel

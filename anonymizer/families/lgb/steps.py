@@ -16,7 +16,8 @@ from anonymizer.families.lgb import form
 from anonymizer.families.lgb.algorithm import LgbResult, lgb
 from anonymizer.families.lgb.invariance import SIG, bucket_assign, bucketized, check, invariant, signed_rows
 from anonymizer.families.lgb.options import ungated
-from anonymizer.models import EntropyLDiversity, LUnique
+from anonymizer.models import EntropyLDiversity
+from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
@@ -58,6 +59,7 @@ def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidat
     signed = result.signed or signed_rows(engine, plan, result.buckets.dealt, x)
     assign = result.assign or bucket_assign(engine, result.buckets.dealt, x)
     people, members, groups = shared.gate_inputs(engine, assign, signed, signed, SIG, result.assign is not None)
+    assert x.principle is not None   # the bucketized attribute has its principle (subsets.attributes)
     principle = replace(x.principle, attribute=x.name)
     bound = principle.l if isinstance(principle, (LUnique, EntropyLDiversity)) else None
     return combination.gate(engine, plan.spec, Released(

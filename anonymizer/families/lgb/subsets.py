@@ -17,10 +17,17 @@ suppressed, counted against the spec's ``suppression_limit``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias, cast
 
 from anonymizer.engine.session import Engine
-from anonymizer.models import LUnique, PrivacyModel
+from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import QI, Kept, Plan
+
+if TYPE_CHECKING:
+    from anonymizer.models import EntropyLDiversity, TCloseness
+
+    #: a bucket principle (:func:`anonymizer.families.lgb.options.pair`)
+    Principle: TypeAlias = LUnique | EntropyLDiversity | TCloseness
 
 KINDS = ("qi", "semi-sensitive", "sensitive")
 
@@ -45,7 +52,7 @@ class Attribute:
     code: str
     flag: str | None = None
     qi: QI | None = None
-    principle: PrivacyModel | None = None
+    principle: Principle | None = None
 
     @property
     def bucketized(self) -> bool:
@@ -99,11 +106,11 @@ def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int,
                      principle=principle_of(plan, k.column.name))
 
 
-def principle_of(plan: Plan, name: str) -> PrivacyModel:
+def principle_of(plan: Plan, name: str) -> Principle:
     """The bucket model of attribute ``name``: the one naming it, else the default l-unique."""
     models = [m for m in plan.spec.models if m.sensitive == name]
     if models:
-        return models[0]
+        return cast("Principle", models[0])   # a model naming an attribute is a bucket principle (options.pair)
     default = next(m for m in plan.spec.models if isinstance(m, LUnique) and m.attribute is None)
     return LUnique(default.l, name)
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import mondrian_inputs
 
 NUM = {"role": "quasi", "type": "numeric"}
 
@@ -30,7 +31,7 @@ def test_mondrian_classes_cover_rows_once(engine, make_plan, classes, table, rel
     a, b, k = table
     plan = make_plan(engine, {"a": a, "b": b}, {"a": NUM, "b": {"role": "quasi"}},
                      [{"type": "k-anonymity", "k": k}], {"name": "mondrian", "relaxed": relaxed})
-    result = mondrian(engine, plan)
+    result = mondrian(engine, plan, mondrian_inputs(plan.spec))
     rows, distinct, smallest = coverage(engine, plan, result)
     assert rows == distinct == len(a) and smallest >= k
     if not relaxed:

@@ -16,7 +16,7 @@ from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2, table2_spec
 from anonymizer.reproduce.p004_identity_reserved.worked_example import paper_seed as _paper_seed
-from anonymizer.models import build_model
+from anonymizer.families import build_model
 from anonymizer.plan import prepare
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec

@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 from anonymizer.engine.session import Engine
 from anonymizer.engine.rendering import list_templates
 from anonymizer.errors import SpecError
-from anonymizer.models import (
+from anonymizer.families import build_model
+from anonymizer.families.identity_reserved.models import (
     EIRAlphaBetaAnonymity,
     EIRLDiversity,
     IRAlphaBetaAnonymity,
     IRKAnonymity,
     IRKLAnonymity,
-    build_model,
 )
 from anonymizer.families.identity_reserved import IR_MODEL_TYPES
 from anonymizer.families.identity_reserved.verify import class_counts_sql, decide_classes, verify, vulnerable

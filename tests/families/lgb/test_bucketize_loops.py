@@ -14,7 +14,8 @@ from anonymizer.families.lgb.subsets import Attribute
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
-from anonymizer.models import LUnique, TCloseness
+from anonymizer.models import TCloseness
+from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import prepare
 from anonymizer.randomness import ReleaseKey
 from anonymizer.reproduce.p000_lgb.experiment import l_caps

@@ -15,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 from anonymizer.families.lgb.ncp import lgb_ncp
 from anonymizer.families.generalized.mondrian import mondrian
+from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.engine.session import Engine
 from anonymizer.metrics import qi as metric_qi
 from anonymizer.metrics.ncp import ncp
@@ -235,7 +236,7 @@ def test_adult_against_mondrian(arx_adult, k, capsys):
     assert_valid(engine, base, ours, k, 4)
     ours_ncp = ncp(engine, ours.assign, qis, plan.rows)
     engine.execute(f"ALTER TABLE {ours.assign} RENAME TO lgb_assign")
-    theirs = mondrian(engine, plan)
+    theirs = mondrian(engine, plan, mondrian_inputs(plan.spec))
     theirs_ncp = ncp(engine, theirs.assign, qis, plan.rows)
     assert 0 < ours_ncp[0] < len(qis) * plan.rows and 0 < theirs_ncp[0]
     with capsys.disabled():

@@ -116,6 +116,7 @@ def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, li
                 best, best_loss = node, loss
         elif prune and lattice.hopeless(node, "optimal"):
             failed.append(_climb(lattice, node, top, level_loss))
+    assert best is not None   # the top node holds (checked above), so the search keeps a node
     engine.say(f"optimal: node {lattice.levels(best)} loss {best_loss:.4f} after {lattice.checks} checks "
                f"of {len(nodes)} nodes")
     return lattice, nodes, best, best_loss

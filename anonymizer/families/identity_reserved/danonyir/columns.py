@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -29,7 +30,7 @@ def below(x: float, bound: float) -> bool:
     return x < bound and not near(x, bound)
 
 
-def first(d: np.ndarray, ids: np.ndarray, ties: bool) -> int | None | bool:
+def first(d: np.ndarray, ids: np.ndarray, ties: bool) -> int | None | Literal[False]:
     """The index of the least (d, id), None when there is none, False when another distance
     lies within the margin of it (and is not equal to it, if ``ties``: an exact tie goes to the
     smaller id, here as in SQL: the same operations on the same numbers)."""
@@ -91,7 +92,7 @@ class People(Columns):
     def names(cls, attrs: list[Attr]) -> list[str]:
         return ["pid", "nrec", "sens"] + [f"{'v' if a.numeric else 'c'}{a.i}" for a in attrs]
 
-    def nearest(self, q, sq: float, taken: list[int]) -> tuple[float, dict] | None | bool:
+    def nearest(self, q, sq: float, taken: list[int]) -> tuple[float, dict] | None | Literal[False]:
         """Eq. (17) for every candidate not in ``taken``, in nearest.sql.j2's order of
         operations, and the nearest by (distance, Id_num) (:func:`first`)."""
         e, nq = q.element, q.nrec
@@ -120,11 +121,10 @@ class Classes(Columns):
     with Q when they were chosen: the bound's figure), per QI the interval (numeric) or the words
     of the set of codes (categorical); ``alive``: not merged into Q since."""
 
-    alive: np.ndarray = field(default=None)
+    alive: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
-        if self.alive is None:
-            self.alive = np.ones(len(self), dtype=bool)
+        self.alive = np.ones(len(self), dtype=bool)
 
     @classmethod
     def names(cls, attrs: list[Attr]) -> list[str]:

@@ -44,6 +44,7 @@ def attrs_of(plan: Plan) -> list[Attr]:
     out = []
     for q in plan.qis:
         if q.numeric:
+            assert q.num_min is not None and q.num_max is not None   # a numeric QI has its domain
             width = float(q.num_max) - float(q.num_min)
             out.append(Attr(q.index, True, 1.0 / width if width > 0 else 0.0, 0, q.dom, q.m))
         else:

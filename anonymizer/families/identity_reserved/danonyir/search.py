@@ -96,6 +96,7 @@ class Search:
             self.entry = self.batch.next(set(), self.counts)
             if self.entry is None:
                 return None
+        assert self.batch is not None   # the entry came from it
         row = self.batch.seed(self.entry)
         self.t.take(row["pid"])
         return row
@@ -109,6 +110,7 @@ class Search:
             return
         self.counts["scans"] += 1
         gone, e = set(self.t.taken), self.entry
+        assert self.batch is not None and e is not None   # draw took the seed from the batch
         self.width = self.k
         self.people, self.classes = self.batch.candidates(e, gone, q.element)
         self.floor, self.front = e["floor"] or [], e["front"] or []
@@ -145,7 +147,9 @@ class Search:
                 return found
             self.width = 0      # the widest candidates could not certify: plain scans for this Q
         self.counts["plain"] += 1
-        return self.t.nearest(q)
+        p, c = self.t.nearest(q)
+        assert p is not None   # D is not empty: Q grows while individuals remain (t.remaining)
+        return p, c
 
     def _scan(self, q: Growing) -> None:
         """Choose the candidates for Q as it is now: one statement, scanning D and D* once."""
@@ -164,6 +168,7 @@ class Search:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove
         that no class wins line 9); None otherwise."""
         nq, sq = q.nrec, q.element.span()
+        assert self.people is not None and self.classes is not None   # chosen for Q (start, _scan) with width
         p = self.people.nearest(q, sq, self.t.taken[self.mark:])
         if not p:
             return None

@@ -74,11 +74,12 @@ class Tables:
 
     def run(self, template: str, params: Mapping[str, Any] | None = None, **context: Any):
         key = (template, tuple(sorted((k, str(v)) for k, v in context.items())))
+        given = params or {}
         if key not in self._sql:
             text = self.engine.sql(template, attrs=self.ctx, **context)
-            self._sql[key] = (text, list(used_params(text, {k: 0 for k in params or {}})))
+            self._sql[key] = (text, list(used_params(text, {k: 0 for k in given})))
         text, names = self._sql[key]
-        return self.engine.execute(text, {n: params[n] for n in names} if names else None, template=template)
+        return self.engine.execute(text, {n: given[n] for n in names} if names else None, template=template)
 
     def draw(self) -> dict | None:
         """Line 3: a random remaining individual (the release's draw order), taken out of D."""
