@@ -167,18 +167,21 @@ def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], 
     return real
 
 
-def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> tuple[ReleaseSpec, str, int]:
+def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
+                 resolved: bool = False) -> tuple[ReleaseSpec, str, int]:
     """What a release checks of its source before any work, with one aggregate query: the
     table exists, every column the spec names is one of it with a role and a type that fit
     (:func:`resolve_columns`), it has rows, k is not above them, and NULLs are allowed if
     present. Returns the resolved spec, the quoted source and its row count; ``anonymizer
     validate --db`` runs it alone (the work database must be open: a file source is staged there).
+    ``resolved``: the caller resolved the spec's columns against ``source`` already.
 
     Raises:
         SpecError, DataError: what :func:`prepare` would refuse, naming the field or table.
     """
     source = source or load_source(engine, spec)
-    spec = resolve_columns(spec, engine.columns(source), source)
+    if not resolved:
+        spec = resolve_columns(spec, engine.columns(source), source)
     rows, _ = _null_counts(engine, spec, source)
     return spec, source, rows
 
@@ -186,10 +189,11 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None) -
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).
 
-    ``source``: the quoted source relation when the caller already loaded it.
+    ``source``: the quoted source relation when the caller already loaded it and resolved the
+    spec's columns against it (:func:`resolve_columns`, which runs once a release).
     """
     engine.open_work()
-    spec, source, rows = check_source(engine, spec, source)
+    spec, source, rows = check_source(engine, spec, source, resolved=source is not None)
     plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
     types = engine.columns(source)
     for i, col in enumerate(spec.quasi):

@@ -29,7 +29,7 @@ from anonymizer.engine.names import ident
 from anonymizer.datasets.synthetic import make_adult_like
 
 if TYPE_CHECKING:
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 #: QIs in the order benchmarks take them (the first ``qis`` of these).
 BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex",

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from anonymizer.engine.session import Engine
     from anonymizer.plan import Plan
     from anonymizer.release.candidate import Rounds, Verified
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 #: the family's algorithm result (``Rounds.result``), its candidate, and what its verify hands to measure
 Result = TypeVar("Result")

@@ -1,10 +1,11 @@
 """What the families hand to the one pipeline (:mod:`anonymizer.families` names the steps):
 the algorithm's outcome (:class:`Rounds`) and the verified, measured candidate
-(:class:`Verified`) that the publishing step publishes."""
+(:class:`Verified`) that the publishing step publishes; and what the pipeline hands back,
+:class:`ReleaseResult`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Generic, TypeVar
 
 from anonymizer.release.combination import Combination
@@ -58,3 +59,30 @@ class Verified:
     #: the rows the audit says came in, where not the source's (an m-invariant identity-reserved
     #: version: two versions' record counts would give away the records of who left)
     audit_rows_in: int | None = None
+
+
+@dataclass
+class ReleaseResult:
+    """What a release did: where it went and every figure measured on it."""
+
+    release: str
+    version: int | None   # None for a dry run
+    view: str
+    snapshot: str | None  # None for a dry run
+    unchanged: bool
+    rows_in: int
+    rows_out: int
+    suppressed: int
+    classes: int
+    models: list[dict] = field(default_factory=list)
+    measures: dict = field(default_factory=dict)
+    utility: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)
+    algorithm: dict = field(default_factory=dict)
+    views: list[str] = field(default_factory=list)   # further views of the release (anatomy's sensitive table)
+    database: str | None = None   # the output.database file the views are in (None: the source's database)
+    exports: list[str] = field(default_factory=list)   # files the published snapshot was exported to
+    dry_run: bool = False   # verified and measured, nothing published
+
+    def to_dict(self) -> dict:
+        return asdict(self)

@@ -20,7 +20,7 @@ import hashlib
 import json
 import time
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
@@ -31,7 +31,7 @@ from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
-from anonymizer.release.candidate import Rounds, Verified
+from anonymizer.release.candidate import ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen, spec_text
 from anonymizer.release import combination
@@ -42,33 +42,6 @@ from anonymizer.spec.types import ReleaseSpec
 if TYPE_CHECKING:
     import pandas
     import pyspark.sql
-
-
-@dataclass
-class ReleaseResult:
-    """What a release did: where it went and every figure measured on it."""
-
-    release: str
-    version: int | None   # None for a dry run
-    view: str
-    snapshot: str | None  # None for a dry run
-    unchanged: bool
-    rows_in: int
-    rows_out: int
-    suppressed: int
-    classes: int
-    models: list[dict] = field(default_factory=list)
-    measures: dict = field(default_factory=dict)
-    utility: dict = field(default_factory=dict)
-    timings: dict = field(default_factory=dict)
-    algorithm: dict = field(default_factory=dict)
-    views: list[str] = field(default_factory=list)   # further views of the release (anatomy's sensitive table)
-    database: str | None = None   # the output.database file the views are in (None: the source's database)
-    exports: list[str] = field(default_factory=list)   # files the published snapshot was exported to
-    dry_run: bool = False   # verified and measured, nothing published
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 def spec_fingerprint(spec: ReleaseSpec) -> str:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from anonymizer import families
 
 if TYPE_CHECKING:
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 
 def fmt(value) -> str:

@@ -21,7 +21,7 @@ from anonymizer.release.combination import Combination, Released
 from anonymizer.release.summary import fmt
 
 if TYPE_CHECKING:
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 
 def run(engine: Engine, plan: Plan) -> Rounds[MsbResult]:

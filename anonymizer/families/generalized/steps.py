@@ -32,7 +32,7 @@ from anonymizer.release.publish import Join, latest
 from anonymizer.release.summary import fmt
 
 if TYPE_CHECKING:
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {

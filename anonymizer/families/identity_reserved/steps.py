@@ -23,7 +23,7 @@ from anonymizer.engine.names import ident
 from anonymizer.families.identity_reserved.result import IRResult
 
 if TYPE_CHECKING:
-    from anonymizer.release.run import ReleaseResult
+    from anonymizer.release.candidate import ReleaseResult
 
 #: what the algorithm hands on: the records table, the algorithm's result, the individuals'
 #: signatures (an m-invariant release) or None
