@@ -12,7 +12,7 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
   Transient tables (Mondrian's rounds) are work tables too: Spark has no temporary tables.
 - **Statements**: every rendered statement goes through :func:`.transpile.to_spark`; a
   template may also have a Spark form of its own, ``templates/dialects/spark/<name>``, which
-  :func:`~anonymizer.engine.session.render` takes instead. The statement log keeps the Spark
+  :func:`~anonymizer.engine.rendering.render` takes instead. The statement log keeps the Spark
   text of every statement with the template it came from, so a test can tell that nothing
   ran untranspiled.
 - **Parameters** bind as Spark's named markers (``:name``), values never spliced in.

@@ -118,7 +118,7 @@ def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | No
     ``glob`` (``(s, p, rnk)``) is required by t-closeness and ``hier`` (``(s, level,
     node)``) by its hierarchical distance. Bind ``model.params(prefix)`` (or pass the
     text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
-    form of the template is taken (:func:`~anonymizer.engine.session.render`).
+    form of the template is taken (:func:`~anonymizer.engine.rendering.render`).
     """
     if model.needs_global and glob is None:
         raise SpecError(str(model), "needs the table-wide distribution (glob)")
