@@ -94,6 +94,9 @@ class _IRModel(PrivacyModel):
     kind: ClassVar[str] = ""
     #: whether the SQL verdict can be NULL (then Python decides the class).
     needs_python: ClassVar[bool] = False
+    #: the model's figures (verify.py): figure name -> its column of ``models/ir_verify.sql.j2``;
+    #: none for EIR l-diversity, whose figure is the smallest hitting set
+    figure_columns: ClassVar[Mapping[str, str]] = {}
 
     def verdict_sql(self, prefix: str) -> str:
         """A SQL boolean over the columns of ``ir_class_counts`` (``"rows"``, ``individuals``,
@@ -200,6 +203,7 @@ class IRKAnonymity(_IRModel):
     k: int
     kind: ClassVar[str] = "ir_k"
     monotonic: ClassVar[bool] = True
+    figure_columns: ClassVar[Mapping[str, str]] = {"min_individuals": "min_individuals"}
 
     def values(self) -> dict[str, Any]:
         return {"k": self.k}
@@ -224,6 +228,7 @@ class IRKLAnonymity(_IRModel):
     attribute: str
     kind: ClassVar[str] = "ir_kl"
     monotonic: ClassVar[bool] = True
+    figure_columns: ClassVar[Mapping[str, str]] = {"min_individuals": "min_individuals", "min_values": "min_values"}
 
     def values(self) -> dict[str, Any]:
         return {"k": self.k, "l": self.l}
@@ -275,6 +280,8 @@ class IRAlphaBetaAnonymity(_AlphaBeta):
     spec_type: ClassVar[str] = "ir-alpha-beta-anonymity"
     kind: ClassVar[str] = "ir_alpha_beta"
     label: ClassVar[str] = "IR"
+    figure_columns: ClassVar[Mapping[str, str]] = {"max_record_share": "max_rec_share",
+                                                   "max_value_share": "max_sen_rec_share"}
 
     def holds(self, individuals: Sequence[Individual]) -> bool:
         """Algorithm 4 with line 12 as SatPriIR_ab: ``MaxSenNum`` counts records, over ``|Q|``."""
@@ -328,6 +335,8 @@ class EIRAlphaBetaAnonymity(_AlphaBeta):
     spec_type: ClassVar[str] = "eir-alpha-beta-anonymity"
     kind: ClassVar[str] = "eir_alpha_beta"
     label: ClassVar[str] = "EIR"
+    figure_columns: ClassVar[Mapping[str, str]] = {"max_record_share": "max_rec_share",
+                                                   "max_value_share": "max_sen_ind_share"}
     enhanced_form: ClassVar[bool] = True
 
     def holds(self, individuals: Sequence[Individual]) -> bool:

@@ -13,11 +13,7 @@ from anonymizer.engine.rendering import render
 from anonymizer.families.identity_reserved.hitting_sets import min_hitting_set_size, sat_el
 from anonymizer.families.identity_reserved.models import (
     _P,
-    EIRAlphaBetaAnonymity,
     EIRLDiversity,
-    IRAlphaBetaAnonymity,
-    IRKAnonymity,
-    IRKLAnonymity,
     _IRModel,
 )
 from anonymizer.models.base import PrivacyModel
@@ -129,15 +125,8 @@ def verify(engine: Engine, models: Iterable[PrivacyModel], records: str, cid: st
 
 def _figures(engine: Engine, model: _IRModel, row: dict, counts: str, decided: str, records: str,
              cid: str, pid: str, s: str) -> dict[str, Any]:
-    if isinstance(model, IRKAnonymity):
-        return {"min_individuals": row["min_individuals"]}
-    if isinstance(model, IRKLAnonymity):
-        return {"min_individuals": row["min_individuals"], "min_values": row["min_values"]}
-    if isinstance(model, IRAlphaBetaAnonymity):
-        return {"max_record_share": row["max_rec_share"], "max_value_share": row["max_sen_rec_share"]}
-    if isinstance(model, EIRAlphaBetaAnonymity):
-        return {"max_record_share": row["max_rec_share"], "max_value_share": row["max_sen_ind_share"]}
-    assert isinstance(model, EIRLDiversity)
+    if not isinstance(model, EIRLDiversity):   # each model names its figures' columns
+        return {name: row[column] for name, column in model.figure_columns.items()}
     if not row["failing"]:
         return {"min_hitting_set": model.l, "at_least": True}
     best = int(row["failing_tau_ub"])
