@@ -40,13 +40,10 @@ included; tests/families/generalized/test_mondrian_loops.py):
   loop drops each round's table: the batch bounds that;
 - ``"python"``: the six statements above, round by round from Python.
 
-Measured (``anonymizer bench recursive``, k=10, six QIs, the rounds only, medians
-of 3 on this 2-core machine): Adult (32,561 rows) 0.24 s against 0.58 s; a 1M-row synthetic
-table (215k cells) 1.27 s against 1.64 s; 10M rows (548k cells, one run) 4.2 s against 5.2 s
-for about the same peak memory. Where the cells are as many as the rows (the ``distinct``
-table, 1M rows) the recursive loop is the slower, 10.1 s against 8.8 s, and holds more
-(2M such rows, every round in one statement: 2.2 GB against 0.3 GB; a batch of 6 rounds,
-1.2 GB); ``loop="python"`` is the choice there.
+``anonymizer bench recursive`` times both (the README, "Loops driven from Python or run as
+one recursive CTE", has the figures): the recursive loop is the faster where cells are
+fewer than rows; where nearly every row is its own cell it is the slower and holds more
+(the statement keeps every round's active cells), and ``loop="python"`` is the choice there.
 
 Choices the paper leaves open:
 

@@ -13,10 +13,8 @@ values as the principle allows; a range that cannot be split is divided into buc
   iteration is those three statements (families/lgb/bucket_ranges.sql.j2).
 
 The recursive loop is the default, the faster on Adult and as fast on a million rows
-(``anonymizer bench recursive``, lines 2-10 only, section 4's release, medians of 3
-on this 2-core machine): on Adult (30,162 rows, 13 rounds) 0.12 to 0.16 s against 0.28 to
-0.42 s; on a 1M-row synthetic table (18 rounds), in three benchmark runs, 4.5 s against
-4.6 s, 4.7 against 4.6 and 5.4 against 5.0: a tie within the spread of the runs.
+(``anonymizer bench recursive``, lines 2-10 only; the figures are in the README, "Loops
+driven from Python or run as one recursive CTE").
 
 Principles, per attribute (the paper's section 4 uses both):
 

@@ -27,15 +27,11 @@ the rows:
      regrouping those of a parent node (one QI lower), not the frequency set.
 
    The recursive form is the faster on paper 001's Adult lattices and the slower on large
-   frequency sets, so the per-node loop stays the default: measured
-   (``anonymizer bench recursive``, step 2 of the CBGH and DBGH lattices of age,
-   education-num and hours-per-week, 380 nodes, medians of 3 on this 2-core machine) on
-   Adult 0.37 s against 0.72 s per node, on a 1M-row synthetic table 1.94 s against 1.15 s;
-   over 5 QIs (4,500 nodes, 362k combinations) 142 s against 78 s. Its GROUP BY per level
-   regroups every class of every node of the level at once, a hash table far larger than
-   a node's. One statement as GROUPING SETS was slower still (900 nodes over 146k
-   combinations: 17 s against 10 s per node), as was the frequency set cross-joined with
-   the nodes (1.8 s against 0.43 s on 223k combinations);
+   frequency sets, so the per-node loop stays the default (``anonymizer bench recursive``;
+   the figures are in the README, "Loops driven from Python or run as one recursive CTE").
+   Its GROUP BY per level regroups every class of every node of the level at once, a hash
+   table far larger than a node's. One statement as GROUPING SETS was slower still, as was
+   the frequency set cross-joined with the nodes;
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
    (``families/generalized/lattice/evaluate/write_table.sql.j2``, the per-node figures bound as lists).
 
