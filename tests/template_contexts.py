@@ -9,6 +9,10 @@ The real runs check that the file is current: each template they render must be 
 the same parameter names. When a template's parameters change, record again:
 
     ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest tests/engine/test_templates.py tests/hierarchy/test_sql_parses.py
+
+and then the SQL each template renders from them (``tests/fixtures/template_sql/``):
+
+    ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest tests/engine/test_template_parse.py
 """
 
 from __future__ import annotations

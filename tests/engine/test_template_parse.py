@@ -11,7 +11,7 @@ import duckdb
 
 from anonymizer.engine import rendering as session
 from anonymizer.engine.rendering import list_templates
-from tests.template_contexts import stored
+from tests.template_contexts import FIXTURE, RECORD, stored
 from tests.engine.test_templates import EXEMPT
 
 #: exempt from the release runs and rendered by their own tests, but recorded all the same
@@ -43,3 +43,34 @@ def test_every_template_is_recorded():
     assert not missing, f"templates with no recorded parameters: {missing}"
     unread = [n for n, entries in recorded.items() for e in entries if e["kind"] not in ("statement", "expression")]
     assert not unread, f"recorded renders that are neither a statement nor an expression: {unread}"
+
+
+SNAPSHOTS = FIXTURE.parent / "template_sql"
+
+
+def _snapshot(name: str, entries: list[dict]) -> str:
+    """What ``name`` renders from each of its recorded parameter sets, one after the other."""
+    renders = [f"-- render {i} of {len(entries)} ({entry['kind']})\n"
+               + session._ENV.get_template(name).render(**entry["context"]).rstrip() + "\n"
+               for i, entry in enumerate(entries, 1)]
+    return "\n".join(renders)
+
+
+def test_every_template_renders_as_its_sql_snapshot():
+    """A change in what a template renders shows in review: ``tests/fixtures/template_sql/``
+    holds each template's SQL for its recorded parameters (issue 37). After a deliberate
+    change, write them anew: ``ANONYMIZER_RECORD_TEMPLATES=1 python -m pytest
+    tests/engine/test_template_parse.py``."""
+    expected = {SNAPSHOTS / name.replace(".sql.j2", ".sql"): _snapshot(name, entries)
+                for name, entries in stored().items()}
+    if RECORD:
+        for path in set(SNAPSHOTS.rglob("*.sql")) - set(expected):
+            path.unlink()
+        for path, text in expected.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+    changed = sorted(str(p.relative_to(SNAPSHOTS)) for p, text in expected.items()
+                     if not p.exists() or p.read_text(encoding="utf-8") != text)
+    assert not changed, f"templates that render otherwise than their snapshot: {changed}"
+    stale = sorted(str(p.relative_to(SNAPSHOTS)) for p in set(SNAPSHOTS.rglob("*.sql")) - set(expected))
+    assert not stale, f"snapshots of templates no longer recorded: {stale}"
