@@ -147,7 +147,7 @@ def format_shown(shown) -> str:
 @db_option()
 @click.option("--table-name", help="Table name in schema _anon_lattice (default: the release name).")
 @click.option("--plot", type=click.Path(dir_okay=False), metavar="PNG",
-              help="Also plot k and DCP against cost (needs pip install 'anonymizer[plots]').")
+              help="Also plot k and DCP against cost.")
 @json_option
 @quiet_option()
 def lattice(spec: str, db: str, table_name: str | None, plot: str | None, as_json: bool, quiet: bool) -> None:

@@ -44,7 +44,7 @@ def seed_option(help: str):
     return click.option("--seed", type=int, default=0, show_default=True, help=help)
 
 
-def plots_option(help: str = "Also write PNG plots into this folder (needs pip install 'anonymizer[plots]')."):
+def plots_option(help: str = "Also write PNG plots into this folder."):
     return click.option("--plots", type=click.Path(file_okay=False), metavar="DIR", help=help)
 
 

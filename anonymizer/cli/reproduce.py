@@ -162,8 +162,7 @@ def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plo
 @reproduce.command()
 @db_option(help="DuckDB database file: table adult is loaded into it, the lattices kept in schema _anon_lattice.")
 @click.option("--plot", type=click.Path(dir_okay=False), metavar="PNG",
-              help="Also plot k and DCP against cost, and Figures 5-6 to PNG's name + '_fig5_6' (needs pip "
-                   "install 'anonymizer[plots]').")
+              help="Also plot k and DCP against cost, and Figures 5-6 to PNG's name + '_fig5_6'.")
 @json_option
 @quiet_option()
 @worked_example_options("p001")

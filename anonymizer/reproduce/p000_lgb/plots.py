@@ -9,14 +9,16 @@ Four PNG files, each measure against l with one line per k, like the paper's pan
     density.png      LGB_MDP's mean relative error, a panel per density     Fig. 8
 
 The panels of a figure share their y axis, so the two algorithms (or the densities) compare
-at a glance. Install the plotting extra to use it: ``pip install 'anonymizer[plots]'``.
+at a glance.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from anonymizer.errors import UnsupportedError
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
 from anonymizer.reproduce.p000_lgb.experiment import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
 from anonymizer.families.lgb import LGB_ALGORITHMS
 
@@ -35,19 +37,9 @@ def _lines(ax, rows: list[dict], key: str) -> None:
     ax.legend(fontsize="small")
 
 
-def _matplotlib():
-    """matplotlib's Figure and Agg canvas, imported lazily (matplotlib is an optional extra)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise UnsupportedError("plots need matplotlib: pip install 'anonymizer[plots]'") from exc
-    return Figure, FigureCanvasAgg
-
-
 def _figure(panels: list[tuple[str, list[dict]]], key: str, ylabel: str, title: str, path: Path) -> Path:
     """A row of panels sharing their y axis, written to ``path``."""
-    figure, canvas = _matplotlib()
+    figure, canvas = Figure, FigureCanvasAgg
     fig = figure(figsize=(4.2 * len(panels), 4), layout="constrained")
     canvas(fig)                                # the Agg backend, without pyplot or a display
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
@@ -64,7 +56,6 @@ def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
     """Write the plots of ``rows`` (as :func:`~anonymizer.reproduce.p000_lgb.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. Figures
     whose rows are missing are not drawn."""
-    _matplotlib()                              # refuse before creating the folder
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     grid = [r for r in rows if "4.1" in r["sections"]]

@@ -1,12 +1,10 @@
-"""Plots of paper 001's figures (matplotlib, optional).
+"""Plots of paper 001's figures (matplotlib).
 
 :func:`plot_lattice`: left, every node's k (log scale) against its distortion ratio, one
 series per lattice, with the frontier (the largest k reached at or below each ratio); right,
 the least DCP of the nodes reaching each k (Figure 7's comparison of the builders' DCP).
 :func:`plot_figures`: Figures 5 and 6, the nodes and the distortion at each level of the
 hours-per-week hierarchies (:mod:`.figures`), grouped bars as the paper draws them.
-
-Install the plotting extra to use it: ``pip install 'anonymizer[plots]'``.
 """
 
 from __future__ import annotations
@@ -15,14 +13,10 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Mapping
 
-from anonymizer.errors import UnsupportedError
+from matplotlib.figure import Figure
 
 
-def _figure(size: tuple[float, float]):
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise UnsupportedError("plots need matplotlib: pip install 'anonymizer[plots]'") from exc
+def _figure(size: tuple[float, float]) -> Figure:
     return Figure(figsize=size, layout="constrained")
 
 

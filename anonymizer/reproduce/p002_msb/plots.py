@@ -12,15 +12,14 @@ against MBF-MSLF, ...) and its Figures 20-23 (the three MSLF variants) in one pl
     loss_d.png         additional information loss against d (n = 2000)  Figures 5, 11, 17, 22
     suppression_d.png  suppression ratio against d (n = 2000)             Figures 6, 12, 18
     runtime_d.png      algorithm seconds against d (n = 2000)             Figures 7, 13, 19, 23
-
-Install the plotting extra to use it: ``pip install 'anonymizer[plots]'``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from anonymizer.errors import UnsupportedError
+from matplotlib.figure import Figure
+
 from anonymizer.reproduce.p002_msb.experiment import DIM_N, SIZE_D
 from anonymizer.reproduce.p002_msb.setting import ALGORITHMS
 
@@ -38,10 +37,6 @@ def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
     """Write the six plots of ``rows`` (as :func:`~anonymizer.reproduce.p002_msb.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. A sweep
     without rows gives no plots."""
-    try:
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise UnsupportedError("plots need matplotlib: pip install 'anonymizer[plots]'") from exc
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []

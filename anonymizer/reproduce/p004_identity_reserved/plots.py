@@ -17,15 +17,16 @@ line per algorithm variant:
 
 The paper's Figs. 6b and 7c plot lambda = |QI| only; the lambda = 1 panels beside them show
 the drop (or rise) the paper attributes to the query dimension. Panels of a figure do not
-share their y axis (their x axes differ). Install the plotting extra to use it:
-``pip install 'anonymizer[plots]'``.
+share their y axis (their x axes differ).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from anonymizer.errors import UnsupportedError
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
 from anonymizer.reproduce.p004_identity_reserved.experiment import SWEEPS, VARIANTS
 
 MARKERS = {"danonyir-el": "o", "danonyir-kl": "s", "geneir-kl": "^", "danonyir-eab": "o", "danonyir-ab": "s",
@@ -50,16 +51,6 @@ FIGURES = (
      (("alpha", None), ("beta", None), ("qi-ab", None))),
 )
 LAMBDA = {"query_error_1": "lambda = 1", "query_error_qi": "lambda = |QI|"}
-
-
-def _matplotlib():
-    """matplotlib's Figure and Agg canvas, imported lazily (matplotlib is an optional extra)."""
-    try:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-    except ImportError as exc:
-        raise UnsupportedError("plots need matplotlib: pip install 'anonymizer[plots]'") from exc
-    return Figure, FigureCanvasAgg
 
 
 def _panel(ax, rows: list[dict], sweep: str, key: str, only_ir: bool) -> bool:
@@ -87,7 +78,7 @@ def plot_experiment(rows: list[dict], folder: str | Path) -> list[Path]:
     """Write the figures of ``rows`` (as :func:`~anonymizer.reproduce.p004_identity_reserved.experiment.run_experiment`
     returns them) into ``folder`` (created if missing); return the paths written. A figure
     none of whose panels has rows is not drawn; an empty panel is left out."""
-    figure, canvas = _matplotlib()            # refuse before creating the folder
+    figure, canvas = Figure, FigureCanvasAgg            # refuse before creating the folder
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     written = []

@@ -6,7 +6,6 @@ from __future__ import annotations
 import itertools
 import json
 import random
-import sys
 
 import duckdb
 import pytest
@@ -17,7 +16,7 @@ from hypothesis import strategies as st
 from anonymizer.families.generalized.lattice import evaluate as lattice_eval
 from anonymizer.cli import main
 from anonymizer.engine.session import Engine
-from anonymizer.errors import SpecError, UnsupportedError
+from anonymizer.errors import SpecError
 from anonymizer.demo import load_adult
 from anonymizer.families.generalized.lattice.evaluate import LatticeTable, evaluate_lattice, evaluate_spec
 from anonymizer.reproduce.p001_hierarchies.experiment import BUILDERS, experiment_spec
@@ -147,11 +146,6 @@ def test_a_lattice_too_large_is_refused(con, monkeypatch):
     with pytest.raises(SpecError, match=r"6 \(age\) x 7 \(hours\) x 4 \(my col\) = 168 nodes, more than 100"):
         evaluate_spec(con, load_spec(SPEC))
 
-
-def test_plot_without_matplotlib_says_what_to_install(monkeypatch, tmp_path):
-    monkeypatch.setitem(sys.modules, "matplotlib.figure", None)
-    with pytest.raises(UnsupportedError, match=r"pip install 'anonymizer\[plots\]'"):
-        plot_lattice({"x": []}, tmp_path / "p.png")
 
 
 def invoke(*args):
