@@ -49,6 +49,7 @@ in Spark's catalog. What the gate cannot follow (LGB or identity-reserved releas
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -184,7 +185,8 @@ def refuse_unsupported(spec: ReleaseSpec, missing: str, has_earlier: bool) -> No
 def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
     """Under ``invariant`` with ``history.person`` the private state must outlive the run:
     refused before any work when the run's own database is read-only, or in memory while
-    the release goes to a database file (the next version would keep no one's signature)."""
+    the release goes to a database file (the next version would keep no one's signature),
+    or when the state the latest version wrote is gone."""
     if spec.history.guarantee != "invariant" or spec.history.person is None:
         return
     path, readonly = engine.state_home()
@@ -199,6 +201,20 @@ def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
                                           f"{STATE_SCHEMA} of the database the run opens), and {where}. Publish beside "
                                           "the source (leave output.database out, with a writable --db FILE), or set "
                                           "'history: independent'")
+    last = latest(engine, spec)
+    if last is not None and _kept_state(last) and previous_state(engine, spec, last["version"]) is None:
+        raise DataError(f"{STATE_SCHEMA}.{spec.release}__people",
+                        f"is missing, though v{last['version']} of release {spec.release} kept each person's signature "
+                        "there (dropped, or a run killed while it was rewritten): a version started afresh would let "
+                        "an adversary who holds the versions on both sides of the gap intersect across it. Restore "
+                        "the state, publish under a new release name, or set 'history: independent'")
+
+
+def _kept_state(row: dict) -> bool:
+    """Whether the audit row's version wrote private state (it was gated with ``history.person``)."""
+    figures = row.get("figures")
+    figures = json.loads(figures) if isinstance(figures, str) else figures or {}
+    return bool((figures.get("combination") or {}).get("person"))
 
 
 def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:

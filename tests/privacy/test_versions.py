@@ -252,6 +252,22 @@ def test_state_that_would_not_outlive_the_run_is_refused_before_any_work(tmp_pat
         anonymize(dict(spec("invariant"), output={"database": str(tmp_path / "out2.duckdb")}), ro)
 
 
+def test_a_lost_private_state_is_refused_not_started_afresh():
+    """The state v1 wrote is gone (dropped by hand, or a run killed between the statements
+    that rewrite it on Spark): v2 is refused before any work, naming the state, and nothing
+    is published, rather than following no one across the gap."""
+    from anonymizer.errors import DataError
+    con = duckdb.connect()
+    people(con, "people", 400)
+    anonymize(spec("invariant"), con)
+    con.execute('DROP TABLE _anon_state."dx__people"; DROP TABLE _anon_state."dx__groups"')
+    churn(con, night=1, leave=0.05, joiners=40)
+    with pytest.raises(DataError, match=r"_anon_state\.dx__people: is missing, though v1 of release dx kept"):
+        anonymize(spec("invariant"), con)
+    assert con.execute("SELECT count(*) FROM _anon_releases._audit").fetchone() == (1,)
+    assert anonymize(spec("independent"), con).version == 2   # measured, not kept: it publishes
+
+
 def test_the_audit_fingerprint_tells_a_change_not_which_rows():
     """Two versions' fingerprints differ when the source did, and say nothing more: a digest,
     not a hash sum whose difference is the changed rows' hashes (a known person's value
