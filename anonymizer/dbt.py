@@ -100,10 +100,10 @@ def release(dbt, session, spec_path: str | Path):
             result = anonymize(spec, con=con)
         except PrivacyCheckFailed as exc:
             # the library's frames are no news for a check that failed: the step's frames only
-            raise exc.with_traceback(None) from ReleaseFailed(spec, exc, latest(Engine(con), spec))
+            raise exc.with_traceback(None) from ReleaseFailed(spec, exc, latest(Engine(con), spec.target))
         row = Engine(con).run("dbt/release_row.sql.j2", {
             "release": result.release, "version": result.version, "privacy": json.dumps(privacy(spec))},
-            audit=audit_table(spec)).df()
+            audit=audit_table(spec.target)).df()
     finally:
         con.close()
     # a relation of dbt's own connection, which dbt-duckdb materializes in its transaction, if any

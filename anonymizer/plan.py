@@ -20,7 +20,9 @@ counts them as suppressed (they count against ``suppression_limit``).
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
@@ -29,8 +31,11 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.randomness import ReleaseKey
-from anonymizer.spec.types import Column, ReleaseSpec
+from anonymizer.spec.types import Column, ReleaseSpec, Target, largest_k
 from anonymizer.engine.names import ident, table
+
+if TYPE_CHECKING:
+    from anonymizer.models import PrivacyModel
 
 
 @dataclass(frozen=True)
@@ -74,19 +79,49 @@ class Kept:
 
 @dataclass
 class Plan:
-    """Everything the algorithms and the publisher need to know about a run."""
+    """Everything the algorithms and the publisher need to know about a run, resolved from
+    the spec once (:func:`prepare`); after planning nothing reads the spec.
 
-    spec: ReleaseSpec
+    ``target``: where the release's versions go (name, output, history, parts).
+    ``algorithm``: who runs it (its family: :func:`anonymizer.families.of`); ``options``: the family's own ``algorithm:`` options
+    (``families/<family>/options.py``: ``Options``, read through its ``of(plan)``);
+    ``models``: the declared models, ``k`` the largest k among them; ``suppression_limit``
+    and ``nulls``: the suppression budget and the NULL policy.
+    """
+
+    target: Target
+    algorithm: str
+    options: Any
+    models: tuple[PrivacyModel, ...]
+    suppression_limit: float
+    nulls: str
     source: str                 # quoted source relation
     rows: int                   # rows in the source
     base: str                   # quoted work table
     base_rows: int              # rows in base (source minus rows with NULLs, under 'suppress')
+    seed: int | None = None     # ``algorithm.seed`` (None: a secret key)
     qis: list[QI] = field(default_factory=list)
     sensitive: list[Kept] = field(default_factory=list)
     passthrough: list[Kept] = field(default_factory=list)
     individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
     person: Kept | None = None   # ``history.person``: the same person across versions, in base as ``p0``
     key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
+
+    @property
+    def k(self) -> int:
+        """The largest k any model demands (1 if none does)."""
+        return largest_k(self.models)
+
+    @property
+    def allowed(self) -> int:
+        """The rows ``suppression_limit`` allows to suppress."""
+        return int(self.suppression_limit * self.rows)
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        """The resolved columns the plan carries (QIs, sensitive, passed through, individual)."""
+        kept = self.sensitive + self.passthrough + [k for k in (self.individual,) if k]
+        return tuple(q.column for q in self.qis) + tuple(k.column for k in kept)
 
     @property
     def null_suppressed(self) -> int:
@@ -167,6 +202,23 @@ def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], 
     return real
 
 
+def spec_fingerprint(spec: ReleaseSpec) -> str:
+    """Hash of the spec as written plus the content of every hierarchy file it names."""
+    h = hashlib.sha256(spec.spec_hash().encode())
+    for col in spec.columns:
+        if col.hierarchy is not None and col.hierarchy.path is not None:
+            h.update(col.hierarchy.path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def fingerprint(engine: Engine, columns: tuple[Column, ...], source: str) -> tuple[int, str]:
+    """The source's rows and a digest of its count and content in the spec's (resolved)
+    ``columns`` (flag columns included); the audit keeps the digest only (``fingerprint.sql.j2``)."""
+    cols = [ident(c.name) for c in columns] + [ident(c.flag) for c in columns if c.flag]
+    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
+    return rows, digest
+
+
 def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
                  resolved: bool = False) -> tuple[ReleaseSpec, str, int]:
     """What a release checks of its source before any work, with one aggregate query: the
@@ -194,7 +246,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     """
     engine.open_work()
     spec, source, rows = check_source(engine, spec, source, resolved=source is not None)
-    plan = Plan(spec, source, rows, engine.work("base"), rows, key=ReleaseKey.for_seed(spec.algorithm.seed))
+    plan = Plan(spec.target, spec.algorithm.name, spec.algorithm.options, spec.models,
+                spec.suppression_limit, spec.nulls, source, rows, engine.work("base"), rows, spec.algorithm.seed,
+                key=ReleaseKey.for_seed(spec.algorithm.seed))
     types = engine.columns(source)
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, source, i, col, types[col.name]))
@@ -226,11 +280,10 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
 def check_suppression(plan: Plan, suppressed: int) -> None:
     """The gate on suppressed rows (NULLs and the algorithm's together): PrivacyCheckFailed
     when they exceed the spec's ``suppression_limit``."""
-    spec = plan.spec
-    allowed = int(spec.suppression_limit * plan.rows)
+    allowed = plan.allowed
     if suppressed > allowed:
-        raise PrivacyCheckFailed(f"suppression limit {spec.suppression_limit:g} ({allowed} rows)", suppressed, 0,
-                                 f"{spec.output.schema}.{spec.output.view}",
+        raise PrivacyCheckFailed(f"suppression limit {plan.suppression_limit:g} ({allowed} rows)", suppressed, 0,
+                                 plan.target.view,
                                  reason=f"{suppressed} rows would be suppressed, {suppressed - allowed} more than "
                                         "it allows")
 

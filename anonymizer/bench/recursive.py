@@ -156,7 +156,7 @@ def _mondrian(engine: Engine, data: str, size: int | None) -> tuple[str, list[st
     def timed(engine: Engine, form: str) -> tuple[float, dict]:
         with engine.workspace():
             plan = prepare(engine, spec)
-            result = mondrian(engine, plan, mondrian_inputs(plan.spec), loop=form)
+            result = mondrian(engine, plan, mondrian_inputs(plan), loop=form)
             seconds = sum(result.notes["round_seconds" if form == "python" else "batch_seconds"])
             return seconds, {"rows": plan.base_rows, "rounds": result.rounds, "classes": result.classes,
                              "cells": result.notes["cells"], "algorithm_seconds": round(result.seconds, 3)}

@@ -19,6 +19,16 @@ if TYPE_CHECKING:
 Result = TypeVar("Result")
 Built = TypeVar("Built")
 Checked = TypeVar("Checked")
+#: a family's ``algorithm:`` options (the ``Options`` of its ``options`` module)
+Options = TypeVar("Options")
+
+
+def options_of(plan: Plan, kind: type[Options]) -> Options:
+    """The plan's ``algorithm:`` options, which a family's steps read as its own ``kind``."""
+    if not isinstance(plan.options, kind):
+        raise TypeError(f"the plan holds {type(plan.options).__name__} options, not {kind.__qualname__} "
+                        f"of {kind.__module__}")
+    return plan.options
 
 
 class FamilySteps(ABC, Generic[Result, Built, Checked]):
@@ -88,6 +98,8 @@ class Family:
         return steps
 
     def options(self) -> ModuleType:
-        """The module with the family's pairing rules (``pair``) and, where its gate covers
-        some releases only, ``ungated(spec)``: why it cannot read this one, or ``None``."""
+        """The module with the family's ``algorithm:`` options (``Options``, made by
+        ``parse(name, block, quasi, seed)``), its pairing rules (``pair``) and, where its
+        gate covers some releases only, ``ungated(history, columns)``: why it cannot read this one,
+        or ``None``."""
         return importlib.import_module(f"{self.package}.options")

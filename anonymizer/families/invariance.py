@@ -108,7 +108,7 @@ GroupNew = Callable[[str, int], tuple[str | None, int, dict]]
 def keeps_signatures(plan: Plan) -> bool:
     """Whether the release keeps each person's signature across versions: ``history:
     invariant`` with ``history.person``."""
-    return plan.spec.history.guarantee == "invariant" and plan.person is not None
+    return plan.target.history.guarantee == "invariant" and plan.person is not None
 
 
 def one_signature(plan: Plan) -> None:
@@ -135,9 +135,9 @@ def no_passthrough(plan: Plan) -> None:
 def continued(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
     """The private state to continue from (people, groups, its version), when an earlier
     version left one; else ``None`` (the algorithm runs as for a first version)."""
-    last = latest(engine, plan.spec)
-    previous = combination.previous_state(engine, plan.spec, last["version"], "groups") if last else None
-    return None if previous is None else (*combination.state_tables(plan.spec), previous)
+    last = latest(engine, plan.target)
+    previous = combination.previous_state(engine, plan.target, last["version"], "groups") if last else None
+    return None if previous is None else (*combination.state_tables(plan.target), previous)
 
 
 def keep(engine: Engine, plan: Plan, sig: Signature, group_new: GroupNew, people: str, groups: str,

@@ -58,9 +58,11 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, UnsupportedError
 from anonymizer.release import difference
 from anonymizer.release.publish import latest
-from anonymizer.spec.types import ReleaseSpec
+from anonymizer.spec.types import Target
 
 if TYPE_CHECKING:
+    from anonymizer.models import PrivacyModel
+    from anonymizer.plan import Plan
     from anonymizer.models import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
     from anonymizer.families.lgb.models import LUnique
 
@@ -109,7 +111,7 @@ class Released:
             buckets, whose rows sit in many groups): the difference check compares each
             class with the previous version's groups of the people who stood in it, read
             from the private state (``private_*.sql.j2``), not the memory's boxes.
-        models: the models the difference check applies, where not the spec's (LGB: the
+        models: the models the difference check applies, where not the release's (LGB: the
             bucket principle, not the groups' k).
     """
 
@@ -142,58 +144,58 @@ class Combination:
     notes: list[str] = field(default_factory=list)
 
 
-def memory_table(spec: ReleaseSpec) -> str:
-    return in_catalog(spec.output.catalog, spec.output.snapshot_schema, MEMORY)
+def memory_table(target: Target) -> str:
+    return in_catalog(target.output.catalog, target.output.snapshot_schema, MEMORY)
 
 
-def state_tables(spec: ReleaseSpec) -> tuple[str, str]:
-    """The private state of ``spec``'s release: (people, groups), in the connection's database."""
-    return table(STATE_SCHEMA, f"{spec.release}__people"), table(STATE_SCHEMA, f"{spec.release}__groups")
+def state_tables(target: Target) -> tuple[str, str]:
+    """The private state of ``target``'s release: (people, groups), in the connection's database."""
+    return table(STATE_SCHEMA, f"{target.release}__people"), table(STATE_SCHEMA, f"{target.release}__groups")
 
 
-def earlier(engine: Engine, spec: ReleaseSpec) -> list[int]:
+def earlier(engine: Engine, target: Target) -> list[int]:
     """The versions of the release the memory holds, oldest first."""
-    if engine.relation(spec.output.catalog, spec.output.snapshot_schema, MEMORY) is None:
+    if engine.relation(target.output.catalog, target.output.snapshot_schema, MEMORY) is None:
         return []
-    return [v for (v,) in engine.execute(f"SELECT DISTINCT version FROM {memory_table(spec)} WHERE release = $r "
-                                         "ORDER BY version", {"r": spec.release}).fetchall()]
+    return [v for (v,) in engine.execute(f"SELECT DISTINCT version FROM {memory_table(target)} WHERE release = $r "
+                                         "ORDER BY version", {"r": target.release}).fetchall()]
 
 
-def previous_state(engine: Engine, spec: ReleaseSpec, published: int, part: str = "people") -> int | None:
+def previous_state(engine: Engine, target: Target, published: int, part: str = "people") -> int | None:
     """The newest version (up to ``published``, the latest published one) whose private state
     ``part`` (``people`` or ``groups``) stands, or ``None``."""
-    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__{part}") is None:
+    if engine.relation(None, STATE_SCHEMA, f"{target.release}__{part}") is None:
         return None
-    people, groups = state_tables(spec)   # a state an older release wrote gains the columns since added
+    people, groups = state_tables(target)   # a state an older release wrote gains the columns since added
     engine.run("release/combination/state_table.sql.j2", schema=ident(STATE_SCHEMA), people=people, groups=groups)
-    state = table(STATE_SCHEMA, f"{spec.release}__{part}")
+    state = table(STATE_SCHEMA, f"{target.release}__{part}")
     (version,) = engine.execute(f"SELECT max(version) FROM {state} WHERE version <= $v", {"v": published}).fetchone()
     return version
 
 
-def refuse_unsupported(spec: ReleaseSpec, missing: str, has_earlier: bool) -> None:
+def refuse_unsupported(target: Target, missing: str, has_earlier: bool) -> None:
     """A release the gate cannot check (``missing`` says why, ``the lgb family has no
     cross-version gate yet``) may re-publish on a changed source only under ``independent``."""
-    if has_earlier and spec.history.guarantee == "invariant":
+    if has_earlier and target.history.guarantee == "invariant":
         raise UnsupportedError(
             f"history: invariant (the default) checks a new version against every earlier one, and {missing}: "
-            f"release {spec.release} cannot publish a version of a changed source under it. Set "
+            f"release {target.release} cannot publish a version of a changed source under it. Set "
             "'history: independent' to publish each version on its own checks (the adversary who keeps earlier "
             "versions may then learn more than each version allows), or publish under a new release name")
 
 
-def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
+def check_state_home(engine: Engine, target: Target) -> None:
     """Under ``invariant`` with ``history.person`` the private state must outlive the run:
     refused before any work when the run's own database is read-only, or in memory while
     the release goes to a database file (the next version would keep no one's signature),
     or when the state the latest version wrote is gone."""
-    if spec.history.guarantee != "invariant" or spec.history.person is None:
+    if target.history.guarantee != "invariant" or target.history.person is None:
         return
     path, readonly = engine.state_home()
     where = None
     if readonly:
         where = "that database is open read-only (the command line opens --db read-only when output.database is set)"
-    elif path is None and spec.output.database is not None:
+    elif path is None and target.output.database is not None:
         where = "that database is in memory while the release goes to output.database, so the state would be lost "\
                 "when the run ends and the next version could keep no one's signature"
     if where:
@@ -201,10 +203,10 @@ def check_state_home(engine: Engine, spec: ReleaseSpec) -> None:
                                           f"{STATE_SCHEMA} of the database the run opens), and {where}. Publish beside "
                                           "the source (leave output.database out, with a writable --db FILE), or set "
                                           "'history: independent'")
-    last = latest(engine, spec)
-    if last is not None and _kept_state(last) and previous_state(engine, spec, last["version"]) is None:
-        raise DataError(f"{STATE_SCHEMA}.{spec.release}__people",
-                        f"is missing, though v{last['version']} of release {spec.release} kept each person's signature "
+    last = latest(engine, target)
+    if last is not None and _kept_state(last) and previous_state(engine, target, last["version"]) is None:
+        raise DataError(f"{STATE_SCHEMA}.{target.release}__people",
+                        f"is missing, though v{last['version']} of release {target.release} kept each person's signature "
                         "there (dropped, or a run killed while it was rewritten): a version started afresh would let "
                         "an adversary who holds the versions on both sides of the gap intersect across it. Restore "
                         "the state, publish under a new release name, or set 'history: independent'")
@@ -217,34 +219,35 @@ def _kept_state(row: dict) -> bool:
     return bool((figures.get("combination") or {}).get("person"))
 
 
-def gate(engine: Engine, spec: ReleaseSpec, released: Released) -> Combination:
+def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     """Run both checks (module docstring) on the candidate of the release's next version;
     raise under ``invariant`` when one fails."""
-    last = latest(engine, spec)
+    target = plan.target
+    last = latest(engine, target)
     published = last["version"] if last else None
     boxes, current = published_classes(engine, released)
-    versions = earlier(engine, spec)
-    figures: dict[str, Any] = {"guarantee": spec.history.guarantee, "person": spec.history.person is not None,
+    versions = earlier(engine, target)
+    figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
-    rules, params = _rules(released.models or spec.models, released.attrs, figures, released.levels)
+    rules, params = _rules(released.models or plan.models, released.attrs, figures, released.levels)
     result = Combination(figures, current, groups=released.groups)
-    _intersection(engine, spec, released, (published or 0) + 1, published, result)
+    _intersection(engine, target, plan.models, released, (published or 0) + 1, published, result)
     if released.private:
         versions = figures["compared"] = []   # no box links a class across versions: through the people who stood
         if rules and result.people and published:
-            difference.through_people(engine, spec, released, previous_state(engine, spec, published), rules,
-                                      params, figures, result.people, state_tables(spec))
+            difference.through_people(engine, target, released, previous_state(engine, target, published), rules,
+                                      params, figures, result.people, state_tables(target))
     links = None
     if released.overlap and released.links and result.people:
         links = engine.work("gate_links")
         engine.run("release/combination/links.sql.j2", target=links, links=released.links, boxes=boxes,
                    state=result.people)
     if versions and rules:
-        difference.check(engine, spec, rules, params, figures, current=current, memory=memory_table(spec),
+        difference.check(engine, target, rules, params, figures, current=current, memory=memory_table(target),
                          overlap=released.overlap, links=links)
     engine.release_tables(boxes, *filter(None, [links]))
-    if spec.history.guarantee == "invariant":
-        _refuse(spec, figures)
+    if target.history.guarantee == "invariant":
+        _refuse(target, figures)
     return result
 
 
@@ -260,21 +263,22 @@ def published_classes(engine: Engine, released: Released, name: str = "published
     return boxes, current
 
 
-def colliding(engine: Engine, spec: ReleaseSpec, released: Released, target: str) -> int:
-    """Write into ``target`` ``(eq_class)`` the candidate's classes whose box an earlier version
+def colliding(engine: Engine, plan: Plan, released: Released, into: str) -> int:
+    """Write into ``into`` ``(eq_class)`` the candidate's classes whose box an earlier version
     published with a multiset the difference check refuses; returns how many. What the
     gate would refuse, found before it runs, so that m-invariance can merge those groups."""
-    rules, params = _rules(released.models or spec.models, released.attrs, {"not_checked": []})
-    if not rules or not earlier(engine, spec):
+    target = plan.target
+    rules, params = _rules(released.models or plan.models, released.attrs, {"not_checked": []})
+    if not rules or not earlier(engine, target):
         return 0
     boxes, current = published_classes(engine, released, "colliding_classes")
     failing = engine.work("colliding_boxes")
-    engine.run("release/combination/difference.sql.j2", {"release": spec.release, **params}, target=failing,
-               current=current, memory=memory_table(spec), rules=rules, boxes=True, overlap=released.overlap,
+    engine.run("release/combination/difference.sql.j2", {"release": target.release, **params}, target=failing,
+               current=current, memory=memory_table(target), rules=rules, boxes=True, overlap=released.overlap,
                links=None)
-    engine.run("release/combination/colliding.sql.j2", target=target, boxes=boxes, failing=failing)
+    engine.run("release/combination/colliding.sql.j2", target=into, boxes=boxes, failing=failing)
     engine.release_tables(boxes, current, failing, always=True)
-    return engine.count(target)
+    return engine.count(into)
 
 
 def _rules(models, attrs: list[str], figures: dict, levels: dict | None = None) -> tuple[list[dict], dict]:
@@ -317,7 +321,7 @@ def smallest_l(model) -> int:
     return min(model.l_of(level) for level in range(3))
 
 
-def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version: int,
+def _intersection(engine: Engine, target: Target, models: tuple[PrivacyModel, ...], released: Released, version: int,
                   published: int | None, result: Combination) -> None:
     """Each person's candidate values intersected since their value last changed (module docstring)."""
     figures = result.figures
@@ -327,15 +331,15 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
         return
     repeated, example = engine.one("release/combination/repeated_people.sql.j2", people=released.people)
     if repeated:
-        raise DataError(f"history.person {spec.history.person}",
+        raise DataError(f"history.person {target.history.person}",
                         f"names {repeated} more rows than people (e.g. {example!r} repeats): a person key names "
                         "one row per person")
     lmodels = [cast("DistinctLDiversity | EntropyLDiversity | LUnique | RecursiveCLDiversity", m)
-               for m in spec.models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")]
+               for m in models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")]
     bound = released.bound if released.bound is not None else max(
         [int(m.l) for m in lmodels if m.attribute == released.followed], default=None)
-    people, _ = state_tables(spec)
-    before = previous_state(engine, spec, published) if published else None
+    people, _ = state_tables(target)
+    before = previous_state(engine, target, published) if published else None
     state = engine.work("people_state")
     engine.run("release/combination/people.sql.j2", {"version": version, **({"previous": before} if before else {})},
                target=state, people=released.people, members=released.members,
@@ -349,11 +353,11 @@ def _intersection(engine: Engine, spec: ReleaseSpec, released: Released, version
     result.people = state
 
 
-def _refuse(spec: ReleaseSpec, figures: dict) -> None:
+def _refuse(target: Target, figures: dict) -> None:
     for entry in figures["difference"]:
         for f in entry["failing"]:
             raise PrivacyCheckFailed(
-                f"{f['model']} across versions", None, f["sides"], f"{spec.output.schema}.{spec.output.view}",
+                f"{f['model']} across versions", None, f["sides"], f"{target.output.schema}.{target.output.view}",
                 reason=f"compared with v{entry['version']}, {f['sides']} class box(es) published in both differ by "
                        f"a multiset of values that breaks it (the values of the people who joined, left or moved "
                        f"between classes), isolating {f['people']} people (difference check; history: invariant; "
@@ -362,7 +366,7 @@ def _refuse(spec: ReleaseSpec, figures: dict) -> None:
     if inter.get("below"):
         raise PrivacyCheckFailed(
             f"{inter['bound']} candidate values across versions", inter["smallest"], 0,
-            f"{spec.output.schema}.{spec.output.view}",
+            f"{target.output.schema}.{target.output.view}",
             reason=f"{inter['below']} people would be left with fewer than {inter['bound']} candidate sensitive "
                    f"values, and fewer than before, once their classes in every version since they last changed "
                    f"are intersected (smallest: {inter['smallest']}; intersection check; history: invariant)")
@@ -386,12 +390,12 @@ def summary(figures: dict | None, parameters: dict | None) -> dict | None:
             "unit": invariance.get("unit", "rows")}
 
 
-def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:
+def keep_state(engine: Engine, target: Target, combination: Combination, version: int) -> None:
     """Write the candidate version's private state, replacing what an unpublished attempt left
     (before publishing: the state sits in another database than an ``output.database``)."""
     if combination.people is None and combination.groups is None:
         return
-    people, groups = state_tables(spec)
+    people, groups = state_tables(target)
     engine.run("release/combination/state_table.sql.j2", schema=ident(STATE_SCHEMA), people=people, groups=groups)
     for state, rows, columns in ((people, combination.people, PEOPLE), (groups, combination.groups, GROUPS)):
         engine.run("release/combination/state_drop.sql.j2", {"version": version}, state=state, newer=True)
@@ -400,17 +404,17 @@ def keep_state(engine: Engine, spec: ReleaseSpec, combination: Combination, vers
                        columns=columns)
 
 
-def forget_older(engine: Engine, spec: ReleaseSpec, version: int) -> None:
+def forget_older(engine: Engine, target: Target, version: int) -> None:
     """Once ``version`` has published, the state of older versions is not read again."""
-    if engine.relation(None, STATE_SCHEMA, f"{spec.release}__people") is None:
+    if engine.relation(None, STATE_SCHEMA, f"{target.release}__people") is None:
         return
-    for state in state_tables(spec):
+    for state in state_tables(target):
         engine.run("release/combination/state_drop.sql.j2", {"version": version}, state=state, newer=False)
 
 
-def remember(engine: Engine, spec: ReleaseSpec, combination: Combination, version: int) -> None:
+def remember(engine: Engine, target: Target, combination: Combination, version: int) -> None:
     """Append the version's published classes to the memory (inside the publishing transaction)."""
     engine.run("release/combination/memory_table.sql.j2",
-               schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema), memory=memory_table(spec))
-    engine.run("release/combination/remember.sql.j2", {"release": spec.release, "version": version},
-               memory=memory_table(spec), current=combination.current)
+               schema=in_catalog(target.output.catalog, target.output.snapshot_schema), memory=memory_table(target))
+    engine.run("release/combination/remember.sql.j2", {"release": target.release, "version": version},
+               memory=memory_table(target), current=combination.current)

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
-from anonymizer.spec.types import ReleaseSpec
+from anonymizer.spec.types import Target
 
 if TYPE_CHECKING:
     from anonymizer.release.combination import Released
 
 
-def check(engine: Engine, spec: ReleaseSpec, rules: list[dict], params: dict, figures: dict, **tables) -> None:
+def check(engine: Engine, target: Target, rules: list[dict], params: dict, figures: dict, **tables) -> None:
     """The difference check (``difference.sql.j2``) into ``figures``: per earlier version,
     the boxes both publish, those that changed, and the failing sides per model."""
-    for row in engine.rows("release/combination/difference.sql.j2", {"release": spec.release, **params},
+    for row in engine.rows("release/combination/difference.sql.j2", {"release": target.release, **params},
                            rules=rules, boxes=False, target=None, **tables):
         failing = [{"model": r["model"], "sides": row[3 + 2 * n], "people": int(row[4 + 2 * n])}
                    for n, r in enumerate(rules) if row[3 + 2 * n]]
@@ -27,7 +27,7 @@ def check(engine: Engine, spec: ReleaseSpec, rules: list[dict], params: dict, fi
         figures["isolated"] += max([f["people"] for f in failing], default=0)
 
 
-def through_people(engine: Engine, spec: ReleaseSpec, released: Released, previous: int | None,
+def through_people(engine: Engine, target: Target, released: Released, previous: int | None,
                    rules: list[dict], params: dict, figures: dict, state: str, private: tuple[str, str]) -> None:
     """The difference check for classes with no box (:attr:`~anonymizer.release.combination.Released.private`): each new class
     against the previous version's groups of the people who stood in it. Earlier versions
@@ -39,12 +39,12 @@ def through_people(engine: Engine, spec: ReleaseSpec, released: Released, previo
         return
     people, groups = private
     memory, current, links = engine.work("private_memory"), engine.work("private_current"), engine.work("private_links")
-    bound = {"previous": previous, "release": spec.release, "attr": released.followed}
+    bound = {"previous": previous, "release": target.release, "attr": released.followed}
     engine.run("release/combination/private_memory.sql.j2", bound, target=memory, people=people, groups=groups)
     engine.run("release/combination/private_current.sql.j2", {"attr": released.followed}, target=current,
                people=released.people, members=released.members)
     engine.run("release/combination/private_links.sql.j2", target=links, people=released.people, current=current,
                state=state)
     figures["compared"] = [previous]
-    check(engine, spec, rules, params, figures, current=current, memory=memory, overlap=True, links=links)
+    check(engine, target, rules, params, figures, current=current, memory=memory, overlap=True, links=links)
     engine.release_tables(memory, current, links)

@@ -29,7 +29,7 @@ from anonymizer.families.generalized.form import EQ_CLASS
 from anonymizer.errors import ExportError, TemplateError
 from anonymizer.release.publish import latest, snapshot_name
 from anonymizer.engine.names import ident, in_catalog
-from anonymizer.spec.types import EXPORT_FORMATS, Export, ReleaseSpec
+from anonymizer.target import EXPORT_FORMATS, Export, Target
 
 
 def check_writable(export: Export) -> None:
@@ -60,16 +60,16 @@ def part_path(path: Path, part: str) -> Path:
     return path.with_name(f"{name[:len(name) - len(ext)]}_{part}{ext}")
 
 
-def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tuple[str, Path, bool]]:
+def published_tables(engine: Engine, target: Target, path: Path) -> list[tuple[str, Path, bool]]:
     """``(quoted relation, file, is a snapshot)`` for every table of the release's latest
     version: its main snapshot to ``path`` (its view, for a view that joins the snapshot with
     the class table: what a reader sees, written class by class) and each further view the
     audit row lists (``<view>_<part>``, snapshot ``<snapshot>__<part>``) to
     :func:`part_path`."""
-    last = latest(engine, spec)
+    last = latest(engine, target)
     if last is None:
-        raise ExportError(path, f"release {spec.release} has nothing published to export")
-    out, snap = spec.output, snapshot_name(spec.output, last)   # a rollback's names an earlier one
+        raise ExportError(path, f"release {target.release} has nothing published to export")
+    out, snap = target.output, snapshot_name(target.output, last)   # a rollback's names an earlier one
     figures = json.loads(last["figures"]) if last["figures"] else {}
     prefix = f"{out.schema}.{out.view}_".lower()
     parts = [v[len(prefix):] for v in figures.get("views", []) if v.lower().startswith(prefix)]
@@ -79,14 +79,14 @@ def published_tables(engine: Engine, spec: ReleaseSpec, path: Path) -> list[tupl
                      for p in parts]
 
 
-def export_release(engine: Engine, spec: ReleaseSpec, export: Export) -> list[str]:
+def export_release(engine: Engine, target: Target, export: Export) -> list[str]:
     """Write the release's current snapshot (and its further tables) to ``export``; return
     the paths written, main file first (see the module docstring).
 
     Raises:
         ExportError: a file cannot be written; none of them is left half-written.
     """
-    tables = published_tables(engine, spec, export.path)
+    tables = published_tables(engine, target, export.path)
     by_rowid = not engine.execute("SELECT current_setting('preserve_insertion_order')").fetchone()[0]
     eq_class = ident(EQ_CLASS)
     written: list[tuple[Path, Path]] = []
@@ -110,5 +110,5 @@ def export_release(engine: Engine, spec: ReleaseSpec, export: Export) -> list[st
         raise ExportError(path, f"cannot be written ({problem}); the release stays published, "
                                 "run it again to export it") from None
     for _, path in written:
-        engine.say(f"release {spec.release}: exported {path}")
+        engine.say(f"release {target.release}: exported {path}")
     return [str(path) for _, path in written]

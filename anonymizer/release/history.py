@@ -25,10 +25,6 @@ The commands work on the database holding the audit table (for a release with
 from __future__ import annotations
 
 import json
-import re
-from typing import Any
-
-import yaml
 
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
@@ -36,43 +32,12 @@ from anonymizer.errors import SpecError
 from anonymizer.release.combination import summary
 from anonymizer.release.publish import (AUDIT, ViewNotOwned, audit_rows, check_view, snapshot_name, upgrade_audit,
                                         versions)
-from anonymizer.spec.types import Output, ReleaseSpec
+from anonymizer.target import Output
 
 #: the audit columns holding JSON text
 JSON_COLUMNS = ("parameters", "figures", "timings")
 
 # -- what a publication records --------------------------------------------------------------------
-_SEED = (re.compile(r"^[ \t]*['\"]?seed['\"]?[ \t]*:[^\n]*(\n|$)", re.MULTILINE),   # a line of its own
-         re.compile(r",\s*['\"]?seed['\"]?\s*:\s*[^,}\n]*"),                          # in a {...}, not first
-         re.compile(r"(?<=[{,])\s*['\"]?seed['\"]?\s*:\s*[^,}\n]*,?"))                # in a {...}, first
-
-
-def spec_text(spec: ReleaseSpec) -> str:
-    """The spec as the user wrote it (the YAML text; a spec given as a dict, as JSON) without
-    ``algorithm.seed``: a seed would let anyone replay every random draw of the release
-    (:mod:`anonymizer.randomness`), so the audit never holds it. The seed's entry is cut
-    from the text; when the cut text would not read back as the spec without its seed
-    (an unusual layout), the spec is recorded as JSON instead."""
-    raw = _without_seed(spec.raw)
-    if spec.text is not None:
-        cut = spec.text
-        for pattern in _SEED:
-            cut = pattern.sub("", cut)
-        try:
-            if yaml.safe_load(cut) == raw:
-                return cut
-        except yaml.YAMLError:
-            pass
-    return json.dumps(raw, indent=2, default=str)
-
-
-def _without_seed(raw: Any) -> dict:
-    data = dict(raw)
-    if isinstance(data.get("algorithm"), dict):
-        data["algorithm"] = {k: v for k, v in data["algorithm"].items() if k != "seed"}
-    return data
-
-
 def chosen(algorithm: dict) -> dict:
     """What the algorithm chose, from its figures (``ReleaseResult.algorithm``): the lattice
     node (``levels`` per QI) of full-domain, optimal and PrivacyFrost2 (with its score or

@@ -35,7 +35,7 @@ from typing import Callable
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError
 from anonymizer.engine.names import ident, in_catalog, table
-from anonymizer.spec.types import Output, ReleaseSpec
+from anonymizer.target import Output, Target
 
 AUDIT = "_audit"
 #: the audit's columns added after its first version (:func:`upgrade_audit` adds them to an
@@ -85,14 +85,14 @@ class Published:
     unchanged: bool = False
 
 
-def audit_table(spec: ReleaseSpec) -> str:
+def audit_table(target: Target) -> str:
     """Quoted name of the audit table (in the output database)."""
-    return in_catalog(spec.output.catalog, spec.output.snapshot_schema, AUDIT)
+    return in_catalog(target.output.catalog, target.output.snapshot_schema, AUDIT)
 
 
-def ensure_audit(engine: Engine, spec: ReleaseSpec) -> str:
-    audit = audit_table(spec)
-    engine.run("publish/audit_table.sql.j2", schema=in_catalog(spec.output.catalog, spec.output.snapshot_schema),
+def ensure_audit(engine: Engine, target: Target) -> str:
+    audit = audit_table(target)
+    engine.run("publish/audit_table.sql.j2", schema=in_catalog(target.output.catalog, target.output.snapshot_schema),
                audit=audit)
     upgrade_audit(engine, audit)
     return audit
@@ -115,13 +115,13 @@ def audit_rows(engine: Engine, audit: str, template: str, release: str) -> list[
     return [dict(zip(names, row)) for row in engine.rows(template, {"release": release}, audit=audit)]
 
 
-def latest(engine: Engine, spec: ReleaseSpec) -> dict | None:
+def latest(engine: Engine, target: Target) -> dict | None:
     """The latest audit row of this release (a publication or a rollback), as a dict, or
     ``None`` (also when there is no audit table yet: reading creates nothing, so a release
     that fails leaves no trace)."""
-    if _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is None:
+    if _relation(engine, target, target.output.snapshot_schema, AUDIT) is None:
         return None
-    rows = audit_rows(engine, audit_table(spec), "publish/latest.sql.j2", spec.release)
+    rows = audit_rows(engine, audit_table(target), "publish/latest.sql.j2", target.release)
     return rows[0] if rows else None
 
 
@@ -132,35 +132,27 @@ def snapshot_name(out: Output, row: dict) -> str:
     return row["snapshot"][len(out.snapshot_schema) + 1:]
 
 
-def fingerprint(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, str]:
-    """The source's rows and a digest of its count and content in the columns the spec reads
-    (flag columns included); the audit keeps the digest only (``fingerprint.sql.j2``)."""
-    cols = [ident(c.name) for c in spec.columns] + [ident(c.flag) for c in spec.columns if c.flag]
-    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
-    return rows, digest
-
-
-def unchanged(engine: Engine, spec: ReleaseSpec, spec_hash: str, source_print: str) -> Published | None:
+def unchanged(engine: Engine, target: Target, spec_hash: str, source_print: str) -> Published | None:
     """The current release if the spec and source are unchanged and its view still stands."""
-    last = latest(engine, spec)
+    last = latest(engine, target)
     if not last or last["spec_hash"] != spec_hash or last["source_fingerprint"] != source_print:
         return None
     if last.get("event") == "rollback":   # the view reads an earlier version: publish the spec anew
         return None
-    snap = snapshot_name(spec.output, last)
-    views = [(spec.output.view, snap)] + [(f"{spec.output.view}_{p}", f"{snap}__{p}") for p in _parts(spec)]
+    snap = snapshot_name(target.output, last)
+    views = [(target.output.view, snap)] + [(f"{target.output.view}_{p}", f"{snap}__{p}") for p in target.parts]
     for view, snapshot in views:   # every view still reads the release's latest snapshot
-        found = _relation(engine, spec, spec.output.schema, view)
-        if found is None or found[0] != "view" or not reads(found[1], _definition(spec.output, snapshot,
+        found = _relation(engine, target, target.output.schema, view)
+        if found is None or found[0] != "view" or not reads(found[1], _definition(target.output, snapshot,
                                                                                   last["figures"],
-                                                                                  view == spec.output.view)):
+                                                                                  view == target.output.view)):
             return None
-        if _relation(engine, spec, spec.output.snapshot_schema, snapshot) is None:
+        if _relation(engine, target, target.output.snapshot_schema, snapshot) is None:
             return None
-    return Published(last["version"], f"{spec.output.schema}.{spec.output.view}", last["snapshot"], True)
+    return Published(last["version"], target.view, last["snapshot"], True)
 
 
-def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None = None) -> None:
+def check_owner(engine: Engine, target: Target, parts: tuple[str, ...] | None = None) -> None:
     """Refuse unless every view the release promotes is new or its own (module docstring).
 
     Args:
@@ -168,10 +160,10 @@ def check_owner(engine: Engine, spec: ReleaseSpec, parts: tuple[str, ...] | None
     Raises:
         ViewNotOwned: naming the view and who holds it.
     """
-    parts = _parts(spec) if parts is None else parts
-    has_audit = _relation(engine, spec, spec.output.snapshot_schema, AUDIT) is not None
-    for name in [spec.output.view] + [f"{spec.output.view}_{p}" for p in parts]:
-        check_view(engine, spec.output, spec.release, name, has_audit)
+    parts = target.parts if parts is None else parts
+    has_audit = _relation(engine, target, target.output.snapshot_schema, AUDIT) is not None
+    for name in [target.output.view] + [f"{target.output.view}_{p}" for p in parts]:
+        check_view(engine, target.output, target.release, name, has_audit)
 
 
 def check_view(engine: Engine, out: Output, release: str, name: str, has_audit: bool = True) -> str | None:
@@ -242,24 +234,18 @@ def _query(sql: str | None) -> str | None:
     return parsed.sql(dialect="duckdb", identify=True).casefold() if isinstance(parsed, exp.Query) else None
 
 
-def _relation(engine: Engine, spec: ReleaseSpec, schema: str, name: str) -> tuple[str, str | None] | None:
+def _relation(engine: Engine, target: Target, schema: str, name: str) -> tuple[str, str | None] | None:
     """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the output
     database (the spec's attached ``output.database``, else the connection's own), or ``None``."""
-    return engine.relation(spec.output.catalog, schema, name)
+    return engine.relation(target.output.catalog, schema, name)
 
 
-def _parts(spec: ReleaseSpec) -> tuple[str, ...]:
-    """The further tables a release publishes, each as view ``<view>_<part>``: what its
-    family declares (anatomy's sensitive table, a generalized release's class table)."""
-    return spec.algorithm.family.parts
-
-
-def part_view(spec: ReleaseSpec, part: str) -> str:
+def part_view(target: Target, part: str) -> str:
     """``schema.view_<part>``, the view of an extra table of a release (for people)."""
-    return f"{spec.output.schema}.{spec.output.view}_{part}"
+    return f"{target.output.schema}.{target.output.view}_{part}"
 
 
-def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str], record: dict,
+def publish(engine: Engine, target: Target, candidate: str, columns: list[str], record: dict,
             parts: tuple[tuple[str, str, list[str]], ...] = (), order: tuple[str, ...] = (),
             join: Join | None = None, remember: Callable[[int], None] | None = None) -> Published:
     """Snapshot ``candidate``, verify the copy, promote the view and audit, in one transaction.
@@ -280,35 +266,35 @@ def publish(engine: Engine, spec: ReleaseSpec, candidate: str, columns: list[str
         remember: called with the new version inside the transaction (the cross-version
             gate's memory, :func:`anonymizer.release.combination.remember`).
     """
-    audit = ensure_audit(engine, spec)
-    last = latest(engine, spec)
+    audit = ensure_audit(engine, target)
+    last = latest(engine, target)
     version = (last["version"] if last else 0) + 1
-    snap_name = f"{spec.release}__v{version}"
+    snap_name = f"{target.release}__v{version}"
     tables: list[tuple[str, str, str, list[str], tuple[str, ...]]] = [
-        (f"{snap_name}__{part}", f"{spec.output.view}_{part}", cand, cols, (cols[0],)) for part, cand, cols in parts]
-    tables.insert(0, (snap_name, spec.output.view, candidate, columns, order or (columns[0],)))
-    out = spec.output
+        (f"{snap_name}__{part}", f"{target.output.view}_{part}", cand, cols, (cols[0],)) for part, cand, cols in parts]
+    tables.insert(0, (snap_name, target.output.view, candidate, columns, order or (columns[0],)))
+    out = target.output
     with engine.transaction():
-        check_owner(engine, spec, tuple(part for part, _, _ in parts))   # again, in the transaction
+        check_owner(engine, target, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, _, cand, cols, by in tables:
-            _snapshot(engine, spec, snap, cand, cols, by)
+            _snapshot(engine, target, snap, cand, cols, by)
         for snap, view_name, *_ in tables:
             joined = None
             if join is not None and view_name == out.view:
                 joined = {"snapshot": in_catalog(out.catalog, out.snapshot_schema, f"{snap}__{join.part}"),
                           "key": ident(join.key),
                           "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
-            _promote(engine, spec, view_name, snap, joined)
+            _promote(engine, target, view_name, snap, joined)
         figures = json.loads(json.dumps(record["figures"], default=str))
         if parts:   # the audit row names every view it promotes: the owner of each (check_owner)
-            figures["views"] = [part_view(spec, part) for part, _, _ in parts]
+            figures["views"] = [part_view(target, part) for part, _, _ in parts]
         if join is not None:   # what the view runs, as DuckDB stored it: the owner's check reads it
-            promoted = _relation(engine, spec, out.schema, out.view)
+            promoted = _relation(engine, target, out.schema, out.view)
             assert promoted is not None   # _promote made the view just above, in this transaction
             figures["view_sql"] = promoted[1]
         params = {
-            "release": spec.release, "version": version, "view_name": f"{spec.output.schema}.{spec.output.view}",
-            "snapshot": f"{spec.output.snapshot_schema}.{snap_name}",
+            "release": target.release, "version": version, "view_name": target.view,
+            "snapshot": f"{target.output.snapshot_schema}.{snap_name}",
             **{k: record[k] for k in ("spec_hash", "fingerprint", "algorithm", "rows_in", "rows_out", "suppressed")},
             **{k: json.dumps(record[k], default=str) for k in ("parameters", "timings")},
             "figures": json.dumps(figures), "spec_text": record["spec_text"], **versions(engine),
@@ -331,12 +317,12 @@ def versions(engine: Engine) -> dict[str, str]:
             "engine_version": f"{engine.dialect} {str(engine_version).split()[0].removeprefix('v')}"}
 
 
-def _promote(engine: Engine, spec: ReleaseSpec, view_name: str, snap: str, joined: dict | None) -> None:
+def _promote(engine: Engine, target: Target, view_name: str, snap: str, joined: dict | None) -> None:
     """Point the view ``view_name`` at snapshot ``snap``; where the database cannot roll back,
     register what points it back (or drops it, if it is new)."""
-    out = spec.output
+    out = target.output
     view = in_catalog(out.catalog, out.schema, view_name)
-    before = _relation(engine, spec, out.schema, view_name)
+    before = _relation(engine, target, out.schema, view_name)
     engine.run("publish/promote.sql.j2", schema=in_catalog(out.catalog, out.schema), view=view,
                snapshot=in_catalog(out.catalog, out.snapshot_schema, snap), join=joined)
     if before is None:
@@ -345,10 +331,10 @@ def _promote(engine: Engine, spec: ReleaseSpec, view_name: str, snap: str, joine
         engine.undo(lambda: engine.execute(f"CREATE OR REPLACE VIEW {view} AS {before[1]}", template="<undo promote>"))
 
 
-def _snapshot(engine: Engine, spec: ReleaseSpec, snap_name: str, candidate: str, columns: list[str],
+def _snapshot(engine: Engine, target: Target, snap_name: str, candidate: str, columns: list[str],
               order: tuple[str, ...]) -> None:
     """Snapshot one candidate table and compare the copy with it."""
-    out = spec.output
+    out = target.output
     snapshot = in_catalog(out.catalog, out.snapshot_schema, snap_name)
     cols = [ident(c) for c in columns]
     engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,

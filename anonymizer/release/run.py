@@ -26,31 +26,25 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 import duckdb
 
+from anonymizer import families
 from anonymizer.engine.database import attach_database
 from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
-from anonymizer.plan import Plan, check_suppression, load_source, prepare, resolve_columns
+from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
+                             spec_fingerprint)
 from anonymizer.release.candidate import ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
-from anonymizer.release.history import chosen, spec_text
+from anonymizer.release.history import chosen
 from anonymizer.release import combination
-from anonymizer.release.publish import (Published, audit_table, check_owner, fingerprint, latest,
-                                        part_view, publish, unchanged)
+from anonymizer.release.publish import Published, audit_table, check_owner, latest, part_view, publish, unchanged
+from anonymizer.spec.text import spec_text
 from anonymizer.spec.types import ReleaseSpec
+from anonymizer.target import Target
 
 if TYPE_CHECKING:
     import pandas
     import pyspark.sql
-
-
-def spec_fingerprint(spec: ReleaseSpec) -> str:
-    """Hash of the spec as written plus the content of every hierarchy file it names."""
-    h = hashlib.sha256(spec.spec_hash().encode())
-    for col in spec.columns:
-        if col.hierarchy is not None and col.hierarchy.path is not None:
-            h.update(col.hierarchy.path.read_bytes())
-    return h.hexdigest()[:16]
 
 
 def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql.SparkSession", *,
@@ -84,7 +78,7 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
                                  dry_run=dry_run, log=log, views=attach or database is None, inspect=inspect)
         if spec.output.export is not None and not dry_run:
             try:
-                result.exports = export_release(Engine(duck, progress=progress), spec, spec.output.export)
+                result.exports = export_release(Engine(duck, progress=progress), spec.target, spec.output.export)
             except ExportError as exc:   # raised once the output database is closed: the release stands
                 failed = exc
     if failed is not None:
@@ -135,20 +129,20 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         source = load_source(engine, spec, data)
         spec = resolve_columns(spec, engine.columns(source), source)
         if views:
-            check_owner(engine, spec)   # a view of another release or of the database: refused before any work
-        spec_hash, (source_rows, source_print) = spec_fingerprint(spec), fingerprint(engine, spec, source)
-        current = None if force or dry_run else unchanged(engine, spec, spec_hash, source_print)
+            check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
+        spec_hash, (source_rows, source_print) = spec_fingerprint(spec), fingerprint(engine, spec.columns, source)
+        current = None if force or dry_run else unchanged(engine, spec.target, spec_hash, source_print)
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
-            return _unchanged_result(engine, spec, current)
+            return _unchanged_result(engine, spec.target, spec.algorithm.name, current)
         clock["load"] = time.perf_counter() - start
         if family.gate and not dry_run:
-            combination.check_state_home(engine, spec)
+            combination.check_state_home(engine, spec.target)
         missing = (f"the {family.name} family has no cross-version gate yet" if not family.gate else
-                   getattr(family.options(), "ungated", lambda _: None)(spec))
+                   getattr(family.options(), "ungated", lambda *_: None)(spec.history, spec.columns))
         if missing:   # no cross-version gate for this release: refused under invariant
-            last = latest(engine, spec)
-            combination.refuse_unsupported(spec, missing,
+            last = latest(engine, spec.target)
+            combination.refuse_unsupported(spec.target, missing,
                                            last is not None and last["source_fingerprint"] != source_print)
         with engine.small(source_rows):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
@@ -157,8 +151,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             ready = verified(engine, plan, clock).ready
             if dry_run and inspect is not None:
                 inspect(engine, plan, ready)
-            return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print}, ready,
-                           dry_run)
+            return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
+                                                        "spec_text": spec_text(spec)}, ready, dry_run)
 
 
 def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
@@ -173,40 +167,39 @@ def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
 
 def _on(dialect: str) -> set[str]:
     """The algorithms of every family that run on ``dialect``."""
-    from anonymizer.families import FAMILIES
-    return {a for f in FAMILIES for a in f.on_spark} if dialect == "spark" else set()
+    return {a for f in families.FAMILIES for a in f.on_spark} if dialect == "spark" else set()
 
 
 def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, ready: Verified,
             dry_run: bool) -> ReleaseResult:
     """The one publishing step of every family: the snapshot(s), the view(s) and the audit
     row in one transaction (:func:`~anonymizer.release.publish.publish`), or, in a dry run, nothing."""
-    spec = plan.spec
-    views = [part_view(spec, part) for part, _, _ in ready.parts]
+    target = plan.target
+    views = [part_view(target, part) for part, _, _ in ready.parts]
     if dry_run:
         version = snapshot = None
-        view = f"{spec.output.schema}.{spec.output.view}"
+        view = target.view
     else:
         with phase(engine, clock, "publish", f"writing the snapshot{'s' if ready.parts else ''}, "
-                                             f"promoting {spec.output.view}{''.join(', ' + v for v in views)}"):
+                                             f"promoting {target.output.view}{''.join(', ' + v for v in views)}"):
             record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility},
                              ready.rows, ready.suppressed, clock, chosen(ready.algorithm), ready.audit_rows_in)
-            gated, version = ready.combination, (last["version"] if (last := latest(engine, spec)) else 0) + 1
+            gated, version = ready.combination, (last["version"] if (last := latest(engine, target)) else 0) + 1
             if gated is not None:   # the private state first: it lives in the source's database
-                combination.keep_state(engine, spec, gated, version)
-            published = publish(engine, spec, ready.table, ready.columns, record, parts=ready.parts,
+                combination.keep_state(engine, target, gated, version)
+            published = publish(engine, target, ready.table, ready.columns, record, parts=ready.parts,
                                 order=ready.order, join=ready.join,
                                 remember=None if gated is None else
-                                lambda v: combination.remember(engine, spec, gated, v))
+                                lambda v: combination.remember(engine, target, gated, v))
             if gated is not None:
-                combination.forget_older(engine, spec, published.version)
+                combination.forget_older(engine, target, published.version)
         version, view, snapshot = published.version, published.view, published.snapshot
     clock["total"] = time.perf_counter() - start
-    engine.say(f"release {spec.release}: dry run, verified and measured; nothing published" if dry_run else
-               f"release {spec.release}: published {' and '.join([view] + views)} (v{version})")
-    return ReleaseResult(spec.release, version, view, snapshot, False, plan.rows, ready.rows, ready.suppressed,
+    engine.say(f"release {target.release}: dry run, verified and measured; nothing published" if dry_run else
+               f"release {target.release}: published {' and '.join([view] + views)} (v{version})")
+    return ReleaseResult(target.release, version, view, snapshot, False, plan.rows, ready.rows, ready.suppressed,
                          ready.classes, ready.checks, ready.measures, ready.utility, clock,
-                         {"name": spec.algorithm.name, **ready.algorithm}, views, dry_run=dry_run)
+                         {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run)
 
 
 @dataclass
@@ -225,14 +218,13 @@ def verified(engine: Engine, plan: Plan, clock: dict) -> Run:
     PrivacyCheckFailed) and metrics, each a timed phase in ``clock``. A release then
     publishes ``ready``; the paper experiments read the candidate of a run that publishes
     nothing."""
-    spec = plan.spec
-    steps = spec.algorithm.family.steps()
-    with phase(engine, clock, "algorithm", f"{spec.algorithm.name} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
+    steps = families.of(plan.algorithm).steps()
+    with phase(engine, clock, "algorithm", f"{plan.algorithm} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
         rounds = steps.run(engine, plan)
     check_suppression(plan, plan.null_suppressed + rounds.suppressed)
     with phase(engine, clock, "generalize", f"building the candidate of {rounds.what}"):
         built = steps.build(engine, plan, rounds)
-    with phase(engine, clock, "verify", f"checking {len(spec.models)} models on the candidate"):
+    with phase(engine, clock, "verify", f"checking {len(plan.models)} models on the candidate"):
         checked = steps.verify(engine, plan, rounds, built)
     with phase(engine, clock, "metrics", "measuring the privacy achieved and the information loss"):
         ready = steps.measure(engine, plan, rounds, built, checked)
@@ -258,24 +250,24 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
             picked: dict, rows_in: int | None = None) -> dict:
     """The audit row's values (see :func:`anonymizer.release.publish.publish`): ``picked`` is
     what the algorithm chose (:func:`~anonymizer.release.history.chosen`: a lattice search's
-    node, where the spec's ``levels`` are empty), the spec text is recorded without its seed."""
-    spec = plan.spec
-    options = {k: v for k, v in asdict(spec.algorithm).items() if k != "seed"}   # a seed would replay every draw
-    return {**prints, "algorithm": spec.algorithm.name,
-            "parameters": {"models": [str(m) for m in spec.models], "algorithm": options, "chosen": picked,
-                           "randomness": plan.key.kind, "suppression_limit": spec.suppression_limit,
-                           "nulls": spec.nulls},
+    node, where the spec's ``levels`` are empty); ``prints`` holds the spec's hash and text (its
+    seed left out: a seed would replay every draw) and the source's fingerprint."""
+    options = {"name": plan.algorithm, **asdict(plan.options)}
+    return {**prints, "algorithm": plan.algorithm,
+            "parameters": {"models": [str(m) for m in plan.models], "algorithm": options, "chosen": picked,
+                           "randomness": plan.key.kind, "suppression_limit": plan.suppression_limit,
+                           "nulls": plan.nulls},
             "figures": figures, "rows_in": plan.rows if rows_in is None else rows_in, "rows_out": rows_out, "suppressed": suppressed,
-            "timings": clock, "spec_text": spec_text(spec)}
+            "timings": clock}
 
 
-def _unchanged_result(engine: Engine, spec: ReleaseSpec, current: Published) -> ReleaseResult:
+def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: Published) -> ReleaseResult:
     row = engine.execute(
-        f"SELECT rows_in, rows_out, suppressed, figures, timings FROM {audit_table(spec)} "
+        f"SELECT rows_in, rows_out, suppressed, figures, timings FROM {audit_table(target)} "
         "WHERE release = $r AND version = $v",
-        {"r": spec.release, "v": current.version}).fetchone()
+        {"r": target.release, "v": current.version}).fetchone()
     figures = json.loads(row[3]) if row[3] else {}
-    return ReleaseResult(spec.release, current.version, current.view, current.snapshot, True,
+    return ReleaseResult(target.release, current.version, current.view, current.snapshot, True,
                          row[0], row[1], row[2], 0, figures.get("models", []), {"k": figures.get("k")},
                          figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
-                         {"name": spec.algorithm.name}, views=list(figures.get("views", [])))
+                         {"name": algorithm}, views=list(figures.get("views", [])))

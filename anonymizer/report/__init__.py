@@ -53,7 +53,7 @@ class DryRun:
         self.spec_text, self.gathered, self.parameters = spec_text, None, {}
 
     def __call__(self, engine: Engine, plan, ready) -> None:
-        self.parameters = {"suppression_limit": plan.spec.suppression_limit, "nulls": plan.spec.nulls}
+        self.parameters = {"suppression_limit": plan.suppression_limit, "nulls": plan.nulls}
         released = candidate_view(engine, ready.table, ready.parts, ready.join)
         try:
             self.gathered = gather(engine, released, plan.source, [q.column.name for q in plan.qis],

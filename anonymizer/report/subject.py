@@ -23,9 +23,8 @@ from sqlglot import exp
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.plan import source_relation
-from anonymizer.release.publish import Join, fingerprint
-from anonymizer.release.run import spec_fingerprint
+from anonymizer.plan import fingerprint, source_relation, spec_fingerprint
+from anonymizer.release.publish import Join
 from anonymizer.report.gather import VIEW
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import ReleaseSpec
@@ -69,7 +68,7 @@ def source_state(engine: Engine, spec: ReleaseSpec, row: dict[str, Any]) -> tupl
     except Exception:   # any DataError or catalog error: the source is not readable here
         return None, (f"The source table {shown} is not in this database: the distributions before "
                       "anonymization are not shown.")
-    _, now = fingerprint(engine, spec, source)
+    _, now = fingerprint(engine, spec.columns, source)
     if now == row.get("source_fingerprint"):
         return source, f"The source table {shown} is unchanged since this version was published."
     return source, (f"The source table {shown} has changed since this version was published (fingerprint "

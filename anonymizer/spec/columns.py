@@ -11,7 +11,7 @@ from anonymizer.hierarchy.spec import check_role, parse_hierarchy
 from anonymizer.families import build_model
 from anonymizer.models import PrivacyModel
 from anonymizer.numbers import is_number
-from anonymizer.spec.fields import mapping_field, name_field
+from anonymizer.fields import mapping_field, name_field
 from anonymizer.spec.types import ROLES, TYPES, Column, Security
 
 

@@ -68,9 +68,9 @@ from anonymizer.errors import SpecError
 from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
 from anonymizer.spec.columns import parse_columns, parse_models
-from anonymizer.spec.fields import mapping_field, name_field, relative_path
-from anonymizer.spec.types import (EXPORT_FORMATS, GUARANTEES, MAX_THREADS, NULL_POLICIES, ROLES, Export, History,
-                                   Output, ReleaseSpec, Source)
+from anonymizer.fields import mapping_field, name_field, relative_path
+from anonymizer.spec.types import MAX_THREADS, NULL_POLICIES, ROLES, ReleaseSpec, Source
+from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, Output
 
 
 # -- parsing ---------------------------------------------------------------------

@@ -215,7 +215,7 @@ def _recursive_mondrian(con) -> None:
         with engine.workspace():
             spec = load_spec(dict(WEIRD, columns=columns, models=models,
                                   algorithm={"name": "mondrian", "seed": 1, **algorithm}))
-            assert mondrian(engine, (p := prepare(engine, spec)), mondrian_inputs(p.spec), loop="recursive", batch=1).notes["loop"] == "recursive"
+            assert mondrian(engine, (p := prepare(engine, spec)), mondrian_inputs(p), loop="recursive", batch=1).notes["loop"] == "recursive"
 
 
 def _identity_reserved(con) -> None:

@@ -20,7 +20,8 @@ import pytest
 from anonymizer import anonymize
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError, SpecError
-from anonymizer.release.history import history, prune, rollback, spec_text
+from anonymizer.release.history import history, prune, rollback
+from anonymizer.spec.text import spec_text
 from anonymizer.spec.parse import load_spec
 from tests.release.test_view_ownership import content, make_people, snapshots, view_sql
 

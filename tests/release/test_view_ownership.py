@@ -18,7 +18,7 @@ from anonymizer import anonymize
 from anonymizer.cli import main
 from anonymizer.errors import AnonymizerError, PrivacyCheckFailed
 from anonymizer.release.publish import unchanged
-from anonymizer.release.run import spec_fingerprint
+from anonymizer.plan import spec_fingerprint
 from anonymizer.spec.parse import load_spec
 from tests.families.anatomy.conftest import load_table1, table1_spec
 
@@ -69,12 +69,12 @@ def audit(con) -> list[tuple]:
 def is_unchanged(con, spec: dict) -> bool:
     """What the release's own idempotency test says, asked directly."""
     from anonymizer.engine.session import Engine
-    from anonymizer.plan import resolve_columns
-    from anonymizer.release.publish import fingerprint
+    from anonymizer.plan import fingerprint, resolve_columns
     parsed = load_spec(spec)
     engine = Engine(con)
     parsed = resolve_columns(parsed, engine.columns("people"), "people")
-    return unchanged(engine, parsed, spec_fingerprint(parsed), fingerprint(engine, parsed, "people")[1]) is not None
+    return unchanged(engine, parsed.target, spec_fingerprint(parsed),
+                     fingerprint(engine, parsed.columns, "people")[1]) is not None
 
 
 def test_a_release_cannot_take_over_another_releases_view(con):

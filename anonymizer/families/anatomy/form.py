@@ -71,8 +71,8 @@ def judge(engine: Engine, plan: Plan, candidate: AnatomyCandidate, buckets: str)
 
 def verify(plan: Plan, candidate: AnatomyCandidate, figures: dict) -> list[dict]:
     """The model holds on every group and both tables agree; else PrivacyCheckFailed."""
-    model = plan.spec.models[0]
-    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    model = plan.models[0]
+    view = plan.target.view
     if figures["mismatched"] or figures["records"] != candidate.rows:
         raise PrivacyCheckFailed(str(model), f"{figures['mismatched']} groups whose QI rows and sensitive counts "
                                              f"differ", figures["mismatched"], view)

@@ -52,10 +52,10 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
                                                     "groups_formed": grouped.groups}
 
     kept = shared.keep(engine, plan, shared.Signature(signed, SIG, values, []), group_new, people, groups, previous)
-    model = cast("LslDiversity | MultiLDiversity", plan.spec.models[0])   # the release's one model (options.pair)
+    model = cast("LslDiversity | MultiLDiversity", plan.models[0])   # the release's one model (options.pair)
     published = replace(plan, base=kept.rows)
     levels = build_levels(engine, published, [model.l_of(s) for s in range(3)])
-    buckets, _, _ = build_buckets(engine, published, levels, plan.spec.algorithm.seed)
+    buckets, _, _ = build_buckets(engine, published, levels, plan.seed)
     return MsbResult(kept.assign, levels, buckets, kept.classes, plan.base_rows - kept.real,
                      time.perf_counter() - start, {"groups": kept.classes, **kept.notes},
                      rows=kept.rows, counterfeits=kept.counterfeits, kept=True)

@@ -14,6 +14,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.greedy import Buckets, Outcome, run_greedy, warm
+from anonymizer.families.anatomy import options
 
 if TYPE_CHECKING:
     from anonymizer.families.anatomy.models import LslDiversity, MultiLDiversity
@@ -48,18 +49,18 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
     leave out compiling the greedy (:func:`.greedy.warm`)."""
     warm()
     start = time.perf_counter()
-    spec = plan.spec
-    model = cast("LslDiversity | MultiLDiversity", spec.models[0])   # the release's one model (options.pair)
-    policy, mslf = split_name(spec.algorithm.name)
+    model = cast("LslDiversity | MultiLDiversity", plan.models[0])   # the release's one model (options.pair)
+    policy, mslf = split_name(plan.algorithm)
     levels = build_levels(engine, plan, [model.l_of(s) for s in range(3)])
-    table, buckets, _ = build_buckets(engine, plan, levels, spec.algorithm.seed)
-    engine.say(f"{spec.algorithm.name}: {len(buckets.size)} buckets over {buckets.d} sensitive attributes")
+    table, buckets, _ = build_buckets(engine, plan, levels, plan.seed)
+    engine.say(f"{plan.algorithm}: {len(buckets.size)} buckets over {buckets.d} sensitive attributes")
     if not mslf:
         buckets = uniform(buckets)
     t0 = time.perf_counter()
-    outcome = run_greedy(buckets, policy, mslf, spec.algorithm.batch)
+    batch = options.of(plan).batch
+    outcome = run_greedy(buckets, policy, mslf, batch)
     greedy_seconds = time.perf_counter() - t0
-    engine.say(f"{spec.algorithm.name}: {outcome.groups} groups in {outcome.iterations} greedy steps, "
+    engine.say(f"{plan.algorithm}: {outcome.groups} groups in {outcome.iterations} greedy steps, "
                f"{outcome.residual_added} records added, {outcome.suppressed} suppressed")
     assign = engine.work("assign")
     takes = engine.work("msb_takes")
@@ -72,7 +73,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
     engine.run("families/anatomy/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
                buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive])
     return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,
-                     _notes(outcome, buckets, greedy_seconds, spec.algorithm.batch))
+                     _notes(outcome, buckets, greedy_seconds, batch))
 
 
 def uniform(buckets: Buckets) -> Buckets:

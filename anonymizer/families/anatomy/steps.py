@@ -63,8 +63,8 @@ def _gate(engine: Engine, plan: Plan, result, built: form.AnatomyCandidate) -> C
         links = engine.work("gate_linked")
         engine.run("families/anatomy/linked.sql.j2", target=links, assign=result.assign, base=plan.base,
                    qis=[{"dom": q.dom} for q in plan.qis])
-    model = plan.spec.models[0]
-    return combination.gate(engine, plan.spec, Released(
+    model = plan.models[0]
+    return combination.gate(engine, plan, Released(
         rows, boxes, form.GROUP_ID, ["members"], sens, "+".join(sens) if plan.person is not None else None,
         people, members, groups, bound=combination.smallest_l(model), parts=len(sens), overlap=True, links=links,
         levels={k.column.name: _levels(k.column.security) for k in plan.sensitive}))

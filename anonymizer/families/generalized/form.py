@@ -43,6 +43,7 @@ from anonymizer.errors import SpecError
 from anonymizer.plan import QI, Plan
 from anonymizer.families.generalized import FAMILY
 from anonymizer.engine.names import ident
+from anonymizer.families.generalized import options
 
 EQ_CLASS = "eq_class"
 CLASS_SIZE = "class_size"
@@ -147,7 +148,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             ``assign`` joined with the rows to label the classes.
     """
     view_columns, labels, class_columns = published_names(plan)
-    keys = {q.index: _label_key(q, levels, level_columns, plan.spec.algorithm.labels) for q in plan.qis}
+    keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
     ranges = engine.work("class_ranges")
     engine.run("families/generalized/form/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
                qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])

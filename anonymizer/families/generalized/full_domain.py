@@ -34,6 +34,7 @@ from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet
+from anonymizer.families.generalized import options
 
 
 @dataclass(frozen=True)
@@ -62,9 +63,9 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
     """Generalize ``plan.base`` to ``levels`` (default: the spec's), suppress failing classes
     within the limit and write ``engine.work("assign")``."""
     start = time.perf_counter()
-    levels = validate_levels(plan, plan.spec.algorithm.levels if levels is None else levels)
+    levels = validate_levels(plan, options.of(plan).levels if levels is None else levels)
     found = check_levels(engine, plan, levels)                      # step 1
-    limit = int(plan.spec.suppression_limit * plan.rows)
+    limit = plan.allowed
     if found.failing_rows + plan.null_suppressed > limit:           # step 2
         _fail(plan, found, limit)
     assign = engine.work("assign")
@@ -117,7 +118,7 @@ def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, b
     """Read ``check.sql.j2``'s row: a single model's counts are the totals, and with
     ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""
     classes, bad_classes, bad_rows = (int(v) for v in row[:3])
-    models = plan.spec.models
+    models = plan.models
     per_model: tuple[tuple[str, int, int], ...]
     if len(models) == 1:
         per_model = ((str(models[0]), bad_classes, bad_rows),)
@@ -174,11 +175,11 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     a frequency set, a pre-sampled one, or the classes left after suppression), so a class
     gets one verdict in every search, in the suppression step and in the verification gate."""
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    sens = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None})
+    sens = sorted({column[m.sensitive] for m in plan.models if m.sensitive is not None})
     refs = reference_tables(engine, plan)
     models: list[dict[str, Any]] = []
     params: dict[str, Any] = {}
-    for i, m in enumerate(plan.spec.models):
+    for i, m in enumerate(plan.models):
         params.update(m.params(f"m{i}"))
         if m.sensitive is None:
             models.append({"sql": None})
@@ -194,7 +195,7 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
         models[-1]["at"] = i
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
     if bounds:
-        params["kmin"] = max((m.k for m in plan.spec.models if isinstance(m, KAnonymity)), default=1)
+        params["kmin"] = max((m.k for m in plan.models if isinstance(m, KAnonymity)), default=1)
     return {"sens": sens, "models": models, "bounds": bounds}, params
 
 
@@ -208,7 +209,7 @@ def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
     :func:`~anonymizer.models.check.reference_sql` for why; the verification gate
     (:func:`anonymizer.release.run.verify`) compares with the same distribution."""
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    wanted = sorted({column[m.sensitive] for m in plan.spec.models if m.sensitive is not None and m.needs_global})
+    wanted = sorted({column[m.sensitive] for m in plan.models if m.sensitive is not None and m.needs_global})
     out = {}
     for s in wanted:
         internal = next(k.internal for k in plan.sensitive if ident(k.internal) == s)

@@ -85,7 +85,7 @@ def _group_new(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algor
     """The release's algorithm on the new rows alone (step 3), or ``None`` when they cannot
     meet the models by themselves: fewer than k rows, or the rows as a whole fail a model
     (they are held back this version)."""
-    if rows < plan.spec.k:
+    if rows < plan.k:
         return None
     try:
         return inner(engine, replace(plan, base=rest, base_rows=rows))

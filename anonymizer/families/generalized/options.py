@@ -1,15 +1,107 @@
-"""The generalizing algorithms' inputs (Mondrian's :class:`Inputs`) and pairing rules."""
+"""The generalizing algorithms' ``algorithm:`` options (:class:`Options`, :func:`parse`),
+Mondrian's inputs (:class:`Inputs`) and pairing rules."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping
 
 from anonymizer.errors import SpecError
+from anonymizer.families.base import options_of
+from anonymizer.fields import choice, flag, mapping_field, per_qi
+from anonymizer.numbers import number
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
-    from anonymizer.spec.types import Algorithm, Column, ReleaseSpec
+    from anonymizer.plan import Plan
+    from anonymizer.spec.types import Column
+
+SPLITS = ("median", "loss")
+LABELS = ("hierarchy", "values")
+SCORINGS = ("basic", "eta", "log")
+#: PrivacyFrost2's tie-break of equal scores (paper 003; :mod:`.lattice.scoring`)
+TIE_BREAKS = ("none", "basic")
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options of the generalizing algorithms (each reads its own; the family declares
+    which: :data:`anonymizer.families.generalized.FAMILY`).
+
+    Mondrian: ``relaxed`` partitioning; ``labels``: ``hierarchy`` (the default) labels a
+    class on a QI with a declared hierarchy by the lowest node covering it, and cuts along
+    the hierarchy's nodes; ``values`` publishes the class's own range or value set on every
+    QI (finer, but no node of the user's hierarchy; the hierarchy then only orders the
+    values); ``split``: ``median`` or ``loss`` (:mod:`.loss_split`). Full-domain: ``levels``,
+    its level vector. PrivacyFrost2 (paper 003): ``priorities`` (v per QI, default 1),
+    ``min_level`` (w^M per QI, counted from the root '*' = 0 as the paper does), ``scoring``
+    (basic, eta, log), ``d`` (eta's constant), ``p`` (the system parameter of
+    pre-computation), ``presample`` (``{levels: {qi: u}, k: k'}``, thresholds counted from
+    the root), ``partial`` (partial-domain de-generalization) and ``tie_break`` (``none``, the
+    paper: a search step needs a strictly higher score, so eta and log scoring can stop on a
+    flat step at the fully generalized table; ``basic``: equal scores are compared by the
+    basic score). Pre-sampled rows are left out and counted as suppressed, but not against
+    ``suppression_limit``, which bounds the search's own suppression (0: none, as in the
+    paper). The optimal search reads ``min_level``.
+    """
+
+    relaxed: bool = False
+    labels: str = "hierarchy"
+    split: str = "median"
+    levels: Mapping[str, int] = field(default_factory=dict)
+    priorities: Mapping[str, float] = field(default_factory=dict)
+    min_level: Mapping[str, int] = field(default_factory=dict)
+    scoring: str = "basic"
+    d: float = 0.0
+    p: int = 0
+    presample: Mapping[str, Any] | None = None
+    partial: bool = False
+    tie_break: str = "none"
+
+
+def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
+    """The ``algorithm:`` block ``v`` (its keys are the ones ``name`` reads) as options."""
+    relaxed = flag(v.get("relaxed", False), "algorithm.relaxed")
+    labels = choice(v.get("labels", "hierarchy"), "algorithm.labels", LABELS,
+                    "how Mondrian labels a class on a QI with a hierarchy")
+    split = choice(v.get("split", "median"), "algorithm.split", SPLITS, "how Mondrian cuts a partition")
+    if split == "loss" and (relaxed or labels != "values"):
+        raise SpecError("algorithm.split", "loss chooses strict cuts by the loss of value labels: it needs "
+                                           "labels: values and no relaxed partitioning", split)
+    priorities = per_qi(v.get("priorities", {}), "algorithm.priorities", quasi, (int, float), "a positive number")
+    if any(x <= 0 for x in priorities.values()):
+        raise SpecError("algorithm.priorities", "must be positive numbers (v of paper 003, section 3)", priorities)
+    scoring = choice(v.get("scoring", "basic"), "algorithm.scoring", SCORINGS)
+    d = v.get("d")
+    if scoring == "eta":
+        number(d, "algorithm.d", 0, low_open=True,
+               what="a positive finite number (eta scoring's d, paper 003, section 6.2)")
+    if scoring != "eta" and d is not None:
+        raise SpecError("algorithm.d", "only applies to eta scoring")
+    tie_break = choice(v.get("tie_break", "none"), "algorithm.tie_break", TIE_BREAKS)
+    if tie_break != "none" and scoring == "basic":
+        raise SpecError("algorithm.tie_break", "only applies to eta and log scoring (basic scores tie only "
+                                               "between tables its own key cannot tell apart)", tie_break)
+    p = v.get("p", 0)
+    number(p, "algorithm.p", 0, whole=True, what="a whole number >= 0")
+    return Options(relaxed, labels, split,
+                   per_qi(v.get("levels", {}), "algorithm.levels", quasi, int, "a whole number >= 0"), priorities,
+                   per_qi(v.get("min_level", {}), "algorithm.min_level", quasi, int, "a whole number >= 0"),
+                   scoring, float(d or 0.0), p, _presample(v.get("presample"), quasi),
+                   flag(v.get("partial", False), "algorithm.partial"), tie_break)
+
+
+def _presample(value: Any, quasi: set[str]) -> dict | None:
+    """PrivacyFrost2's pre-sampling (paper 003, section 5.1): threshold levels u and k'."""
+    if value is None:
+        return None
+    v = mapping_field(value, "algorithm.presample", {"levels", "k"})
+    k = v.get("k")
+    number(k, "algorithm.presample.k", 1, whole=True, what="a whole number >= 1 (k' of paper 003, section 5.1)")
+    levels = v.get("levels", {})
+    if isinstance(levels, int) and not isinstance(levels, bool):
+        levels = {q: levels for q in quasi}
+    return {"levels": per_qi(levels, "algorithm.presample.levels", quasi, int, "a whole number >= 0"), "k": k}
 
 
 @dataclass(frozen=True)
@@ -26,16 +118,21 @@ class Inputs:
     labels: str = "hierarchy"
 
 
-def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
+def of(plan: Plan) -> Options:
+    """The release's options (every plan of this family holds an :class:`Options`)."""
+    return options_of(plan, Options)
+
+
+def pair(name: str, options: Options, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
     """Full-domain generalization needs a level for every quasi-identifier."""
-    if algorithm.name == "full-domain":
+    if name == "full-domain":
         for c in columns:
-            if c.role == "quasi" and c.name not in algorithm.levels:
+            if c.role == "quasi" and c.name not in options.levels:
                 raise SpecError(f"algorithm.levels.{c.name}", "is required for full-domain generalization")
 
 
-def mondrian_inputs(spec: ReleaseSpec) -> Inputs:
+def mondrian_inputs(plan: Plan) -> Inputs:
     """Mondrian's inputs for a release: the largest k of its models, every model, and the
     ``algorithm:`` options Mondrian reads."""
-    a = spec.algorithm
-    return Inputs(spec.k, tuple(spec.models), a.relaxed, a.split, a.labels)
+    a = of(plan)
+    return Inputs(plan.k, plan.models, a.relaxed, a.split, a.labels)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
-    "mondrian": lambda engine, plan: mondrian(engine, plan, mondrian_inputs(plan.spec)),
+    "mondrian": lambda engine, plan: mondrian(engine, plan, mondrian_inputs(plan)),
     "full-domain": full_domain,
     "privacyfrost2": privacyfrost2,
     "optimal": optimal,
@@ -44,14 +44,14 @@ ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
 
 
 def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
-    """Run the algorithm the plan's spec names (``plan.spec.algorithm.name``)."""
-    return ALGORITHMS[plan.spec.algorithm.name](engine, plan)
+    """Run the algorithm the plan names (``plan.algorithm``)."""
+    return ALGORITHMS[plan.algorithm](engine, plan)
 
 
 def run(engine: Engine, plan: Plan) -> Rounds[AlgorithmResult]:
     kept = _signatures(engine, plan)
     result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
-    if kept is None and _keeps_signatures(plan) and latest(engine, plan.spec):
+    if kept is None and _keeps_signatures(plan) and latest(engine, plan.target):
         result = as_groups(engine, result)   # signatures start now, after versions that kept none
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
     # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
@@ -90,7 +90,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult]) -> Candid
     if result.groups:
         for attempt in range(REPAIRS):
             colliding = engine.work(f"colliding{attempt}")
-            if not combination.colliding(engine, plan.spec, _released(plan, built), colliding):
+            if not combination.colliding(engine, plan, _released(plan, built), colliding):
                 break
             result = merge(engine, plan, result, colliding, attempt)
             drop_candidate(engine)
@@ -100,7 +100,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult]) -> Candid
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
         if "invariance" in result.notes:   # classes under k real rows (counterfeits fill them to k)
-            result.notes["invariance"]["thin_classes"] = shared.thin(engine, result.assign, plan.spec.k)
+            result.notes["invariance"]["thin_classes"] = shared.thin(engine, result.assign, plan.k)
     return built
 
 
@@ -131,24 +131,24 @@ def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
     if plan.person is not None:   # groups kept under independent too: invariant may follow
         rows = _rows(plan, result).base
         people, members, groups = shared.gate_inputs(engine, result.assign, rows, rows, followed(plan), result.groups)
-    return combination.gate(engine, plan.spec, _released(plan, built, people=people, members=members, groups=groups))
+    return combination.gate(engine, plan, _released(plan, built, people=people, members=members, groups=groups))
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate,
             checked: tuple[Counted, list[dict], Combination | None]) -> Verified:
     counted, checks, gated = checked
-    spec, result = plan.spec, rounds.result
+    result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     assert engine.work_schema is not None   # the candidate is a work table
     measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
                              reference=input_reference(engine, plan), counted=counted)
-    measures["table"] = f"{spec.output.schema}.{spec.output.view}"   # not the work table, gone after the run
+    measures["table"] = plan.target.view   # not the work table, gone after the run
     for model in (measures.get("risk") or {}).values():
         if isinstance(model, dict) and "population" in model:   # no population given: the rows themselves
             model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
-    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows + result.counterfeits, spec.k,
+    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows + result.counterfeits, plan.k,
                              weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
                              names=[q.name for q in plan.qis])
     # no longer read: their memory goes to publishing

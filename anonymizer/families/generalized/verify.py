@@ -25,7 +25,7 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
 
     Raises PrivacyCheckFailed for the first model that does not hold.
     """
-    models = list(plan.spec.models)
+    models = list(plan.models)
     if not any(isinstance(m, KAnonymity) for m in models):
         models.insert(0, KAnonymity(1))
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
@@ -35,7 +35,7 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
     source, groups, weight = ((counted.table, [counted.cls], counted.weight) if counted else
                               (candidate.table, [ident(c) for c in candidate.grouping], None))
     results = evaluate_all(engine, models, source, groups, column_of, globs=globs, hiers=plan.hiers, weight=weight)
-    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    view = plan.target.view
     for r in results:
         if not r.holds:
             raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)

@@ -52,13 +52,13 @@ class IRCandidate:
 
 def model_of(plan: Plan):
     """The release's one identity-reserved model (the spec allows exactly one)."""
-    return next(m for m in plan.spec.models if m.spec_type in IR_MODEL_TYPES)
+    return next(m for m in plan.models if m.spec_type in IR_MODEL_TYPES)
 
 
 def run_algorithm(engine: Engine, plan: Plan, people: Individuals) -> IRResult:
     """DAnonyIR or GeneIR, as the spec says."""
     model = model_of(plan)
-    if plan.spec.algorithm.name == "geneir":
+    if plan.algorithm == "geneir":
         return geneir(engine, plan, people.rec, people.ind, model)
     return danonyir(engine, plan, people, model)
 
@@ -115,7 +115,7 @@ def verify(engine: Engine, plan: Plan, candidate: IRCandidate) -> list[dict]:
 
     Raises PrivacyCheckFailed naming what does not hold; nothing is published then.
     """
-    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    view = plan.target.view
     form = engine.one("families/identity_reserved/judge.sql.j2", candidate=candidate.table, base=plan.base, qis=_qi_context(plan))
     records, classes, persons, split, outside, torn, mislabelled = form
     for count, what in ((split, "classes with more than one generalized value"),

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError
 from anonymizer.plan import Plan
+from anonymizer.families.identity_reserved import options
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,6 @@ class Individuals:
 
 def individuals(engine: Engine, plan: Plan) -> Individuals:
     """Build ``ir_rec`` and ``ir_ind`` for ``plan`` (see the module docstring)."""
-    spec = plan.spec
     qis = [{"i": q.index} for q in plan.qis]
     mixed = engine.one("families/identity_reserved/mixed_individuals.sql.j2", base=plan.base, qis=qis)
     for q, n in zip(plan.qis, mixed):
@@ -47,7 +47,7 @@ def individuals(engine: Engine, plan: Plan) -> Individuals:
                                          f"different values of quasi-identifier {q.name!r}; an identity-reserved "
                                          "release needs one value per individual (paper 004, section 4.4.3)")
     rec, ind = engine.work("ir_rec"), engine.work("ir_ind")
-    appearance = spec.algorithm.renumber == "appearance"
+    appearance = options.of(plan).renumber == "appearance"
     engine.run("families/identity_reserved/records.sql.j2", {} if appearance else plan.key.params(), target=rec, base=plan.base,
                appearance=appearance)
     engine.run("families/identity_reserved/individuals.sql.j2", plan.key.params(), target=ind, records=rec, base=plan.base, qis=qis)

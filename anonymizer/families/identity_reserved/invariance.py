@@ -44,6 +44,7 @@ from anonymizer.families import invariance as shared
 from anonymizer.families.identity_reserved.individuals import Individuals, individuals
 from anonymizer.families.identity_reserved.result import IRResult
 from anonymizer.plan import Plan
+from anonymizer.families.identity_reserved import options
 
 _T = "families/identity_reserved/invariance/"
 #: the work column holding an individual's list of sensitive values (JSON)
@@ -78,7 +79,7 @@ def check(plan: Plan) -> None:
     if plan.person is None or individual is None or plan.person.column.name != individual:
         raise UnsupportedError("history: invariant keeps an identity-reserved release's individuals across versions: "
                                f"set history.person to the individual column ({individual!r})")
-    if plan.spec.algorithm.renumber == "appearance":
+    if options.of(plan).renumber == "appearance":
         raise UnsupportedError("history: invariant publishes counterfeit individuals, and renumber: appearance numbers "
                                "Id_num in the source's row order, which would tell them apart; leave renumber out")
     shared.no_passthrough(plan)
@@ -116,7 +117,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
     rounds, steps = [], {}
 
     def group_new(rest: str, rows: int) -> tuple[str | None, int, dict]:
-        if rows < plan.spec.k:
+        if rows < plan.k:
             return None, rows, {}
         base = engine.work("ir_new_records")
         engine.run(_T + "of_individuals.sql.j2", target=base, base=plan.base, rows=rest)

@@ -42,7 +42,7 @@ def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
         rec, result, signed = invariance.invariant(engine, plan, *kept)
     else:
         people = individuals(engine, plan)
-        engine.say(f"{plan.spec.algorithm.name}: {people.count} individuals, {people.records} records, "
+        engine.say(f"{plan.algorithm}: {people.count} individuals, {people.records} records, "
                    f"{len(plan.qis)} QIs")
         result = form.run_algorithm(engine, plan, people)
         rec, signed = people.rec, invariance.first(engine, plan, people, result) if _gated(engine, plan) else None
@@ -53,7 +53,7 @@ def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
 def _gated(engine: Engine, plan: Plan) -> bool:
     """Whether the cross-version gate reads this release's individuals (DuckDB, a person key
     naming the individuals)."""
-    return engine.dialect == "duckdb" and ungated(plan.spec) is None
+    return engine.dialect == "duckdb" and ungated(plan.target.history, plan.columns) is None
 
 
 def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:
@@ -74,7 +74,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[IRRounds]) -> form.IRCandid
     built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=kept)
     for attempt in range(REPAIRS if kept else 0):
         colliding = engine.work(f"colliding{attempt}")
-        if not combination.colliding(engine, plan.spec, _released(engine, plan, built), colliding):
+        if not combination.colliding(engine, plan, _released(engine, plan, built), colliding):
             break
         assert signed is not None   # kept: an m-invariant version's signatures
         rec, result, signed = invariance.merge(engine, plan, built.table, rec, result, signed, colliding, attempt)
@@ -111,7 +111,7 @@ def _released(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invar
 def _gate(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invariance.Signed) -> Combination:
     people, members, groups = shared.gate_inputs(engine, signed.assign, signed.rows, signed.rows, invariance.SIG,
                                                  signed.kept)
-    return combination.gate(engine, plan.spec, _released(engine, plan, built, people=people, members=members,
+    return combination.gate(engine, plan, _released(engine, plan, built, people=people, members=members,
                                                          groups=groups))
 
 

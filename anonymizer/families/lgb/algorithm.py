@@ -15,6 +15,7 @@ from anonymizer.families.lgb.bucketize import Buckets, local_bucketization
 from anonymizer.families.lgb.mdp import lgb_mdp
 from anonymizer.families.lgb.ncp import lgb_ncp
 from anonymizer.families.lgb.subsets import Attribute, Subsets, attributes, qi_partition, value_pairs
+from anonymizer.families.lgb import options
 
 
 @dataclass
@@ -42,15 +43,15 @@ class LgbResult:
 
 def local_generalization(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey) -> AlgorithmResult:
     """Algorithm 1 line 7 by the spec's algorithm: LGB_MDP (Alg. 3) or LGB_NCP (Alg. 4)."""
-    if plan.spec.algorithm.name == "lgb-ncp":
-        return lgb_ncp(engine, plan, base, k, key, balance=plan.spec.algorithm.balance)
+    if plan.algorithm == "lgb-ncp":
+        return lgb_ncp(engine, plan, base, k, key, balance=options.of(plan).balance)
     return lgb_mdp(engine, plan, base, k)
 
 
 def lgb(engine: Engine, plan: Plan) -> LgbResult:
     """Algorithm 1: LGB of ``plan.base`` with the spec's k and bucket principles."""
     start = time.perf_counter()
-    k = plan.spec.k
+    k = plan.k
     subsets = qi_partition(engine, plan, k)                              # Def. 8
     if not subsets.kept:
         raise DataError(plan.source, f"no subset of rows with the same QI attributes has k={k} rows, so no "

@@ -122,7 +122,7 @@ def release_bucketization(engine: Engine, plan: Plan, loop: str = "recursive") -
     runs it before the local generalization: the QI partition (Def. 8), the attributes'
     classes (Defs. 1-3), the value pairs (line 4) and local bucketization by ``loop`` (what
     the loops' tests and benchmark compare)."""
-    subsets = qi_partition(engine, plan, plan.spec.k)
+    subsets = qi_partition(engine, plan, plan.k)
     attrs = attributes(engine, plan, subsets)
     return local_bucketization(engine, attrs, value_pairs(engine, plan, attrs, subsets), plan.key, loop)
 

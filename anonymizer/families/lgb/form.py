@@ -105,12 +105,12 @@ def judge(engine: Engine, candidate: LgbCandidate) -> dict:
 
 def verify(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidate, figures: dict) -> list[dict]:
     """Corollary 3 and the table's integrity, in SQL; PrivacyCheckFailed on the first failure."""
-    view = f"{plan.spec.output.schema}.{plan.spec.output.view}"
+    view = plan.target.view
     if figures["malformed"] or figures["mixed"] or figures["altered"]:
         raise PrivacyCheckFailed("the LGB table's form (Definitions 9 and 10)",
                                  f"{figures['malformed']} malformed cells, {figures['mixed']} groups of mixed "
                                  f"forms, {figures['altered']} bucket values altered", figures["mixed"], view)
-    k = KAnonymity(plan.spec.k)
+    k = KAnonymity(plan.k)
     checks = [_holds(evaluate(engine, k, real_rows(candidate), ["__gid"], None), view)]
     for x in result.attrs:
         if not x.bucketized:

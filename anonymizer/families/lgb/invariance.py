@@ -75,7 +75,7 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str, previous: in
     """Version n of an m-invariant LGB release: ``people`` and ``groups`` are the private
     state tables, ``previous`` the version whose state they hold."""
     start = time.perf_counter()
-    k = plan.spec.k
+    k = plan.k
     subsets = qi_partition(engine, plan, k)
     attrs = attributes(engine, plan, subsets, (groups, previous))
     x = bucketized(attrs)

@@ -4,24 +4,45 @@ principle per attribute holding sensitive values: l-unique (frequency l-diversit
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from anonymizer.errors import SpecError
+from anonymizer.families.base import options_of
+from anonymizer.fields import flag
 from anonymizer.models import EntropyLDiversity, KAnonymity, TCloseness
 from anonymizer.families.lgb.models import LUnique
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
-    from anonymizer.spec.types import Algorithm, Column, ReleaseSpec
+    from anonymizer.plan import Plan
+    from anonymizer.spec.types import Column
+    from anonymizer.target import History
 
 
-def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
+@dataclass(frozen=True)
+class Options:
+    """``balance`` (LGB_NCP): a half short of k rows borrows cells as Xu et al.'s top-down
+    does; ``false``: the set becomes one group, Algorithm 4 lines 18-20 read literally."""
+
+    balance: bool = True
+
+
+def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
+    return Options(flag(v.get("balance", True), "algorithm.balance"))
+
+
+def of(plan: Plan) -> Options:
+    return options_of(plan, Options)
+
+
+def pair(name: str, options: Options, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
     """The LGB algorithms take exactly one k-anonymity and bucket principles (l-unique,
     entropy-l-diversity, t-closeness) for the attributes holding sensitive values (section 4,
     footnote 1)."""
     ks = [i for i, m in enumerate(models) if m.sensitive is None and not isinstance(m, LUnique)]
     if len(ks) != 1 or not isinstance(models[ks[0]], KAnonymity):
-        raise SpecError("models", f"{algorithm.name} needs exactly one k-anonymity (for the local equivalence "
+        raise SpecError("models", f"{name} needs exactly one k-anonymity (for the local equivalence "
                                   "groups) besides its bucket principles")
     protected = {c.name for c in columns if c.flag or c.role == "sensitive"}
     named: set[str] = set()
@@ -29,7 +50,7 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
         if i in ks:
             continue
         if not isinstance(m, (LUnique, EntropyLDiversity, TCloseness)):
-            raise SpecError(f"models[{i}]", f"{algorithm.name} protects local buckets with l-unique, "
+            raise SpecError(f"models[{i}]", f"{name} protects local buckets with l-unique, "
                                             f"entropy-l-diversity or t-closeness (paper 000, section 4 and "
                                             f"footnote 1), not {m}")
         if m.sensitive is not None:
@@ -47,17 +68,17 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
         raise SpecError("models", f"attribute {bare[0]!r} holds sensitive values but no bucket principle "
                                   "protects it: add {type: l-unique, l: ...}")
     if not protected:
-        raise SpecError("columns", f"{algorithm.name} needs sensitive values: give a quasi column a 'flag' "
+        raise SpecError("columns", f"{name} needs sensitive values: give a quasi column a 'flag' "
                                    "or a column the role 'sensitive'")
 
 
-def ungated(spec: ReleaseSpec) -> str | None:
-    """Why the cross-version gate cannot read a release of this spec, or ``None``. It
+def ungated(history: History, columns: tuple[Column, ...]) -> str | None:
+    """Why the cross-version gate cannot read a release with this ``history`` and these ``columns``, or ``None``. It
     follows one sensitive column's buckets per person (:mod:`anonymizer.families.lgb.invariance`):
     a bucket publishes no box, so without ``history.person`` nothing compares two versions,
     and flagged QIs or a second sensitive column have no one bucket per person."""
-    if spec.history.person is None:
+    if history.person is None:
         return "the lgb family's buckets publish no box, so its gate needs history.person"
-    if any(c.flag for c in spec.columns) or len(spec.sensitive) != 1:
+    if any(c.flag for c in columns) or sum(c.role == "sensitive" for c in columns) != 1:
         return "the lgb family's gate follows one sensitive column with no flagged QI"
     return None

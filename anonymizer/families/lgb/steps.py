@@ -46,7 +46,7 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
     """Corollary 3 on the table, then the cross-version gate (DuckDB, a release it covers)."""
     figures = form.judge(engine, built)
     checks = form.verify(engine, plan, rounds.result, built, figures)
-    gated = engine.dialect == "duckdb" and ungated(plan.spec) is None
+    gated = engine.dialect == "duckdb" and ungated(plan.target.history, plan.columns) is None
     return figures, checks, _gate(engine, plan, rounds.result, built) if gated else None
 
 
@@ -62,7 +62,7 @@ def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidat
     assert x.principle is not None   # the bucketized attribute has its principle (subsets.attributes)
     principle = replace(x.principle, attribute=x.name)
     bound = principle.l if isinstance(principle, (LUnique, EntropyLDiversity)) else None
-    return combination.gate(engine, plan.spec, Released(
+    return combination.gate(engine, plan, Released(
         built.table, classes, f"__bid{x.index}", ["bucket"], [x.name], x.name, people, members, groups,
         bound=int(bound) if bound is not None else None, private=True, models=(principle,)))
 

@@ -108,10 +108,10 @@ def _sensitive_column(engine: Engine, plan: Plan, k: Kept, a: int, rows: int,
 
 def principle_of(plan: Plan, name: str) -> Principle:
     """The bucket model of attribute ``name``: the one naming it, else the default l-unique."""
-    models = [m for m in plan.spec.models if m.sensitive == name]
+    models = [m for m in plan.models if m.sensitive == name]
     if models:
         return cast("Principle", models[0])   # a model naming an attribute is a bucket principle (options.pair)
-    default = next(m for m in plan.spec.models if isinstance(m, LUnique) and m.attribute is None)
+    default = next(m for m in plan.models if isinstance(m, LUnique) and m.attribute is None)
     return LUnique(default.l, name)
 
 

@@ -34,7 +34,7 @@ def nothing_published(con) -> bool:
 
 def test_table1_spec_is_valid():
     spec = load_spec(table1_spec())
-    assert spec.algorithm.family.name == "anatomy" and spec.algorithm.seed is None and spec.algorithm.batch == 0.2
+    assert spec.algorithm.family.name == "anatomy" and spec.algorithm.seed is None and spec.algorithm.options.batch == 0.2
     physician, disease = spec.sensitive
     assert (physician.security.default, physician.security.values) == (1, {})
     assert (disease.security.default, disease.security.values) == (1, {"Flu": 0, "HIV": 2, "Cancer": 2})
@@ -144,7 +144,7 @@ def test_bad_batch(batch):
 
 @pytest.mark.parametrize("batch", ["exact", 1, 0.05])
 def test_good_batch(batch):
-    assert load_spec(changed(lambda s: s["algorithm"].__setitem__("batch", batch))).algorithm.batch == batch
+    assert load_spec(changed(lambda s: s["algorithm"].__setitem__("batch", batch))).algorithm.options.batch == batch
 
 
 @pytest.mark.parametrize("seed", [-1, "x", 1.5, True], ids=repr)

@@ -20,7 +20,7 @@ def boxes(found, names):
 def test_one_numeric_qi_halves_at_medians(engine, make_plan, classes):
     # 1..8, k=2: cut at 4 (cum 4 of 8), then at 2 and 6; each half of 2 cannot split again.
     plan = make_plan(engine, {"a": [1, 2, 3, 4, 5, 6, 7, 8]}, {"a": NUM}, [{"type": "k-anonymity", "k": 2}])
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec))
+    result = mondrian(engine, plan, mondrian_inputs(plan))
     assert boxes(classes(engine, plan, result), ["a"]) == [((1, 2),), ((3, 4),), ((5, 6),), ((7, 8),)]
     assert (result.classes, result.suppressed, result.rounds) == (4, 0, 3)
 
@@ -31,7 +31,7 @@ def test_two_qis_widest_normalized_range_first(engine, make_plan, classes):
     # right: age 10/15 > zip 1/5 -> age, median 31 -> {30,31} | {35,40}
     data = {"age": [25, 25, 26, 27, 30, 31, 35, 40], "zip": [1, 2, 1, 3, 5, 5, 6, 6]}
     plan = make_plan(engine, data, {"age": NUM, "zip": NUM}, [{"type": "k-anonymity", "k": 2}])
-    found = classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan.spec)))
+    found = classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan)))
     assert boxes(found, ["age", "zip"]) == [((25, 26), (1, 1)), ((25, 27), (2, 3)),
                                            ((30, 31), (5, 5)), ((35, 40), (6, 6))]
     assert all(c["size"] == 2 for c in found)
@@ -40,7 +40,7 @@ def test_two_qis_widest_normalized_range_first(engine, make_plan, classes):
 def test_median_at_the_top_cuts_below_it(engine, make_plan, classes):
     # 1,2,3,3,3,3: the median code is 3, the largest; the cut moves to 2 -> {1,2} | {3,3,3,3}
     plan = make_plan(engine, {"a": [1, 2, 3, 3, 3, 3]}, {"a": NUM}, [{"type": "k-anonymity", "k": 2}])
-    assert boxes(classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan.spec))), ["a"]) == [((1, 2),), ((3, 3),)]
+    assert boxes(classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan))), ["a"]) == [((1, 2),), ((3, 3),)]
 
 
 def test_categorical_follows_the_declared_order(engine, make_plan, classes):
@@ -48,7 +48,7 @@ def test_categorical_follows_the_declared_order(engine, make_plan, classes):
     data = {"shirt": ["S", "S", "M", "M", "L", "L", "XL", "XL"]}
     plan = make_plan(engine, data, {"shirt": {"role": "quasi", "order": ["S", "M", "L", "XL"]}},
                      [{"type": "k-anonymity", "k": 3}])
-    found = classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan.spec)))
+    found = classes(engine, plan, mondrian(engine, plan, mondrian_inputs(plan)))
     assert sorted(c["size"] for c in found) == [4, 4]
     assert sorted(c["shirt"] for c in found) == [("L", "XL"), ("S", "M")]
 
@@ -58,10 +58,10 @@ def test_relaxed_splits_ties_at_the_median(engine, make_plan, classes):
     # relaxed: |S_l| = 3 = {1,2,2}, S_r = {2,2,3} -> [1,2] and [2,3]
     data = {"a": [1, 2, 2, 2, 2, 3]}
     strict = make_plan(engine, data, {"a": NUM}, [{"type": "k-anonymity", "k": 3}])
-    assert boxes(classes(engine, strict, mondrian(engine, strict, mondrian_inputs(strict.spec))), ["a"]) == [((1, 3),)]
+    assert boxes(classes(engine, strict, mondrian(engine, strict, mondrian_inputs(strict))), ["a"]) == [((1, 3),)]
     relaxed = make_plan(engine, data, {"a": NUM}, [{"type": "k-anonymity", "k": 3}],
                         {"name": "mondrian", "relaxed": True})
-    found = classes(engine, relaxed, mondrian(engine, relaxed, mondrian_inputs(relaxed.spec)))
+    found = classes(engine, relaxed, mondrian(engine, relaxed, mondrian_inputs(relaxed)))
     assert boxes(found, ["a"]) == [((1, 2),), ((2, 3),)]
     assert [c["size"] for c in found] == [3, 3]
 
@@ -73,7 +73,7 @@ def test_l_diversity_constrains_every_split(engine, make_plan, classes):
     cols = {"a": NUM, "s": "sensitive"}
     models = [{"type": "k-anonymity", "k": 2}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "s"}]
     plan = make_plan(engine, data, cols, models)
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec))
+    result = mondrian(engine, plan, mondrian_inputs(plan))
     assert boxes(classes(engine, plan, result), ["a"]) == [((1, 4),), ((5, 8),)]
     fewest = engine.execute(f"SELECT min(d) FROM (SELECT count(DISTINCT b.s0) AS d FROM {result.assign} "
                             f"JOIN {plan.base} AS b USING (__rid) GROUP BY __cid)").fetchone()[0]
@@ -99,7 +99,7 @@ def test_l_diverse_classes_on_adult(engine, prepare_spec, adult_source, adult_co
 def test_fewer_rows_than_k_raises(engine, make_plan, classes):
     with pytest.raises(AnonymizerError, match="k=5"):
         plan = make_plan(engine, {"a": [1, 2, 3]}, {"a": NUM}, [{"type": "k-anonymity", "k": 5}])
-        mondrian(engine, plan, mondrian_inputs(plan.spec))
+        mondrian(engine, plan, mondrian_inputs(plan))
 
 
 def test_table_that_is_not_diverse_raises(engine, make_plan, classes):
@@ -107,13 +107,13 @@ def test_table_that_is_not_diverse_raises(engine, make_plan, classes):
     models = [{"type": "distinct-l-diversity", "l": 2, "sensitive": "s"}]
     plan = make_plan(engine, data, {"a": NUM, "s": "sensitive"}, models)
     with pytest.raises(PrivacyCheckFailed, match="distinct-2-diversity"):
-        mondrian(engine, plan, mondrian_inputs(plan.spec))
+        mondrian(engine, plan, mondrian_inputs(plan))
 
 
 def test_strict_classes_do_not_overlap(engine, make_plan, classes):
     data = {"a": [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8, 9, 7, 9, 3], "b": [2, 7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5, 9, 0, 4, 5]}
     plan = make_plan(engine, data, {"a": NUM, "b": NUM}, [{"type": "k-anonymity", "k": 3}])
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec))
+    result = mondrian(engine, plan, mondrian_inputs(plan))
     found = boxes(classes(engine, plan, result), ["a", "b"])
     for i, x in enumerate(found):
         for y in found[i + 1:]:

@@ -34,7 +34,7 @@ def run(engine, make_plan, loop, batch=None, **kw) -> dict:
     """Mondrian by ``loop`` on a fresh plan (``make_plan()``, in a fresh work schema)."""
     engine.close_work()
     plan = make_plan()
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec), loop=loop, batch=batch, **kw)
+    result = mondrian(engine, plan, mondrian_inputs(plan), loop=loop, batch=batch, **kw)
     assert result.notes["loop"] == loop
     return outcome(engine, result)
 
@@ -99,7 +99,7 @@ def test_the_ordered_distance_keeps_the_python_loop(engine, make_plan):
     plan = make_plan(engine, data, {"a": {"role": "quasi", "type": "numeric"}, "s": "sensitive"},
                      [{"type": "k-anonymity", "k": 2},
                       {"type": "t-closeness", "t": 0.5, "sensitive": "s", "distance": "ordered"}])
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec), loop="recursive")
+    result = mondrian(engine, plan, mondrian_inputs(plan), loop="recursive")
     assert result.notes["loop"] == "python" and result.classes > 1
 
 
@@ -108,4 +108,4 @@ def test_the_ordered_distance_keeps_the_python_loop(engine, make_plan):
 def test_bad_loop_arguments_are_refused(engine, make_plan, kw, message):
     plan = make_plan(engine, {"a": [1, 2, 3, 4]}, {"a": "quasi"}, [{"type": "k-anonymity", "k": 2}])
     with pytest.raises(ValueError, match=message):
-        mondrian(engine, plan, mondrian_inputs(plan.spec), **kw)
+        mondrian(engine, plan, mondrian_inputs(plan), **kw)

@@ -71,7 +71,7 @@ def test_tie_break_is_validated():
         with pytest.raises(SpecError) as info:
             load_spec(dict(base, algorithm=algorithm))
         assert info.value.field == "algorithm.tie_break", (algorithm, info.value)
-    assert load_spec(dict(base, algorithm={"name": "privacyfrost2"})).algorithm.tie_break == "none"
+    assert load_spec(dict(base, algorithm={"name": "privacyfrost2"})).algorithm.options.tie_break == "none"
 
 
 def isolated_by_hand(con, depth: int, k_prime: int) -> tuple[int, dict[str, int]]:

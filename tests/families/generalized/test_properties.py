@@ -31,7 +31,7 @@ def test_mondrian_classes_cover_rows_once(engine, make_plan, classes, table, rel
     a, b, k = table
     plan = make_plan(engine, {"a": a, "b": b}, {"a": NUM, "b": {"role": "quasi"}},
                      [{"type": "k-anonymity", "k": k}], {"name": "mondrian", "relaxed": relaxed})
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec))
+    result = mondrian(engine, plan, mondrian_inputs(plan))
     rows, distinct, smallest = coverage(engine, plan, result)
     assert rows == distinct == len(a) and smallest >= k
     if not relaxed:

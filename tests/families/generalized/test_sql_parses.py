@@ -27,7 +27,7 @@ def test_rendered_statements_parse(engine, make_plan, algorithm, loop):
             "a\"b": "quasi", "my col": "sensitive"}
     plan = make_plan(engine, DATA, cols, MODELS, algorithm, suppression_limit=0.5)
     start = len(engine.log)
-    result = mondrian(engine, plan, mondrian_inputs(plan.spec), loop=loop) if algorithm["name"] == "mondrian" else full_domain(engine, plan)
+    result = mondrian(engine, plan, mondrian_inputs(plan), loop=loop) if algorithm["name"] == "mondrian" else full_domain(engine, plan)
     assert result.classes >= 1
     for entry in engine.log[start:]:
         assert sqlglot.parse(entry.sql, read="duckdb"), entry.template

@@ -32,7 +32,7 @@ def spec_error(spec: dict) -> SpecError:
 
 def test_table2_spec_is_valid():
     spec = load_spec(table2_spec(EL3))
-    assert spec.algorithm.family.name == "identity_reserved" and spec.algorithm.renumber == "appearance"
+    assert spec.algorithm.family.name == "identity_reserved" and spec.algorithm.options.renumber == "appearance"
     assert [c.name for c in spec.by_role("individual")] == ["name"]
     assert next(c for c in spec.columns if c.name == "age").domain == (30.0, 39.0)
 

@@ -236,7 +236,7 @@ def test_adult_against_mondrian(arx_adult, k, capsys):
     assert_valid(engine, base, ours, k, 4)
     ours_ncp = ncp(engine, ours.assign, qis, plan.rows)
     engine.execute(f"ALTER TABLE {ours.assign} RENAME TO lgb_assign")
-    theirs = mondrian(engine, plan, mondrian_inputs(plan.spec))
+    theirs = mondrian(engine, plan, mondrian_inputs(plan))
     theirs_ncp = ncp(engine, theirs.assign, qis, plan.rows)
     assert 0 < ours_ncp[0] < len(qis) * plan.rows and 0 < theirs_ncp[0]
     with capsys.disabled():

@@ -49,7 +49,7 @@ def build_frequency_set(engine: Engine, plan: Plan) -> FrequencySet:
     """Aggregate ``plan.base`` into the frequency set (one statement, see module docstring)."""
     table = engine.work("freq")
     heights = tuple(q.height for q in plan.qis)
-    sens = sorted({ident(plan.kept(m.sensitive).internal) for m in plan.spec.models if m.sensitive})
+    sens = sorted({ident(plan.kept(m.sensitive).internal) for m in plan.models if m.sensitive})
     qis = [{"code": ident(q.code), "hier": q.hier,
             "nodes": [ident(FrequencySet.node(q.index, j)) for j in range(q.height + 1)]} for q in plan.qis]
     engine.run("families/generalized/lattice/frequency_set.sql.j2", target=table, base=plan.base, qis=qis, sens=sens)

@@ -54,10 +54,10 @@ class Lattice:
     _models: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        models = self.plan.spec.models
+        models = self.plan.models
         k_models = tuple(m for m in models if isinstance(m, KAnonymity))
         if k_models and len(k_models) < len(models):
-            self._k_plan = replace(self.plan, spec=replace(self.plan.spec, models=k_models))
+            self._k_plan = replace(self.plan, models=k_models)
         for plan in filter(None, (self.plan, self._k_plan)):      # the models' SQL, rendered once per search
             self._models[id(plan)] = model_context(self.engine, plan, self.bounds)
 

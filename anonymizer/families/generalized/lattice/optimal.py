@@ -63,6 +63,7 @@ from anonymizer.families.generalized.lattice.lattice import (
     release_loss,
 )
 from anonymizer.families.generalized.full_domain import kept_loss
+from anonymizer.families.generalized import options
 
 
 def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
@@ -85,12 +86,12 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
 def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, list[Node], Node, float]:
     """The search over the lattice (module docstring): the lattice, its nodes in the order
     visited, the least-loss node satisfying the models and its loss."""
-    budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed
+    budget = plan.allowed - plan.null_suppressed
     prune = _can_prune(plan, budget)
     lattice = Lattice(engine, plan, freq, budget, bounds=prune)
     level_loss = _level_loss(engine, plan, freq)
     base_loss = plan.null_suppressed / plan.rows       # a NULL-suppressed row costs 1 per cell
-    tops = from_root(plan, plan.spec.algorithm.min_level, "algorithm.min_level")
+    tops = from_root(plan, options.of(plan).min_level, "algorithm.min_level")
     d = len(plan.qis)
     nodes = sorted(itertools.product(*[range(t + 1) for t in tops]),
                    key=lambda n: (sum(level_loss[i][lv] for i, lv in enumerate(n)) / d, sum(n), n))
@@ -99,7 +100,7 @@ def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, li
     top = tuple(tops)
     if not lattice.ok(top, "optimal (top)"):
         failing = lattice.judge(top, "optimal (top)").failing_classes
-        raise PrivacyCheckFailed(", ".join(map(str, plan.spec.models)), "no node of the lattice", failing,
+        raise PrivacyCheckFailed(", ".join(map(str, plan.models)), "no node of the lattice", failing,
                                  reason=f"the optimal full-domain search finds no node where they hold: even the "
                                         f"top node {dict(zip((q.name for q in plan.qis), top))} leaves "
                                         f"{failing} equivalence class(es) failing beyond the suppression limit")
@@ -144,7 +145,7 @@ def _can_prune(plan: Plan, budget: int) -> bool:
     hierarchies nested, and, with no suppression budget, every model monotonic."""
     if not all(getattr(q, "nested", True) for q in plan.qis):
         return False
-    return budget > 0 or all(m.monotonic for m in plan.spec.models)
+    return budget > 0 or all(m.monotonic for m in plan.models)
 
 
 def _climb(lattice: Lattice, node: Node, top: Node, level_loss: list[list[float]]) -> Node:

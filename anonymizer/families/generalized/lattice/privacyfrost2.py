@@ -89,6 +89,7 @@ from anonymizer.families.generalized.lattice.lattice import (
     rows_loss,
 )
 from anonymizer.families.generalized.lattice.scoring import Scoring
+from anonymizer.families.generalized import options
 
 
 @dataclass
@@ -126,7 +127,7 @@ class _Frost:
             movable = [i for i in self.order if node[i] < self.top[i]]
             if not movable:
                 failing = self.lattice.judge(tuple(node), "pre-computation").failing_classes
-                models = ", ".join(map(str, self.lattice.plan.spec.models))
+                models = ", ".join(map(str, self.lattice.plan.models))
                 raise PrivacyCheckFailed(models, "no node of the lattice", failing,
                                          reason="PrivacyFrost2 finds no table where they hold: even the top node "
                                                 f"leaves {failing} equivalence class(es) failing beyond the "
@@ -196,7 +197,7 @@ def _step(node: Node, i: int, delta: int) -> Node:
 def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     """Run PrivacyFrost2 with the spec's options and write ``assign`` (see module docstring)."""
     start = time.perf_counter()
-    opts = plan.spec.algorithm
+    opts = options.of(plan)
     names = [q.name for q in plan.qis]
     freq = build_frequency_set(engine, plan)
     nodes_per_level = distinct_counts(engine, freq)         # b: the data's hierarchy nodes per level
@@ -205,18 +206,18 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
         u = from_root(plan, opts.presample["levels"], "algorithm.presample.levels", presampling=True)
         freq, presampled = presample(engine, freq, u, opts.presample["k"])
         if freq.rows == 0:
-            raise DataError(plan.spec.source.table, f"pre-sampling (algorithm.presample: levels "
+            raise DataError(plan.source, f"pre-sampling (algorithm.presample: levels "
                                                     f"{dict(opts.presample['levels'])}, k {opts.presample['k']}) removed "
                                                     f"all {presampled} rows: lower k or raise the levels")
         engine.say(f"privacyfrost2: pre-sampling removed {presampled} isolated records (section 5.1; not counted "
                    "against suppression_limit)")
-    budget = int(plan.spec.suppression_limit * plan.rows) - plan.null_suppressed   # the search's own suppression
+    budget = plan.allowed - plan.null_suppressed   # the search's own suppression
     e = distinct_counts(engine, freq) if presampled else nodes_per_level
     scoring = Scoring(opts.scoring, tuple(float(opts.priorities.get(n, 1)) for n in names), float(opts.d),
                       tuple(x[0] for x in nodes_per_level), opts.tie_break)   # log's e^b: before pre-sampling
     frost = _Frost(Lattice(engine, plan, freq, budget), scoring, e, nodes_per_level,
                    from_root(plan, opts.min_level, "algorithm.min_level"),
-                   sorted(range(len(names)), key=lambda i: (scoring.priorities[i], -i)), plan.spec.k, opts.p,
+                   sorted(range(len(names)), key=lambda i: (scoring.priorities[i], -i)), plan.k, opts.p,
                    attribute_minimums(engine, freq))
     node = frost.precompute()
     node, ranked = frost.optimize(*frost.top_down(node))
