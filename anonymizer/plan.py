@@ -31,7 +31,8 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.randomness import ReleaseKey
-from anonymizer.spec.types import Column, ReleaseSpec, Target, largest_k
+from anonymizer.spec.types import Column, ReleaseSpec, largest_k
+from anonymizer.target import Target
 from anonymizer.engine.names import ident, table
 
 if TYPE_CHECKING:

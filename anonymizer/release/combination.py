@@ -58,7 +58,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, UnsupportedError
 from anonymizer.release import difference
 from anonymizer.release.publish import latest
-from anonymizer.spec.types import Target
+from anonymizer.target import Target
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
-from anonymizer.spec.types import Target
+from anonymizer.target import Target
 
 if TYPE_CHECKING:
     from anonymizer.release.combination import Released
