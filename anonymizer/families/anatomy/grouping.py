@@ -5,11 +5,10 @@ The loop runs on the bucket counts (Definition 13), never on rows, but one itera
 one group (or ``m`` equal ones), and the exact greedy's groups cannot be batched where keys
 tie: MBF drives the largest buckets to equal sizes and then goes round them one group at a
 time, so the loop runs about ``n / l`` times. Each group depends on the counts the previous
-one left, so the groups cannot be formed set-wise in SQL either; a ``WITH RECURSIVE ... USING
-KEY`` statement over the bucket state costs about 0.25 ms per iteration in DuckDB 2.0
-(measured: 10,000 iterations over 1,300 buckets, one window each, 2.5 s), which at one pick
-per iteration is about 40 minutes for 10M rows. Compiled, an iteration costs microseconds: its
-work is ``O(l_G * B)`` for ``B`` buckets, whatever the number of rows.
+one left, so the groups cannot be formed set-wise in SQL either, and a ``WITH RECURSIVE ...
+USING KEY`` statement over the bucket state pays a fixed cost per iteration that grows into
+hours at 10M rows (README, "Measurements behind the constants"). Compiled, an iteration's work is ``O(l_G * B)`` for ``B`` buckets,
+whatever the number of rows.
 
 Arrays (``B`` buckets, ``d`` dimensions, ``V`` = the sum of the domains; each value of each
 dimension is one *column* ``0 .. V-1``):
@@ -41,8 +40,7 @@ from numba import njit, uint64
 
 MBF, MSDCF, MMDCF = 0, 1, 2
 #: the scans re-sort the buckets when their work since the last sort exceeds this many times B
-#: (any value gives the same groups; 1 to 64 ran within 30 % of each other on 1M rows, 0 (a sort
-#: per group) 10 times slower and never 2.5 to 3.5 times)
+#: (any value gives the same groups; why 8: README, "Measurements behind the constants")
 RESORT = 8
 
 

@@ -17,15 +17,9 @@ partition falls back on the next best cut the models accept (decide.sql.j2); und
 l-diversity a cut needs l distinct sensitive values on each side (:func:`least_distinct`).
 A categorical QI is cut along its values most frequent first (:func:`reorder` recodes the
 cells before the rounds, :func:`restore` after them): a set label's loss does not depend on
-the order, and the hierarchy's order seldom lets a cut set a frequent value apart (at k=50,
-0.077 against 0.095).
-
-On ARX's Adult (30,162 rows, 8 QIs, no suppression) the loss at k = 2 / 5 / 10 / 20 / 50 / 100
-is 0.0037 / 0.0140 / 0.0266 / 0.0440 / 0.0774 / 0.1162, against 0.0060 / 0.0200 / 0.0379 /
-0.0682 / 0.1393 / 0.2051 by the median cut and 0.019 / 0.036 / 0.052 / 0.071 / 0.107 / 0.139
-by ARX 3.9.2's local recoding; with distinct 3-diversity on occupation 0.0116 / 0.0153 /
-0.0268 / 0.0440 / 0.0774 / 0.1162, ARX 0.037 / 0.040 / 0.052 / 0.071 / 0.106 / 0.139
-(tests/families/generalized/test_loss_split.py, README "Benchmarks").
+the order, and the hierarchy's order seldom lets a cut set a frequent value apart. The loss
+it reaches on Adult, beside the median cut's and ARX's local recoding: README "Benchmarks"
+(checked by tests/families/generalized/test_loss_split.py); the frequent-first order: README, "Measurements behind the constants".
 """
 
 from __future__ import annotations
@@ -42,9 +36,8 @@ TEMPLATE = "families/generalized/mondrian/candidates_loss.sql.j2"
 #: the best cuts kept per partition and QI, for the models to choose among
 CUTS = 4
 #: the cuts ranked per partition and QI at most: a QI with more codes in the partition is cut
-#: at the last allowed cut in each 1/MAX_CUTS of its rows. Ranking every cut costs codes^2 rows:
-#: 376 s against 10 s with this bound, on 200k rows with a 20k-value numeric QI (the median
-#: cut: 3.5 s); on Adult (74 ages) the loss moves by at most 0.0003.
+#: at the last allowed cut in each 1/MAX_CUTS of its rows. Ranking every cut costs codes^2 rows
+#: (what the bound saves, and what it costs in loss: README, "Measurements behind the constants").
 MAX_CUTS = 32
 #: the bits of a packed count word (a BIGINT that stays positive)
 WORD_BITS = 62

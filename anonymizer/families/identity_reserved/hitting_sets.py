@@ -294,11 +294,8 @@ class IncrementalEl:
         own element, so a packing of ``>= l`` sets proves the minimum ``>= l`` (True) without the
         family.
     (c) If the family would exceed ``cap`` sets, the tracker switches to :func:`sat_el` (exact
-        branch and bound) on the class's sets for this and later calls. The default cap, 2,000,
-        is measured: on classes of 40 individuals with 1 to 9 values out of 60 and l = 10, the
-        family grew past 13,000 sets and one class took 2 s with a cap of 20,000, 0.05 s with
-        5,000 and 0.03 s with 2,000, while the branch and bound on every prefix took 0.005 to
-        0.025 s.
+        branch and bound) on the class's sets for this and later calls (the default cap,
+        2,000, is measured: README, "Measurements behind the constants").
 
     Once True it stays True (the model is monotonic: adding an individual only adds a set).
 

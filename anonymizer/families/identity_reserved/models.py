@@ -48,9 +48,7 @@ Choices where the paper is silent:
   most ``max_rest`` rest individuals, ``MaxSenNum`` of all); FALSE when an upper bound,
   ``min(m_Q, |xi| + rest)``, or 1 when one value is shared by all individuals, is below ``l``.
   The rest is NULL and :func:`decide_classes` runs Algorithm 2 in Python on just those classes'
-  sets. Measured on 49,384 individuals (246,393 records, up to 9 values of 619 each) in classes
-  of 10: SQL decides 95 % of the classes for l = 4, 47 % for l = 6, 8 to 18 % for l = 8 to 10,
-  and a whole table takes 0.2 to 3.2 s.
+  sets (the share SQL decides: README, "Measurements behind the constants").
 * ``vulnerable``: the share is over all classes, ``v = Num_vec / Num_ec`` as section 5 writes
   (not over the classes satisfying the IR model).
 """
@@ -166,11 +164,9 @@ class AlphaBetaTracker:
                    self.individuals if self.enhanced else self.rows, self.alpha, self.beta)
 
 
-#: IncrementalEl's cap in DAnonyIR (issue 20, measured): DAnonyIR_El's classes of generated
-#: patients (5,000 patients, l = 6, 744 classes, 6,356 additions of 1 to 12 diagnoses) take
-#: 7.2 s of tracking with a cap of 2,000 sets, 2.2 to 2.6 s with 50, 20 or 10: a product of
-#: 9-value sets passes 2,000 sets before the class is decided, and the branch and bound on the
-#: class's sets is cheaper than that family.
+#: IncrementalEl's cap in DAnonyIR: a product of 9-value sets passes 2,000 sets before the
+#: class is decided, and the branch and bound on the class's sets is cheaper than that family
+#: (measured: README, "Measurements behind the constants").
 EL_CAP = 50
 
 

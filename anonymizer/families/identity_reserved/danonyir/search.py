@@ -34,12 +34,7 @@ the steps of this Q run the plain scan of D and D* (:meth:`.state.Tables.nearest
 plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py, test_danonyir_batch.py).
 ``CANDIDATES = 0`` runs the plain scan at every step (and draws the seeds one at a time).
-
-Measured (issue 20, 20,000 generated patients, EIR 6-diversity, 6 QIs, cProfile): with one
-candidates statement per class drawn (128 candidates), 4,704 statements of about 16 ms (the
-top-k carried every row's sensitive list) took half the run, and 1,722 of them were rescans;
-a batch of 32 seeds costs about 5 ms a seed, and with 512 candidates and the classes' front
-327 of 2,983 classes needed candidates again.
+Why 512 candidates and batches of seeds: README, "Measurements behind the constants".
 """
 
 from __future__ import annotations
