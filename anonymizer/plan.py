@@ -36,6 +36,8 @@ from anonymizer.target import Target
 from anonymizer.engine.names import ident, table
 
 if TYPE_CHECKING:
+    import pandas
+
     from anonymizer.models import PrivacyModel
 
 
@@ -261,7 +263,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
         plan.person = Kept(next(c for c in spec.columns if c.name == spec.history.person), "p0", False)
     kept = plan.sensitive + plan.passthrough + [k for k in (plan.individual, plan.person) if k]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
-    flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.flag]
+    flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.column.flag]
     qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
     engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
@@ -323,6 +325,7 @@ def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str)
     coded = build_hierarchy(engine, source, col, str(i), source_type)
     low, high = coded.num_min, coded.num_max
     if col.domain is not None:
+        assert low is not None and high is not None   # a domain is a numeric QI's (spec/columns.py: _domain)
         if low < col.domain[0] or high > col.domain[1]:
             raise SpecError(f"columns.{col.name}.domain", f"does not cover the values present ({low:g} to {high:g})",
                             list(col.domain))
@@ -334,6 +337,7 @@ def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> st
     """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
     if col.hierarchy is None:
         return None
+    assert col.hierarchy.path is not None   # a sensitive column's hierarchy is a csv file (hierarchy/spec.py)
     leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
     check_covered(engine, source, col.name, leaves, f"columns.{col.name}.hierarchy")
     target = engine.work(f"shier{j}")
