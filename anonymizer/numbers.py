@@ -65,3 +65,10 @@ def is_number(value: Any) -> bool:
     """Whether ``value`` is a finite int or float (not a bool)."""
     return (not isinstance(value, bool) and isinstance(value, (int, float))
             and (not isinstance(value, float) or math.isfinite(value)))
+
+
+def fmt(value: Any) -> str:
+    """A figure as a summary prints it: a float to 4 significant digits."""
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)

@@ -235,7 +235,7 @@ def emit(result, as_json: bool) -> None:
     if as_json:
         echo_json(result.to_dict())
         return
-    from anonymizer.release.summary import format_release
+    from anonymizer.cli.summary import format_release
     click.echo(format_release(result))
 
 

@@ -5,7 +5,7 @@ A family is the set of algorithms that publish one form of table. Each declares,
 accepts, the column features it reads and the views it publishes besides the main one; the
 spec and the release ask these declarations and never test a family's or an algorithm's
 name. Each family's ``steps`` module implements the same five steps, as ``STEPS``, an instance
-of :class:`~anonymizer.families.base.FamilySteps` (typed by its algorithm's result, its
+of :class:`~anonymizer.release.candidate.FamilySteps` (typed by its algorithm's result, its
 candidate and what its verify hands to measure), which the one driver
 (:func:`anonymizer.release.run.verified`) runs in order::
 

@@ -1,24 +1,18 @@
-"""What a family declares (:class:`Family`) and the steps it implements (:class:`FamilySteps`);
-the registry is :mod:`anonymizer.families`."""
+"""What a family declares (:class:`Family`); the steps it implements are a
+:class:`~anonymizer.release.candidate.FamilySteps` (the contract the pipeline states); the
+registry is :mod:`anonymizer.families`."""
 
 from __future__ import annotations
 
 import importlib
-from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Generic, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 if TYPE_CHECKING:
-    from anonymizer.engine.session import Engine
     from anonymizer.plan import Plan
-    from anonymizer.release.candidate import Rounds, Verified
-    from anonymizer.release.candidate import ReleaseResult
+    from anonymizer.release.candidate import FamilySteps
 
-#: the family's algorithm result (``Rounds.result``), its candidate, and what its verify hands to measure
-Result = TypeVar("Result")
-Built = TypeVar("Built")
-Checked = TypeVar("Checked")
 #: a family's ``algorithm:`` options (the ``Options`` of its ``options`` module)
 Options = TypeVar("Options")
 
@@ -29,32 +23,6 @@ def options_of(plan: Plan, kind: type[Options]) -> Options:
         raise TypeError(f"the plan holds {type(plan.options).__name__} options, not {kind.__qualname__} "
                         f"of {kind.__module__}")
     return plan.options
-
-
-class FamilySteps(ABC, Generic[Result, Built, Checked]):
-    """The five steps of a family, which the one driver (:func:`anonymizer.release.run.verified`)
-    runs in order; each family's ``steps`` module has one instance, ``STEPS``. Typed by what
-    passes between them, so a type checker follows a release into every family."""
-
-    @abstractmethod
-    def run(self, engine: Engine, plan: Plan) -> Rounds[Result]:
-        """The algorithm (the paper's rounds); the driver then applies the suppression gate."""
-
-    @abstractmethod
-    def build(self, engine: Engine, plan: Plan, rounds: Rounds[Result]) -> Built:
-        """The candidate table(s) and the published columns."""
-
-    @abstractmethod
-    def verify(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Checked:
-        """Every declared model re-checked in SQL on the candidate, then the cross-version gate."""
-
-    @abstractmethod
-    def measure(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, checked: Checked) -> Verified:
-        """The privacy and utility figures: the candidate, ready to publish."""
-
-    @abstractmethod
-    def summary_lines(self, r: ReleaseResult) -> list[str]:
-        """What the release summary adds for this family."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from anonymizer.errors import SpecError
 
@@ -65,3 +65,14 @@ class PrivacyModel:
     def values(self) -> dict[str, Any]:
         """The model's numeric parameters by name (``k``, ``l``, ``c``, ``t``, ``alpha``)."""
         raise NotImplementedError
+
+
+class LBounded(Protocol):
+    """A model that bounds the sensitive values of a class by ``l`` on ``attribute``
+    (``None``: on every attribute): the l-diversity variants and LGB's l-unique."""
+
+    @property
+    def l(self) -> float: ...
+
+    @property
+    def attribute(self) -> str | None: ...

@@ -1,5 +1,5 @@
 """A release end to end: the one pipeline (:mod:`.run`), publishing and the audit table
-(:mod:`.publish`), exports (:mod:`.export`) and the summary a user reads (:mod:`.summary`)."""
+(:mod:`.publish`) and exports (:mod:`.export`); the summary a user reads is :mod:`anonymizer.cli.summary`."""
 
 from anonymizer.release.run import ReleaseResult, run_release
 

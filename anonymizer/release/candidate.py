@@ -1,19 +1,25 @@
-"""What the families hand to the one pipeline (:mod:`anonymizer.families` names the steps):
-the algorithm's outcome (:class:`Rounds`) and the verified, measured candidate
-(:class:`Verified`) that the publishing step publishes; and what the pipeline hands back,
-:class:`ReleaseResult`."""
+"""The contract between the one pipeline and the families: the five steps a family implements
+(:class:`FamilySteps`; :mod:`anonymizer.families` lists who implements them), the algorithm's
+outcome (:class:`Rounds`) and the verified, measured candidate (:class:`Verified`) that the
+publishing step publishes; and what the pipeline hands back, :class:`ReleaseResult`."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from anonymizer.release.combination import Combination
 from anonymizer.release.publish import Join
 
+if TYPE_CHECKING:
+    from anonymizer.engine.session import Engine
+    from anonymizer.plan import Plan
 
-#: the family's algorithm result
+#: the family's algorithm result (``Rounds.result``), its candidate, and what its verify hands to measure
 Result = TypeVar("Result")
+Built = TypeVar("Built")
+Checked = TypeVar("Checked")
 
 
 @dataclass
@@ -86,3 +92,29 @@ class ReleaseResult:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+class FamilySteps(ABC, Generic[Result, Built, Checked]):
+    """The five steps of a family, which the one driver (:func:`anonymizer.release.run.verified`)
+    runs in order; each family's ``steps`` module has one instance, ``STEPS``. Typed by what
+    passes between them, so a type checker follows a release into every family."""
+
+    @abstractmethod
+    def run(self, engine: Engine, plan: Plan) -> Rounds[Result]:
+        """The algorithm (the paper's rounds); the driver then applies the suppression gate."""
+
+    @abstractmethod
+    def build(self, engine: Engine, plan: Plan, rounds: Rounds[Result]) -> Built:
+        """The candidate table(s) and the published columns."""
+
+    @abstractmethod
+    def verify(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Checked:
+        """Every declared model re-checked in SQL on the candidate, then the cross-version gate."""
+
+    @abstractmethod
+    def measure(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, checked: Checked) -> Verified:
+        """The privacy and utility figures: the candidate, ready to publish."""
+
+    @abstractmethod
+    def summary_lines(self, r: ReleaseResult) -> list[str]:
+        """What the release summary adds for this family."""

@@ -62,9 +62,9 @@ from anonymizer.target import Target
 
 if TYPE_CHECKING:
     from anonymizer.models import PrivacyModel
+    from anonymizer.models.base import LBounded
     from anonymizer.plan import Plan
-    from anonymizer.models import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
-    from anonymizer.families.lgb.models import LUnique
+
 
 #: the release's memory of its published classes (in ``output.snapshot_schema``)
 MEMORY = "_classes"
@@ -334,7 +334,7 @@ def _intersection(engine: Engine, target: Target, models: tuple[PrivacyModel, ..
         raise DataError(f"history.person {target.history.person}",
                         f"names {repeated} more rows than people (e.g. {example!r} repeats): a person key names "
                         "one row per person")
-    lmodels = [cast("DistinctLDiversity | EntropyLDiversity | LUnique | RecursiveCLDiversity", m)
+    lmodels = [cast("LBounded", m)
                for m in models if RULES.get(m.spec_type) in ("distinct", "entropy", "recursive")]
     bound = released.bound if released.bound is not None else max(
         [int(m.l) for m in lmodels if m.attribute == released.followed], default=None)

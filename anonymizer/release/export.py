@@ -25,9 +25,8 @@ from pathlib import Path
 import duckdb
 
 from anonymizer.engine.session import Engine
-from anonymizer.families.generalized.form import EQ_CLASS
 from anonymizer.errors import ExportError, TemplateError
-from anonymizer.release.publish import latest, snapshot_name
+from anonymizer.release.publish import EQ_CLASS, latest, snapshot_name
 from anonymizer.engine.names import ident, in_catalog
 from anonymizer.target import EXPORT_FORMATS, Export, Target
 

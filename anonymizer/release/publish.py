@@ -48,6 +48,11 @@ AUDIT_COLUMNS = (("spec_text", "VARCHAR"), ("published_at", "TIMESTAMP"), ("libr
 
 
 
+#: the class id column of a release whose main view joins its rows with its class table
+#: (:class:`Join`'s key in the generalized family); an export writes such a view class by class
+EQ_CLASS = "eq_class"
+
+
 @dataclass(frozen=True)
 class Join:
     """A main view that joins the main snapshot (one row per released row) with the snapshot

@@ -26,14 +26,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 import duckdb
 
-from anonymizer import families
 from anonymizer.engine.database import attach_database
 from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
                              spec_fingerprint)
-from anonymizer.release.candidate import ReleaseResult, Rounds, Verified
+from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
 from anonymizer.release import combination
@@ -117,9 +116,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     engine = engine_for(con, progress=progress, keep_work=keep_work, settings=spec.engine,
                         **({} if log is None else {"log": log}))
     family = spec.algorithm.family
-    if engine.dialect != "duckdb" and spec.algorithm.name not in family.on_spark:
-        raise UnsupportedError(f"{spec.algorithm.name} ({family.name}) is not supported on {engine.dialect} yet; "
-                               f"it runs on DuckDB (on {engine.dialect}: {', '.join(sorted(_on(engine.dialect))) or 'none'})")
+    if (why := spec.algorithm.unsupported_on(engine.dialect)) is not None:
+        raise UnsupportedError(why)
     clock: dict[str, float] = {}
     start = time.perf_counter()
     if engine.dialect == "duckdb":
@@ -148,7 +146,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
                 plan = prepare(engine, spec, source)
-            ready = verified(engine, plan, clock).ready
+            ready = verified(engine, plan, family.steps(), clock).ready
             if dry_run and inspect is not None:
                 inspect(engine, plan, ready)
             return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
@@ -163,11 +161,6 @@ def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
     if spec.output.export is not None:
         raise UnsupportedError(f"output.export (a copy of the release as one file) is not supported on {dialect} "
                                "yet; read the published view with the engine's own writer")
-
-
-def _on(dialect: str) -> set[str]:
-    """The algorithms of every family that run on ``dialect``."""
-    return {a for f in families.FAMILIES for a in f.on_spark} if dialect == "spark" else set()
 
 
 def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, ready: Verified,
@@ -212,13 +205,12 @@ class Run:
     ready: Verified
 
 
-def verified(engine: Engine, plan: Plan, clock: dict) -> Run:
+def verified(engine: Engine, plan: Plan, steps: FamilySteps[Any, Any, Any], clock: dict) -> Run:
     """The pipeline's middle, the same for every family (:mod:`anonymizer.families`): the
     family's algorithm, the suppression gate, its candidate, verification (which raises
     PrivacyCheckFailed) and metrics, each a timed phase in ``clock``. A release then
     publishes ``ready``; the paper experiments read the candidate of a run that publishes
     nothing."""
-    steps = families.of(plan.algorithm).steps()
     with phase(engine, clock, "algorithm", f"{plan.algorithm} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
         rounds = steps.run(engine, plan)
     check_suppression(plan, plan.null_suppressed + rounds.suppressed)

@@ -39,6 +39,19 @@ def test_the_engine_imports_no_reproduction_benchmark_generator_or_cli():
     assert not {k: v for k, v in offending.items() if v}
 
 
+def test_the_pipeline_and_the_layers_below_it_import_no_family():
+    """Registries point down (issue 37): the families import the pipeline, the plan and the
+    models, never the other way; the spec names the families (it parses their options), and
+    the pipeline is handed a family's steps by its caller."""
+    below = [p for p in PKG.rglob("*.py") if p.relative_to(PKG).parts[0] in ("release", "engine", "models", "metrics",
+                                                                           "hierarchy")
+             or p.name in ("plan.py", "target.py", "fields.py", "numbers.py", "measure.py")]
+    assert len(below) > 30
+    offending = {str(p.relative_to(PKG)): sorted(m for m in imported(p) if m.startswith("anonymizer.families"))
+                 for p in below}
+    assert not {k: v for k, v in offending.items() if v}
+
+
 def test_the_engine_renders_no_reproduction_template():
     """``templates/reproduce/`` serves the paper reproductions only (ARCHITECTURE rule 3)."""
     named = {str(p.relative_to(PKG)) for p in engine_modules() if '"reproduce/' in p.read_text()}

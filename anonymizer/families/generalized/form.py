@@ -44,8 +44,8 @@ from anonymizer.plan import QI, Plan
 from anonymizer.families.generalized import FAMILY
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized import options
+from anonymizer.release.publish import EQ_CLASS
 
-EQ_CLASS = "eq_class"
 CLASS_SIZE = "class_size"
 #: the part name of the class table: view ``<view>_classes``, snapshot ``<release>__v<N>__classes``
 CLASSES = FAMILY.parts[0]   # the class table, view <view>_classes

@@ -9,9 +9,8 @@ from typing import Any, Callable, TYPE_CHECKING
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.families.base import FamilySteps
-from anonymizer.families.generalized.form import (CLASS_SIZE, CLASSES, EQ_CLASS, Candidate, build_candidate,
-                                                  drop_candidate)
+from anonymizer.release.candidate import FamilySteps
+from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, Candidate, build_candidate, drop_candidate
 from anonymizer.families import invariance as shared
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups, check as check_invariant,
@@ -28,8 +27,8 @@ from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
-from anonymizer.release.publish import Join, latest
-from anonymizer.release.summary import fmt
+from anonymizer.release.publish import EQ_CLASS, Join, latest
+from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
@@ -188,7 +187,7 @@ def summary_lines(r: ReleaseResult) -> list[str]:
 
 
 class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
-from anonymizer.families.base import FamilySteps
+from anonymizer.release.candidate import FamilySteps
 from anonymizer.families import invariance as shared
 from anonymizer.families.identity_reserved import form, invariance
 from anonymizer.families.identity_reserved.individuals import individuals
@@ -18,7 +18,7 @@ from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
-from anonymizer.release.summary import fmt
+from anonymizer.numbers import fmt
 from anonymizer.engine.names import ident
 from anonymizer.families.identity_reserved.result import IRResult
 
@@ -157,7 +157,7 @@ def summary_lines(r: ReleaseResult) -> list[str]:
 
 
 class Steps(FamilySteps[IRRounds, form.IRCandidate, tuple[list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)

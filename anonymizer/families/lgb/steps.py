@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
-from anonymizer.families.base import FamilySteps
+from anonymizer.release.candidate import FamilySteps
 from anonymizer.families import invariance as shared
 from anonymizer.families.lgb import form
 from anonymizer.families.lgb.algorithm import LgbResult, lgb
@@ -22,7 +22,7 @@ from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination, Released
-from anonymizer.release.summary import fmt
+from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
@@ -99,7 +99,7 @@ def summary_lines(r: ReleaseResult) -> list[str]:
 
 
 class Steps(FamilySteps[LgbResult, form.LgbCandidate, tuple[dict, list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.families.base.FamilySteps`), the functions above."""
+    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)

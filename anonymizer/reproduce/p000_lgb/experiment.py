@@ -87,7 +87,7 @@ def _candidate(engine: Engine, spec: ReleaseSpec) -> tuple[lgb_table.LgbCandidat
     plan = prepare(engine, spec)   # loads the source and resolves the columns
     prepared = time.perf_counter() - t0
     seconds: dict[str, float] = {}
-    run = verified(engine, plan, seconds)
+    run = verified(engine, plan, spec.algorithm.family.steps(), seconds)
     notes = run.rounds.result.notes
     clock = {"prepare": prepared, "algorithm": seconds["algorithm"],
              "bucketization": notes["bucketization_seconds"], "generalization": notes["generalization_seconds"],

@@ -121,7 +121,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, spec: dict | ReleaseSpec, *, querie
         plan = prepare(engine, spec)   # loads the source and resolves the columns
         prepared = time.perf_counter() - start
         seconds: dict[str, float] = {}
-        run = verified(engine, plan, seconds)
+        run = verified(engine, plan, spec.algorithm.family.steps(), seconds)
         candidate, result = run.built, run.rounds.result[1]
         t0 = time.perf_counter()
         original = engine.work("ir_original")

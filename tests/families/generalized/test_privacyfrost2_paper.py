@@ -14,7 +14,7 @@ from anonymizer import anonymize
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
 from anonymizer.plan import prepare
-from anonymizer.release.summary import format_release
+from anonymizer.cli.summary import format_release
 from anonymizer.spec.parse import load_spec
 from tests.release.test_oracle import ARX_QIS, adult_spec
 

@@ -1,19 +1,14 @@
-"""Readable summaries of a release for people (the CLI prints them; ``--json`` prints dicts)."""
+"""Readable summaries of a release for people (``anonymizer run`` prints them; ``--json`` prints dicts)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from anonymizer import families
+from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
-
-
-def fmt(value) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    return str(value)
 
 
 def format_release(r: ReleaseResult) -> str:
