@@ -8,7 +8,7 @@ the version's snapshot as it is, or, for a release whose view joins its rows wit
 table, the definition DuckDB stored for that version's view (recorded in the audit row's
 ``figures.view_sql``, and checked to read nothing but that version's snapshots). The source
 is the table the spec names, compared with the version's ``source_fingerprint``
-(:func:`anonymizer.release.publish.fingerprint`) to say whether it changed since.
+(:func:`anonymizer.plan.fingerprint`) to say whether it changed since.
 """
 
 from __future__ import annotations

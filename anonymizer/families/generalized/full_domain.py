@@ -207,7 +207,7 @@ def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
     the sensitive values over ``plan.base``, the rows the release takes in (the source minus
     rows suppressed for NULLs), before any suppression by an algorithm (as ARX does). See
     :func:`~anonymizer.models.check.reference_sql` for why; the verification gate
-    (:func:`anonymizer.release.run.verify`) compares with the same distribution."""
+    (:func:`anonymizer.release.run.verified`) compares with the same distribution."""
     column = {k.column.name: ident(k.internal) for k in plan.sensitive}
     wanted = sorted({column[m.sensitive] for m in plan.models if m.sensitive is not None and m.needs_global})
     out = {}

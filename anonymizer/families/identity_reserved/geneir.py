@@ -59,7 +59,7 @@ Choices where the paper is silent (or where we read it):
   k-anonymity, IR (k, l) or EIR l-diversity still do with one more individual. We do the
   same, using ``model.monotonic``: for a monotone model the nearest class takes the residual.
   For the alpha-beta models the check is part of the same query: each class keeps the counts
-  of ``templates/models/ir_class_counts`` (computed by that template once the rounds end),
+  of ``templates/models/ir_class_counts.sql.j2`` (computed by that template once the rounds end),
   the query grows them by the residual's records (|Q| + |R(p)|, n_Q + 1, MaxRecNum, and per
   value of S(p) its records and individuals in the class plus the residual's) and applies the
   model's own SQL verdict (``verdict_sql``), so the nearest passing class comes out of one

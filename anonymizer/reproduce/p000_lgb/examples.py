@@ -2,7 +2,7 @@
 
 Fig. 1(b) is the microdata (:mod:`.worked_example`); Figs. 2 to 4 are what LGB makes of it with
 k = l = 2: Fig. 3 the QI partition (a) and the local equivalence groups (b), Fig. 4 the local
-buckets, Fig. 2 both together. Ours is one LGB_MDP release of Fig. 1(b) (:func:`.fig1_spec`,
+buckets, Fig. 2 both together. Ours is one LGB_MDP release of Fig. 1(b) (:func:`.worked_example.fig1_spec`,
 seeded), read back from the published view with the source's IDs.
 
 How the sides are printed, so that they can be compared cell by cell:

@@ -6,7 +6,7 @@ reservation" (Knowledge and Information Systems, 2018). Reading guide:
 ==========================================  ==================================================
 paper                                       here
 ==========================================  ==================================================
-Alg. 1 line 1 (recode the identifier)       :mod:`anonymizer.families.identity_reserved.individuals`, templates/ir/
+Alg. 1 line 1 (recode the identifier)       :mod:`anonymizer.families.identity_reserved.individuals`, templates/families/identity_reserved/individuals.sql.j2
 Section 2.2 (set generalization, δ)         :mod:`.element` (Element.merge, bit sets)
 Eqs. (11)-(13) (losses)                     :mod:`.element` (Element.span), families/identity_reserved/danonyir/loss.sql.j2
 Eqs. (16)-(18) (distances)                  families/identity_reserved/danonyir/loss.sql.j2, families/identity_reserved/danonyir/nearest.sql.j2
