@@ -92,7 +92,7 @@ def release(dbt, session, spec_path: str | Path):
 
     path = Path(get_flags().PROJECT_DIR or ".") / spec_path
     spec = load_spec(path)
-    if spec.source.schema is None and spec.source.path is None:
+    if spec.source.schema is None and spec.source.location is None:
         spec = replace(spec, source=replace(spec.source, schema=dbt.this.schema))
     con = session.cursor()
     try:

@@ -157,7 +157,7 @@ def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | Non
     (CSV/Parquet ``source.path``) or a DataFrame ``data`` is staged in the run's work database
     (``engine.work("source")``), never in the user's: no table of the database is created or
     replaced, and the raw rows go when the work database is detached (or the process ends)."""
-    if data is not None or spec.source.path is not None:
+    if data is not None or spec.source.location is not None:
         target = engine.work("source")
         if data is not None:
             engine.load_frame(data, target)

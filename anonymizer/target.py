@@ -29,6 +29,9 @@ class Output:
     ``database``: another DuckDB file to publish into (attached by the release, created if
     missing), so that raw and published data live apart; ``None``: the source's database.
     ``export``: a Parquet or CSV copy of the published snapshot, or ``None``.
+    ``format`` and ``partition_by`` (Spark): the snapshots' table format (``USING parquet``,
+    ``delta``, ...; ``None``: the session's default) and the published columns each snapshot
+    is partitioned by (a snapshot by those of them it holds).
     ``catalog`` is not a spec field: the alias under which a running release attached
     ``database`` (``None``: the connection's default database); every name is qualified by it.
     """
@@ -39,6 +42,8 @@ class Output:
     database: Path | None = None
     export: Export | None = None
     catalog: str | None = None
+    format: str | None = None
+    partition_by: tuple[str, ...] = ()
 
 
 #: ``history.guarantee``: what the release claims across its versions (:mod:`anonymizer.release.combination`)

@@ -118,7 +118,7 @@ def show_spec_column(spec_path: str | Path, column: str, db: str | None = None, 
     """Build the hierarchy a release spec gives ``column``, on the spec's source: a file
     source is read into an in-memory database, a table source is read from ``db``."""
     spec = load_spec(spec_path)
-    with _connect(None if spec.source.path else db) as con:
+    with _connect(None if spec.source.location else db) as con:
         engine = Engine(con)
         relation = load_source(engine, spec)
         spec = resolve_columns(spec, engine.columns(relation), relation)

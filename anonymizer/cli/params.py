@@ -84,13 +84,14 @@ def engine_options(command):
                           "tables are read from and published to its catalog, --db is not used). Replaces "
                           "the spec's engine.name."),
         click.option("--spark-master", metavar="URL", default=None,
-                     help="Spark's master: local[2] (default), local[*], spark://host:7077, yarn, ..."),
+                     help="Spark's master: local[2], spark://host:7077, yarn, ... (default: spark-submit's "
+                          "--master, else spark-defaults.conf's, else local[*]). Under spark-submit leave it out."),
         click.option("--spark-conf", metavar="KEY=VALUE", multiple=True,
                      help="A Spark setting, e.g. spark.driver.memory=8g (repeat for several)."),
         click.option("--spark-warehouse", metavar="DIR", default=None,
                      help="Keep Spark's catalog (a Derby metastore and the tables as Parquet) in DIR, so the "
-                          "next command finds what this one published (default on a local master: "
-                          "./anonymizer-spark)."),
+                          "next command finds what this one published (default on a local master whose "
+                          "catalog spark-defaults.conf does not set: ./anonymizer-spark)."),
     )(command)
 
 

@@ -83,7 +83,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
         raise SpecError("output.database", f"is the source database --db {db}; leave output.database out "
                                            "to publish into it, or name another file", str(parsed.output.database))
     reads_only = separate or (dry_run and not keep_work)   # a dry run writes nothing to --db
-    source_db = db if not (reads_only and parsed.source.path is not None and not Path(db).exists()) else None
+    source_db = db if not (reads_only and parsed.source.location is not None and not Path(db).exists()) else None
     statements: list = []
     if log_sql is not None:
         _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
@@ -202,7 +202,7 @@ def _check_source(parsed, db: str) -> dict:
     from anonymizer.plan import check_source
     with open_db(db, read_only=True) as con, Engine(con).workspace() as engine:
         resolved, _, rows = check_source(engine, parsed)
-    where = parsed.source.path or f"{parsed.source.table} in {db}"
+    where = parsed.source.location or f"{parsed.source.table} in {db}"
     return {"table": str(where), "rows": rows,
             "columns": {c.name: {"role": c.role, "type": c.type} for c in resolved.columns}}
 

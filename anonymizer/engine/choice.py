@@ -28,9 +28,11 @@ DEFAULT_WAREHOUSE = "anonymizer-spark"
 
 @dataclass(frozen=True)
 class EngineChoice:
-    """The engine (``name``) and, for Spark, its ``master`` URL, extra ``conf`` (pairs) and
-    ``warehouse`` folder (``None``: :data:`DEFAULT_WAREHOUSE` on a local master, the
-    cluster's own catalog otherwise)."""
+    """The engine (``name``) and, for Spark, its ``master`` URL (``None``: what
+    ``spark-submit`` or ``spark-defaults.conf`` says, else ``local[*]``), extra ``conf``
+    (pairs, over Spark's own configuration) and ``warehouse`` folder (``None``:
+    :data:`DEFAULT_WAREHOUSE` on a local master whose catalog nothing configured, the
+    configured or the cluster's own catalog otherwise)."""
 
     name: str = "duckdb"
     master: str | None = None
@@ -44,9 +46,7 @@ class EngineChoice:
     def spark_session(self):
         """A ``SparkSession`` as this choice says (started, or the running one)."""
         from anonymizer.engine.spark import session
-        master = self.master or "local[2]"
-        warehouse = self.warehouse or (DEFAULT_WAREHOUSE if master.startswith("local") else None)
-        return session(master, dict(self.conf), warehouse)
+        return session(self.master, dict(self.conf), self.warehouse, default_warehouse=DEFAULT_WAREHOUSE)
 
 
 @contextmanager

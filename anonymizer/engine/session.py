@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 
 import duckdb
 
-from anonymizer.errors import DataError, SpecError, TemplateError
+from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
 
@@ -147,9 +147,18 @@ class Engine:
         self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
 
     def load_file(self, src: "Source", target: str) -> None:
-        """Load the CSV or Parquet file ``src.path`` (a spec's source) into new table ``target``."""
-        reader = "parquet" if src.path.suffix.lower() == ".parquet" else "csv"
-        params: dict = {"path": str(src.path)}
+        """Load the spec's source files (a CSV, Parquet or JSON file ``src.path``, or a folder
+        of Parquet parts) into new table ``target``; a URI of another scheme and Spark's reader
+        options are Spark's (:meth:`SparkEngine.load_file`)."""
+        reader = src.reader
+        if src.uri is not None or src.options or reader not in ("csv", "parquet", "json"):
+            what = (f"the URI {src.uri}" if src.uri is not None else "reader options (source.options)"
+                    if src.options else f"format {reader}")
+            raise UnsupportedError(f"{what}: Spark reads it (engine: {{name: spark}}); DuckDB reads local CSV, "
+                                   "Parquet and JSON files and folders of Parquet parts")
+        assert src.path is not None   # a local path (the spec names a path or a URI)
+        folder = src.path.is_dir()
+        params: dict = {"path": str(src.path / "**" / f"*.{reader}") if folder else str(src.path)}
         if reader == "csv":
             params["header"] = src.header
             if src.delimiter:

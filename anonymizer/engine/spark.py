@@ -28,6 +28,8 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import tempfile
 import time
@@ -51,21 +53,75 @@ _TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint
           "timestamp_ntz": "TIMESTAMP", "binary": "BLOB"}
 
 
-def session(master: str = "local[2]", conf: dict[str, str] | None = None, warehouse: str | None = None):
-    """A ``SparkSession`` for releases: ``master`` (``local[2]``, ``spark://host:7077``, ...),
-    extra ``conf``, and, with ``warehouse``, a persistent catalog there (Hive metastore in
-    Derby, tables as Parquet files), so the releases and the audit outlive the session."""
+#: what a release's session sets on a local master where nothing else said it (spark-defaults.conf,
+#: spark-submit's ``--conf``, the spec's ``engine.conf``): few shuffle partitions for one
+#: machine's cores, no web UI or console progress bars
+LOCAL_DEFAULTS = {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "false",
+                  "spark.ui.showConsoleProgress": "false"}
+#: what it sets on any master where nothing else said it: dates read in UTC, as on DuckDB
+DEFAULTS = {"spark.sql.session.timeZone": "UTC"}
+#: the settings that say where the catalog lives: when any is configured, no warehouse of ours
+CATALOG_KEYS = ("spark.sql.warehouse.dir", "spark.sql.catalogImplementation", "javax.jdo.option.ConnectionURL")
+
+
+def configured() -> dict[str, str]:
+    """What Spark's own configuration says before a release's session starts: under
+    ``spark-submit`` (or beside a running context), the driver's settings (``--master``,
+    ``--conf`` and ``spark-defaults.conf``, as Spark merged them); otherwise
+    ``spark-defaults.conf`` in ``SPARK_CONF_DIR`` (else ``SPARK_HOME/conf``), read before the
+    JVM starts, so that a launch-time setting (``spark.driver.memory``) still applies."""
+    from pyspark import SparkConf, SparkContext
+    if SparkContext._active_spark_context is not None or os.environ.get("PYSPARK_GATEWAY_PORT"):
+        SparkContext._ensure_initialized()   # spark-submit's JVM: its properties are the merged settings
+        return dict(SparkConf().getAll())
+    folder = os.environ.get("SPARK_CONF_DIR") or (os.path.join(os.environ["SPARK_HOME"], "conf")
+                                                  if os.environ.get("SPARK_HOME") else None)
+    path = Path(folder, "spark-defaults.conf") if folder else None
+    return _properties(path.read_text(encoding="utf-8")) if path is not None and path.is_file() else {}
+
+
+def _properties(text: str) -> dict[str, str]:
+    """The settings of a ``spark-defaults.conf`` (Java properties: ``key value``, ``key=value``
+    or ``key: value``; ``#`` and ``!`` start comments)."""
+    found = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line and line[0] not in "#!":
+            key, value = re.match(r"(\S+?)\s*(?:[=:]\s*|\s+|$)(.*)", line).groups()
+            found[key] = value.strip()
+    return found
+
+
+def session(master: str | None = None, conf: dict[str, str] | None = None, warehouse: str | None = None,
+            default_warehouse: str | None = None):
+    """A ``SparkSession`` for releases (the running one, or a new one), deciding only what
+    nothing else decided: ``master`` when given (else ``spark-submit --master``,
+    ``spark-defaults.conf``, or Spark's ``local[*]``); ``conf`` (the spec's ``engine.conf``)
+    over Spark's own configuration; :data:`DEFAULTS` and, on a local master,
+    :data:`LOCAL_DEFAULTS` where neither says otherwise. ``warehouse``: a persistent catalog
+    there (Hive metastore in Derby, tables as Parquet files), so the releases and the audit
+    outlive the session; ``default_warehouse``: the same, on a local master whose catalog
+    nothing configured."""
     from pyspark.sql import SparkSession
-    builder = (SparkSession.builder.master(master).appName("anonymizer")
-               .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4").config("spark.sql.session.timeZone", "UTC"))
+    given, have = dict(conf or {}), configured()
+    local = (master or have.get("spark.master", "local[*]")).startswith("local")
+    builder = SparkSession.builder
+    if master:
+        builder = builder.master(master)
+    if "spark.app.name" not in have:
+        builder = builder.appName("anonymizer")
+    for key, value in {**DEFAULTS, **(LOCAL_DEFAULTS if local else {})}.items():
+        if key not in given and key not in have:
+            builder = builder.config(key, value)
+    if warehouse is None and local and not any(k in given or k in have for k in CATALOG_KEYS):
+        warehouse = default_warehouse
     if warehouse:
         warehouse = str(Path(warehouse).resolve())   # Derby and Spark would each resolve a relative one
         builder = (builder.config("spark.sql.warehouse.dir", f"{warehouse}/warehouse")
                    .config("javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={warehouse}/metastore;create=true")
                    .config("spark.driver.extraJavaOptions", f"-Dderby.stream.error.file={warehouse}/derby.log")
                    .enableHiveSupport())
-    for key, value in (conf or {}).items():
+    for key, value in given.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
@@ -162,17 +218,19 @@ class SparkEngine(Engine):
         self._save(frame, target, f"-- DataFrameReader.csv({str(path)!r})", "hierarchy/csv_load.sql.j2", start)
 
     def load_file(self, src, target: str) -> None:
-        """A spec's CSV or Parquet ``source.path`` through Spark's reader (Spark SQL takes no
-        reader options), then the table ``target``."""
+        """A spec's files (``source.path``: a local file or folder, or any URI the session
+        reads) through Spark's reader in ``source.format`` with ``source.options`` (over the
+        CSV settings the spec names), then the table ``target``."""
         start = time.perf_counter()
-        if src.path.suffix.lower() == ".parquet":
-            frame = self.con.read.parquet(str(src.path))
-        else:
+        options: dict[str, object] = {}
+        if src.reader == "csv":
             options = {"header": src.header, "inferSchema": True, "sep": src.delimiter or ","}
             if src.null_string is not None:
                 options["nullValue"] = src.null_string
-            frame = self.con.read.csv(str(src.path), **options)
-        self._save(frame, target, f"-- DataFrameReader({str(src.path)!r})", "prepare/load_file.sql.j2", start)
+        options.update(src.options)
+        frame = self.con.read.format(src.reader).options(**options).load(src.location)
+        self._save(frame, target, f"-- DataFrameReader.format({src.reader!r}).load({src.location!r})",
+                   "prepare/load_file.sql.j2", start)
 
     def load_frame(self, data, target: str) -> None:
         """A pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`) as ``target``."""

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from anonymizer.engine.session import Engine
-from anonymizer.errors import AnonymizerError
+from anonymizer.errors import AnonymizerError, SpecError
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.target import Output, Target
 
@@ -279,6 +279,11 @@ def publish(engine: Engine, target: Target, candidate: str, columns: list[str], 
         (f"{snap_name}__{part}", f"{target.output.view}_{part}", cand, cols, (cols[0],)) for part, cand, cols in parts]
     tables.insert(0, (snap_name, target.output.view, candidate, columns, order or (columns[0],)))
     out = target.output
+    published = {c for *_, cols, _ in tables for c in cols}
+    for name in out.partition_by:   # before any snapshot is written
+        if name not in published:
+            raise SpecError("output.partition_by", f"{name!r} is not a published column of release {target.release} "
+                                                   f"(published: {', '.join(sorted(published))})", name)
     with engine.transaction():
         check_owner(engine, target, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, _, cand, cols, by in tables:
@@ -343,7 +348,8 @@ def _snapshot(engine: Engine, target: Target, snap_name: str, candidate: str, co
     snapshot = in_catalog(out.catalog, out.snapshot_schema, snap_name)
     cols = [ident(c) for c in columns]
     engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=candidate, columns=cols,
-               order=[ident(c) for c in order])
+               order=[ident(c) for c in order], using=out.format,
+               partitioned_by=[ident(c) for c in out.partition_by if c in columns])
     engine.undo(lambda: engine.execute(f"DROP TABLE IF EXISTS {snapshot}", template="<undo snapshot>"))
     missing, differs = engine.one("publish/symmetric_except.sql.j2", snapshot=snapshot, candidate=candidate,
                                   columns=cols)

@@ -115,6 +115,9 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     """
     engine = engine_for(con, progress=progress, keep_work=keep_work, settings=spec.engine,
                         **({} if log is None else {"log": log}))
+    if engine.dialect == "duckdb" and (spec.output.format or spec.output.partition_by):
+        raise UnsupportedError("output.format and output.partition_by lay out a Spark release's tables; DuckDB "
+                               "keeps its own (leave them out, or run with engine: {name: spark})")
     family = spec.algorithm.family
     if (why := spec.algorithm.unsupported_on(engine.dialect)) is not None:
         raise UnsupportedError(why)

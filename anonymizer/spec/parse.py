@@ -259,17 +259,10 @@ def _engine(value: Any, base: Path) -> Settings:
 def _source(value: Any, base: Path, release: str) -> Source:
     if isinstance(value, str):
         value = {"table": value}
-    v = mapping_field(value, "source", {"table", "schema", "path", "delimiter", "header", "null_string"})
+    v = mapping_field(value, "source", {"table", "schema", "path", "delimiter", "header", "null_string", "format",
+                                        "options"})
     if "path" in v:
-        path = Path(str(v["path"]))
-        path = path if path.is_absolute() else base / path
-        if path.suffix.lower() not in (".csv", ".parquet", ".gz", ".tsv"):
-            raise SpecError("source.path", "must be a .csv, .tsv, .csv.gz or .parquet file", str(v["path"]))
-        if not path.is_file():
-            raise SpecError("source.path", "no such file", str(path))
-        return Source(table=name_field(v.get("table", release), "source.table"), schema=v.get("schema"), path=path,
-                      delimiter=v.get("delimiter"), header=bool(v.get("header", True)),
-                      null_string=v.get("null_string"))
+        return _files(v, base, release)
     if "table" not in v:
         raise SpecError("source", "needs a 'table' (or a 'path' to a CSV/Parquet file)")
     schema = v.get("schema")
@@ -278,8 +271,34 @@ def _source(value: Any, base: Path, release: str) -> Source:
     return Source(table=name_field(v["table"], "source.table"), schema=schema)
 
 
+def _files(v: dict, base: Path, release: str) -> Source:
+    """A source of files: a local file or folder of parts (relative to the spec's folder; a
+    ``file://`` URI names one too), or a URI of another scheme, which Spark reads."""
+    given = str(v["path"])
+    scheme, sep, rest = given.partition("://")
+    uri = given if sep and scheme.lower() != "file" else None
+    path = None
+    if uri is None:
+        path = Path(rest if sep else given).expanduser()
+        path = path if path.is_absolute() else base / path
+        if not path.exists():
+            raise SpecError("source.path", "no such file or folder", str(path))
+    fmt = v.get("format")
+    if fmt is not None and (not isinstance(fmt, str) or not fmt.strip()):
+        raise SpecError("source.format", "must be a format name: csv, parquet, json, orc, delta, ...", fmt)
+    if fmt is None and path is not None and path.is_file() and not path.name.lower().endswith(
+            (".csv", ".tsv", ".gz", ".parquet", ".pq", ".json", ".jsonl", ".ndjson", ".orc")):
+        raise SpecError("source.format", f"is needed: {path.name} does not say its format by its ending "
+                                         "(.csv, .tsv, .csv.gz, .parquet, .json, .orc)")
+    options = mapping_field(v.get("options", {}), "source.options", set(v.get("options") or {}))
+    return Source(table=name_field(v.get("table", release), "source.table"), schema=v.get("schema"), path=path,
+                  delimiter=v.get("delimiter"), header=bool(v.get("header", True)), null_string=v.get("null_string"),
+                  uri=uri, format=fmt.lower() if fmt else None, options={str(k): str(x) for k, x in options.items()})
+
+
 def _output(value: Any, release: str, base: Path) -> Output:
-    v = mapping_field(value or {}, "output", {"view", "schema", "snapshot_schema", "database", "export"})
+    v = mapping_field(value or {}, "output", {"view", "schema", "snapshot_schema", "database", "export", "format",
+                                              "partition_by"})
     database = None
     if v.get("database") is not None:
         if not isinstance(v["database"], str) or not v["database"].strip() or v["database"] == ":memory:":
@@ -293,10 +312,29 @@ def _output(value: Any, release: str, base: Path) -> Output:
         snapshot_schema=name_field(v.get("snapshot_schema", "_anon_releases"), "output.snapshot_schema"),
         database=database,
         export=parse_export(v["export"], base) if v.get("export") is not None else None,
+        format=_table_format(v.get("format")),
+        partition_by=_partition_by(v.get("partition_by", [])),
     )
     if out.schema == out.snapshot_schema:
         raise SpecError("output.snapshot_schema", "must differ from output.schema", out.snapshot_schema)
     return out
+
+
+def _table_format(value: Any) -> str | None:
+    """``output.format``: a table format name Spark's ``USING`` takes (``parquet``, ``delta``, ...)."""
+    if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", value)):
+        raise SpecError("output.format", "must be a table format name: parquet, orc, delta, iceberg, ...", value)
+    return value.lower() if value else None
+
+
+def _partition_by(value: Any) -> tuple[str, ...]:
+    """``output.partition_by``: published column names, each once."""
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n.strip() for n in names):
+        raise SpecError("output.partition_by", "must be a published column name or a list of them", value)
+    if len(set(names)) != len(names):
+        raise SpecError("output.partition_by", "names a column twice", value)
+    return tuple(names)
 
 
 def parse_export(value: Any, base: Path, where: str = "output.export") -> Export:

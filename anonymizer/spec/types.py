@@ -60,8 +60,11 @@ class Security:
 
 @dataclass(frozen=True)
 class Source:
-    """Where the data is: an existing ``table`` (in ``schema``), or a CSV/Parquet ``path``
-    loaded into ``table``."""
+    """Where the data is: an existing ``table`` (in ``schema``), or files loaded into
+    ``table``: a local ``path`` (a file, or a folder of parts) or a ``uri`` only Spark reads
+    (``s3a://``, ``hdfs://``, ...), in ``format`` (``csv``, ``parquet``, ``json``, ``orc``, or
+    any the Spark session reads, ``delta`` among them; ``None``: from the name's ending, and
+    Parquet for a folder) with Spark reader ``options``."""
 
     table: str
     schema: str | None = None
@@ -69,6 +72,22 @@ class Source:
     delimiter: str | None = None
     header: bool = True
     null_string: str | None = None
+    uri: str | None = None
+    format: str | None = None
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def location(self) -> str | None:
+        """Where the files are (the local path or the URI), or ``None`` for a table."""
+        return self.uri or (str(self.path) if self.path is not None else None)
+
+    @property
+    def reader(self) -> str:
+        """The format the files are read in."""
+        name = (self.location or "").rstrip("/").lower()
+        endings = {"parquet": (".parquet", ".pq"), "csv": (".csv", ".tsv", ".csv.gz", ".tsv.gz", ".gz"),
+                   "json": (".json", ".jsonl", ".ndjson"), "orc": (".orc",)}
+        return self.format or next((f for f, ends in endings.items() if name.endswith(ends)), "parquet")
 
 
 @dataclass(frozen=True)

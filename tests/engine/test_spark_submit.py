@@ -1,0 +1,90 @@
+"""Spark as a Spark team runs it (issue 38): the session leaves to ``spark-defaults.conf`` and
+``spark-submit`` what they say, and a release submitted with ``spark-submit`` reads a folder of
+Parquet parts by a ``file://`` URI and writes its snapshot partitioned as the spec says. Each case starts its own JVM in a subprocess (a
+configuration is read once, when the JVM starts). Marked ``spark``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+import anonymizer.cli
+from anonymizer.api import anonymize
+
+pytestmark = pytest.mark.spark
+
+SESSION = """
+import json
+from anonymizer.engine.choice import EngineChoice
+spark = EngineChoice("spark", conf={conf!r}).spark_session()
+print(json.dumps({{"partitions": spark.conf.get("spark.sql.shuffle.partitions"), "app": spark.sparkContext.appName,
+                  "zone": spark.conf.get("spark.sql.session.timeZone"),
+                  "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true")}}))
+spark.stop()
+"""
+
+
+def defaults(tmp_path: Path, **settings: str) -> dict[str, str]:
+    """The environment of a process whose ``SPARK_CONF_DIR`` holds ``settings`` as its
+    ``spark-defaults.conf``."""
+    folder = tmp_path / "conf"
+    folder.mkdir(exist_ok=True)
+    (folder / "spark-defaults.conf").write_text("# a team's settings\n" + "".join(
+        f"{key} {value}\n" for key, value in settings.items()))
+    return {**os.environ, "SPARK_CONF_DIR": str(folder)}
+
+
+def session_settings(tmp_path: Path, env: dict[str, str], conf: tuple = ()) -> dict:
+    done = subprocess.run([sys.executable, "-c", SESSION.format(conf=conf)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_path):
+    env = defaults(tmp_path, **{"spark.sql.shuffle.partitions": "7", "spark.app.name": "team-nightly"})
+    found = session_settings(tmp_path, env)
+    assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "ui": "false"}
+    assert (tmp_path / "anonymizer-spark" / "metastore").is_dir()   # a local master, no catalog configured
+    assert session_settings(tmp_path, env, (("spark.sql.shuffle.partitions", "3"),))["partitions"] == "3"   # engine.conf wins
+
+
+def parts(folder: Path) -> Path:
+    """500 rows as three Parquet part files in ``folder`` (as a Spark job leaves them)."""
+    folder.mkdir()
+    con = duckdb.connect()
+    for i in range(3):
+        con.sql(f"SELECT 18 + (i * 37) % 60 AS age, (i * 13) % 16 AS edu, "
+                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({i}, 500, 3) t(i)"
+                ).write_parquet(str(folder / f"part-{i:05d}.snappy.parquet"))
+    return folder
+
+
+def test_a_release_submitted_with_spark_submit_reads_a_folder_of_parts_by_uri(tmp_path):
+    folder = parts(tmp_path / "people")
+    spec = {"release": "people_submit", "source": {"path": folder.as_uri(), "format": "parquet", "table": "people"},
+            "columns": {"age": {"role": "quasi", "type": "numeric"}, "edu": {"role": "quasi", "type": "numeric"},
+                        "disease": "sensitive"},
+            "models": [{"type": "k-anonymity", "k": 6}], "engine": {"name": "spark"},
+            "output": {"view": "people_submit", "format": "parquet", "partition_by": ["disease"]}}
+    (tmp_path / "people.yml").write_text(yaml.safe_dump(spec))
+    env = defaults(tmp_path, **{"spark.sql.warehouse.dir": str(tmp_path / "team-warehouse"),
+                                "spark.sql.shuffle.partitions": "3"})
+    main = Path(anonymizer.cli.__file__).with_name("__main__.py")
+    submit = Path(sys.executable).with_name("spark-submit")
+    done = subprocess.run([str(submit), "--master", "local[2]", str(main), "run", "people.yml", "--json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    released = json.loads(done.stdout)
+    on_duckdb = anonymize({k: v for k, v in spec.items() if k not in ("engine", "output")})   # DuckDB reads the folder too
+    assert (released["rows_out"], released["classes"]) == (on_duckdb.rows_out, on_duckdb.classes) == (500, on_duckdb.classes)
+    snapshot = tmp_path / "team-warehouse" / "_anon_releases.db" / "people_submit__v1"   # the team's catalog, not ours
+    assert sorted(p.name for p in snapshot.glob("disease=*")) == [f"disease={d}" for d in ("cold", "flu", "hiv", "ulcer")]
+    assert not (tmp_path / "anonymizer-spark").exists()
