@@ -19,6 +19,7 @@ import anonymizer.cli
 from anonymizer.api import anonymize
 
 pytestmark = pytest.mark.spark
+pyspark = pytest.importorskip("pyspark")
 
 SESSION = """
 import json
@@ -26,6 +27,8 @@ from anonymizer.engine.choice import EngineChoice
 spark = EngineChoice("spark", conf={conf!r}).spark_session()
 print(json.dumps({{"partitions": spark.conf.get("spark.sql.shuffle.partitions"), "app": spark.sparkContext.appName,
                   "zone": spark.conf.get("spark.sql.session.timeZone"),
+                  "catalog": spark.conf.get("spark.sql.catalogImplementation"),
+                  "warehouse": spark.conf.get("spark.sql.warehouse.dir"),
                   "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true")}}))
 spark.stop()
 """
@@ -38,7 +41,8 @@ def defaults(tmp_path: Path, **settings: str) -> dict[str, str]:
     folder.mkdir(exist_ok=True)
     (folder / "spark-defaults.conf").write_text("# a team's settings\n" + "".join(
         f"{key} {value}\n" for key, value in settings.items()))
-    return {**os.environ, "SPARK_CONF_DIR": str(folder)}
+    return {**os.environ, "SPARK_CONF_DIR": str(folder), "SPARK_HOME": str(Path(pyspark.__file__).parent),
+            "PYSPARK_PYTHON": sys.executable}
 
 
 def session_settings(tmp_path: Path, env: dict[str, str], conf: tuple = ()) -> dict:
@@ -51,8 +55,9 @@ def session_settings(tmp_path: Path, env: dict[str, str], conf: tuple = ()) -> d
 def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_path):
     env = defaults(tmp_path, **{"spark.sql.shuffle.partitions": "7", "spark.app.name": "team-nightly"})
     found = session_settings(tmp_path, env)
-    assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "ui": "false"}
-    assert (tmp_path / "anonymizer-spark" / "metastore").is_dir()   # a local master, no catalog configured
+    warehouse = found.pop("warehouse")   # a local master whose catalog nothing configured: ours
+    assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "ui": "false", "catalog": "hive"}
+    assert warehouse.endswith(str(tmp_path / "anonymizer-spark" / "warehouse"))
     assert session_settings(tmp_path, env, (("spark.sql.shuffle.partitions", "3"),))["partitions"] == "3"   # engine.conf wins
 
 
@@ -82,7 +87,7 @@ def test_a_release_submitted_with_spark_submit_reads_a_folder_of_parts_by_uri(tm
     done = subprocess.run([str(submit), "--master", "local[2]", str(main), "run", "people.yml", "--json"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    released = json.loads(done.stdout)
+    released = json.loads(done.stdout)   # the driver's stderr joins stdout: nothing else may be printed there
     on_duckdb = anonymize({k: v for k, v in spec.items() if k not in ("engine", "output")})   # DuckDB reads the folder too
     assert (released["rows_out"], released["classes"]) == (on_duckdb.rows_out, on_duckdb.classes) == (500, on_duckdb.classes)
     snapshot = tmp_path / "team-warehouse" / "_anon_releases.db" / "people_submit__v1"   # the team's catalog, not ours
