@@ -81,6 +81,7 @@ def test_every_model_judges_every_node_alike(engines):
 
 RELEASES = {
     "mondrian-relaxed": ({"name": "mondrian", "relaxed": True}, 0.0),
+    "mondrian-loss": ({"name": "mondrian", "labels": "values", "split": "loss"}, 0.0),
     "full-domain": ({"name": "full-domain", "levels": {"age": 2, "race": 1, "marital-status": 1}}, 0.1),
     "optimal": ({"name": "optimal"}, 0.02),
     "privacyfrost2-partial": ({"name": "privacyfrost2", "partial": True}, 0.02),

@@ -58,7 +58,8 @@ def reorder(run) -> None:
     if dims:
         run.engine.run("families/generalized/mondrian/frequency_order.sql.j2", target=run.t("order"), cells=run.cells,
                        dims=dims)
-        _recode(run, run.cells, dims, back=False)
+        first, run.cells = run.cells, _recode(run, run.cells, "cells_ranked", dims, back=False)
+        run.engine.drop(first)
 
 
 def restore(run) -> None:
@@ -66,12 +67,16 @@ def restore(run) -> None:
     classes' bounds are read off them."""
     dims = _reordered(run)
     if dims:
-        _recode(run, run.t("done"), dims, back=True)
+        run.done = _recode(run, run.t("done"), "done_coded", dims, back=True)
 
 
-def _recode(run, cells: str, dims: list[dict], back: bool) -> None:
-    run.engine.run("families/generalized/mondrian/reorder.sql.j2", target=cells, source=cells, order=run.t("order"),
+def _recode(run, cells: str, name: str, dims: list[dict], back: bool) -> str:
+    """``cells`` recoded into the new work table ``name`` (a new table: Spark cannot replace a
+    table by a query that reads it); returns its quoted name."""
+    target = run.t(name)
+    run.engine.run("families/generalized/mondrian/reorder.sql.j2", target=target, source=cells, order=run.t("order"),
                    keys=run.keys, qis=run.qis, dims=dims, back=back)
+    return target
 
 
 def least_distinct(checked: Sequence[tuple[int, object, str]]) -> dict[str, int]:
@@ -101,9 +106,6 @@ def context(run, cells: str, hist: str) -> dict | None:
     ``cells`` and their ``hist``: the template and its context; None without ``split: loss``."""
     if run.inputs.split != "loss":
         return None
-    if run.engine.dialect != "duckdb":
-        raise SpecError("algorithm.split", f"loss runs on DuckDB only (its rounds use DuckDB's min_by of n and "
-                                           f"FILTER), not on {run.engine.dialect}", "loss")
     if run.packing is None:
         run.packing = packing(run)
     fields, words = run.packing

@@ -113,6 +113,7 @@ class _Run:
     cells: str = ""                     # the current working set (pid, <keys>, n)
     cell_count: int = 0
     done_created: bool = False
+    done: str = ""                      # the finished cells once the rounds end (default: t("done"))
     ladders: str | None = None          # the hierarchy ladders of the strict cuts along nodes
     codes: dict[str, str] = field(default_factory=dict)   # strict: sensitive column -> its (code, value) table
     packing: tuple | None = None        # split: loss: the packed counts' fields (loss_split.packing)
@@ -399,7 +400,8 @@ def _class_cells(run: _Run) -> str:
     """The finished cells by class and QI codes (sensitive codes summed away): what labelling
     the classes reads, instead of the rows (:attr:`AlgorithmResult.cells`)."""
     cells = run.engine.work("class_cells")
-    run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.t("done"), qis=run.qis)
+    run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.done or run.t("done"),
+                   qis=run.qis)
     return cells
 
 
@@ -408,6 +410,6 @@ def _assign(run: _Run) -> str:
     radix = [q.m + 1 for q in run.plan.qis]    # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
     weights = [math.prod(radix[:i]) for i in range(len(radix))]
     run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
-                   base=run.plan.base, done=run.t("done"), qis=run.qis, keys=run.keys, relaxed=run.relaxed,
+                   base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys, relaxed=run.relaxed,
                    weights=weights if math.prod(radix) < 2 ** 62 else None)
     return assign
