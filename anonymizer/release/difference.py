@@ -12,7 +12,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.target import Target
 
 if TYPE_CHECKING:
-    from anonymizer.release.combination import Released
+    from anonymizer.release.released import Released
 
 
 def check(engine: Engine, target: Target, rules: list[dict], params: dict, figures: dict, **tables) -> None:

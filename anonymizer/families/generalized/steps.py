@@ -26,7 +26,8 @@ from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination, Released
+from anonymizer.release.combination import Combination
+from anonymizer.release.released import Released
 from anonymizer.release.publish import EQ_CLASS, Join, latest
 from anonymizer.numbers import fmt
 

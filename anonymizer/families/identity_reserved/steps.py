@@ -17,7 +17,8 @@ from anonymizer.families.identity_reserved.options import gate_models, ungated
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination, Released
+from anonymizer.release.combination import Combination
+from anonymizer.release.released import Released
 from anonymizer.numbers import fmt
 from anonymizer.engine.names import ident
 from anonymizer.families.identity_reserved.result import IRResult

@@ -21,7 +21,8 @@ from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination, Released
+from anonymizer.release.combination import Combination
+from anonymizer.release.released import Released
 from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
