@@ -43,7 +43,8 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
         html: str | None, quiet: bool, **engine: str | None) -> None:
     """Run the release SPEC (a YAML file) against the database DB.
 
-    The spec names the source table (or a CSV/Parquet file to load), the role of every
+    The spec names the source table (or files to load: a CSV, Parquet or JSON file, a
+    folder of parts, or on Spark any URI its reader takes), the role of every
     column (identifier, quasi, sensitive, insensitive), the privacy models, the algorithm
     and where to publish. Re-running an unchanged release publishes nothing new;
     `anonymizer report --db DB` lists what was published.
@@ -65,6 +66,11 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       anonymizer run adult.yml --db raw.duckdb --dry-run --log-sql run.sql
       anonymizer run adult.yml --db raw.duckdb --dry-run --html adult.html
       anonymizer run adult.yml --engine spark --spark-warehouse wh/   (source and release in Spark's catalog)
+
+    \b
+    Under spark-submit (the cluster's --master, --conf and spark-defaults.conf decide):
+      spark-submit --master yarn "$(python -c 'import anonymizer.cli as c; print(c.__path__[0])')/__main__.py" \\
+        run nightly.yml --engine spark --json
     """
     from anonymizer.release.run import PHASES, run_release
     from anonymizer.spec.parse import load_spec, parse_export

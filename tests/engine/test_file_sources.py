@@ -44,6 +44,8 @@ def test_a_folder_of_parts_by_uri_publishes_what_the_one_file_does(files):
     assert (folder.rows_out, folder.classes) == (one.rows_out, one.classes) == (300, one.classes)
     assert published(folder) == published(one)
     assert load_spec(spec((files / "parts").as_uri())).source.reader == "parquet"   # a folder: Parquet parts
+    duckdb.connect().execute(f"COPY (SELECT * FROM '{files / 'people.parquet'}') TO '{files / 'people.json'}'")
+    assert published(anonymize(spec(files / "people.json"))) == published(one)   # JSON lines, by the ending
 
 
 @pytest.mark.parametrize("output", [{"format": "delta"}, {"partition_by": "disease"}])
