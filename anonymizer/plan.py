@@ -206,12 +206,19 @@ def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], 
 
 
 def spec_fingerprint(spec: ReleaseSpec) -> str:
-    """Hash of the spec as written plus the content of every hierarchy file it names."""
+    """Hash of the spec as written plus the content of every local hierarchy file it names
+    (a hierarchy read from a URI is not read here: :func:`remote_hierarchies`)."""
     h = hashlib.sha256(spec.spec_hash().encode())
     for col in spec.columns:
         if col.hierarchy is not None and col.hierarchy.path is not None:
             h.update(col.hierarchy.path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def remote_hierarchies(spec: ReleaseSpec) -> list[str]:
+    """The URIs of the hierarchies the spec reads through Spark: their content is not in
+    :func:`spec_fingerprint`, so a release naming one is never taken as unchanged."""
+    return [c.hierarchy.uri for c in spec.columns if c.hierarchy is not None and c.hierarchy.uri is not None]
 
 
 def fingerprint(engine: Engine, columns: tuple[Column, ...], source: str) -> tuple[int, str]:
@@ -337,8 +344,8 @@ def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> st
     """The (s, level, node) table of a sensitive column's hierarchy file, if it has one."""
     if col.hierarchy is None:
         return None
-    assert col.hierarchy.path is not None   # a sensitive column's hierarchy is a csv file (hierarchy/spec.py)
-    leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.path, col.hierarchy.delimiter)
+    assert col.hierarchy.location is not None   # a sensitive column's hierarchy is a csv file (hierarchy/spec.py)
+    leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.location, col.hierarchy.delimiter)
     check_covered(engine, source, col.name, leaves, f"columns.{col.name}.hierarchy")
     target = engine.work(f"shier{j}")
     engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)

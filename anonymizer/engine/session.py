@@ -143,7 +143,10 @@ class Engine:
 
     def load_csv(self, path, delimiter: str, target: str) -> None:
         """A headerless CSV file (a hierarchy) as table ``target``, every field text, in
-        columns ``column0``, ``column1``, ..."""
+        columns ``column0``, ``column1``, ...; a URI other than a local file's is Spark's."""
+        if "://" in str(path):
+            raise UnsupportedError(f"the hierarchy {path}: Spark reads it (engine: {{name: spark}}); DuckDB reads "
+                                   "local hierarchy files")
         self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
 
     def load_file(self, src: "Source", target: str) -> None:

@@ -16,8 +16,9 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 
 
-def load_leaves(engine: Engine, key: str, path: Path, delimiter: str) -> tuple[str, int]:
-    """Read the file into ``leaves<key>(value, h1..hH)``; return the table and H."""
+def load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> tuple[str, int]:
+    """Read the file (a local path, or a URI the engine reads) into ``leaves<key>(value,
+    h1..hH)``; return the table and H."""
     raw, leaves = engine.work(f"hraw{key}"), engine.work(f"leaves{key}")
     engine.load_csv(path, delimiter, raw)
     ncols = len(engine.columns(raw))
@@ -30,7 +31,7 @@ def load_leaves(engine: Engine, key: str, path: Path, delimiter: str) -> tuple[s
 def order(site: Site) -> Order:
     """Load the file, check it names every value, and order by its paths (numeric: by value)."""
     h = site.column.hierarchy
-    leaves, height = load_leaves(site.engine, site.key, h.path, h.delimiter)
+    leaves, height = load_leaves(site.engine, site.key, h.location, h.delimiter)
     check_covered(site.engine, site.source, site.column.name, leaves, site.where)
     if site.column.type == "numeric":
         return Order(BY_VALUE.order_by, leaves)

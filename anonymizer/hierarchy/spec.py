@@ -42,7 +42,8 @@ _OPTIONS = {"csv": {"delimiter"}, "ordered": {"sizes"}}
 class Hierarchy:
     """A generalization hierarchy of one column; ``kind`` says which fields apply.
 
-    - ``csv``: ``path``, ``delimiter`` (an ARX file ``value;level1;...``);
+    - ``csv``: ``path`` (a local file) or ``uri`` (one Spark reads: ``s3a://``, ``hdfs://``, ...),
+      ``delimiter`` (an ARX file ``value;level1;...``);
     - ``intervals``: ``widths`` (one fixed width per level);
     - ``masking``: ``levels`` (``None``: mask up to the longest value);
     - ``ordered``: ``values`` (the declared order), ``sizes`` (values per group, per level);
@@ -62,6 +63,12 @@ class Hierarchy:
     min_width: float | None = None
     range: tuple[float, float] | None = None
     nodes: tuple[int, ...] = ()
+    uri: str | None = None
+
+    @property
+    def location(self) -> str | Path | None:
+        """Where a CSV hierarchy is read from: its URI or its local path."""
+        return self.uri or self.path
 
 
 def parse_hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
@@ -92,13 +99,19 @@ def parse_hierarchy(value: Any, where: str, base: Path) -> Hierarchy:
 
 
 def _csv(v: dict, where: str, base: Path) -> Hierarchy:
-    path = Path(str(v["csv"]))
-    path = path if path.is_absolute() else base / path
-    if not path.is_file():
-        raise SpecError(f"{where}.csv", "no such file", str(path))
+    """A local CSV file (relative to ``base``; a ``file://`` URI names one too), or a URI of
+    another scheme, which Spark reads."""
     delimiter = v.get("delimiter", ";")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise SpecError(f"{where}.delimiter", "must be one character", delimiter)
+    given = str(v["csv"])
+    scheme, sep, rest = given.partition("://")
+    if sep and scheme.lower() != "file":
+        return Hierarchy("csv", uri=given, delimiter=delimiter)
+    path = Path(rest if sep else given)
+    path = path if path.is_absolute() else base / path
+    if not path.is_file():
+        raise SpecError(f"{where}.csv", "no such file", str(path))
     return Hierarchy("csv", path=path, delimiter=delimiter)
 
 

@@ -75,3 +75,17 @@ def test_a_file_whose_name_hides_its_format_needs_one(files):
     assert anonymize(spec(files / "people.dat", format="parquet")).rows_out == 300
     with pytest.raises(SpecError, match="source.path: no such file or folder"):
         load_spec(spec(files / "missing"))
+
+
+def test_a_hierarchy_uri_is_kept_as_written_for_spark(files):
+    """``s3a://b/x`` stays a URI (a path would collapse its ``//``); a ``file://`` URI names a
+    local file, which must exist."""
+    given = spec(files / "people.parquet")
+    given["columns"]["disease"] = "sensitive"
+    given["columns"]["edu"] = {"role": "quasi", "hierarchy": {"csv": "s3a://bucket/trees/edu.csv"}}
+    hierarchy = load_spec(given).columns[1].hierarchy
+    assert (hierarchy.uri, hierarchy.path, hierarchy.location) == ("s3a://bucket/trees/edu.csv", None,
+                                                                   "s3a://bucket/trees/edu.csv")
+    given["columns"]["edu"]["hierarchy"]["csv"] = (files / "edu.csv").as_uri()
+    with pytest.raises(SpecError, match="no such file"):
+        load_spec(given)

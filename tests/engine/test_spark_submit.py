@@ -1,6 +1,7 @@
 """Spark as a Spark team runs it (issue 38): the session leaves to ``spark-defaults.conf`` and
-``spark-submit`` what they say, and a release submitted with ``spark-submit`` reads a folder of
-Parquet parts by a ``file://`` URI and writes its snapshot partitioned as the spec says. Each case starts its own JVM in a subprocess (a
+``spark-submit`` what they say; a release submitted with ``spark-submit`` reads a folder of
+Parquet parts by a ``file://`` URI and writes its snapshot partitioned as the spec says; a
+hierarchy is read by URI as its local file is. Each case starts its own JVM in a subprocess (a
 configuration is read once, when the JVM starts). Marked ``spark``."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -17,6 +19,10 @@ import yaml
 
 import anonymizer.cli
 from anonymizer.api import anonymize
+from anonymizer.engine.spark import copy_from_duckdb
+from anonymizer.errors import UnsupportedError
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
 
 pytestmark = pytest.mark.spark
 pyspark = pytest.importorskip("pyspark")
@@ -93,3 +99,32 @@ def test_a_release_submitted_with_spark_submit_reads_a_folder_of_parts_by_uri(tm
     snapshot = tmp_path / "team-warehouse" / "_anon_releases.db" / "people_submit__v1"   # the team's catalog, not ours
     assert sorted(p.name for p in snapshot.glob("disease=*")) == [f"disease={d}" for d in ("cold", "flu", "hiv", "ulcer")]
     assert not (tmp_path / "anonymizer-spark").exists()
+
+
+def test_a_hierarchy_read_by_uri_gives_what_its_local_file_gives(spark, tmp_path):
+    """The same release from a hierarchy file named by its path (DuckDB) and by a URI (Spark,
+    which reads it); a URI's content is not fingerprinted, so a re-run makes a new version,
+    and DuckDB refuses a URI it cannot read before any work."""
+    tree = tmp_path / "city.csv"
+    tree.write_text("".join(f"{c};{'north' if c in 'ABC' else 'south'};*\n" for c in "ABCDEF"))
+    con = duckdb.connect()
+    con.execute("CREATE TABLE cities AS SELECT ['A', 'B', 'C', 'D', 'E', 'F'][1 + (i * 7) % 6] AS city, "
+                "18 + (i * 37) % 60 AS age, ['flu', 'cold', 'hiv'][1 + (i * 5) % 3] AS disease FROM range(300) t(i)")
+    copy_from_duckdb(spark, con, "cities", "cities")
+    local = load_spec({"release": "cities", "source": {"table": "cities"},
+                       "columns": {"city": {"role": "quasi", "hierarchy": {"csv": str(tree)}},
+                                   "age": {"role": "quasi", "type": "numeric"}, "disease": "sensitive"},
+                       "models": [{"type": "k-anonymity", "k": 8}], "algorithm": {"name": "mondrian", "seed": 3}})
+    city = local.columns[0]
+    by_uri = replace(local, columns=(replace(city, hierarchy=replace(city.hierarchy, path=None, uri=tree.as_uri())),
+                                     *local.columns[1:]))
+    on_duckdb, on_spark = anonymize(local, con=con), run_release(by_uri, spark)
+    assert (on_spark.rows_out, on_spark.classes, on_spark.measures["k"]) == \
+        (on_duckdb.rows_out, on_duckdb.classes, on_duckdb.measures["k"])
+    labels = sorted(r[0] for r in con.execute("SELECT DISTINCT city FROM published.cities").fetchall())
+    assert sorted(r[0] for r in spark.sql("SELECT DISTINCT city FROM published.cities").collect()) == labels
+    again = run_release(by_uri, spark)
+    assert (again.unchanged, again.version) == (False, on_spark.version + 1)
+    with pytest.raises(UnsupportedError, match="Spark reads it"):
+        anonymize(replace(by_uri, columns=(replace(by_uri.columns[0], hierarchy=replace(
+            city.hierarchy, path=None, uri="s3a://bucket/city.csv")), *by_uri.columns[1:])), con=con)
