@@ -112,6 +112,7 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
     there (Hive metastore in Derby, tables as Parquet files), so the releases and the audit
     outlive the session; ``default_warehouse``: the same, on a local master whose catalog
     nothing configured."""
+    _hush_pandas_warning()
     from pyspark.sql import SparkSession
     given, have = dict(conf or {}), configured()
     local = (master or have.get("spark.master", "local[*]")).startswith("local")
