@@ -205,20 +205,24 @@ def _resolve_flag(col: Column, by_lower: dict[str, str], types: dict[str, str], 
     return real
 
 
-def spec_fingerprint(spec: ReleaseSpec) -> str:
-    """Hash of the spec as written plus the content of every local hierarchy file it names
-    (a hierarchy read from a URI is not read here: :func:`remote_hierarchies`)."""
+def spec_fingerprint(spec: ReleaseSpec, engine: Engine | None = None) -> str:
+    """Hash of the spec as written plus the content of every hierarchy file it names: a local
+    file's bytes; a URI's rows as ``engine`` reads them (a digest of their count and content,
+    as :func:`fingerprint` takes a source's), or, without an engine, the URI alone."""
     h = hashlib.sha256(spec.spec_hash().encode())
-    for col in spec.columns:
-        if col.hierarchy is not None and col.hierarchy.path is not None:
-            h.update(col.hierarchy.path.read_bytes())
+    for i, col in enumerate(spec.columns):
+        tree = col.hierarchy
+        if tree is not None and tree.path is not None:
+            h.update(tree.path.read_bytes())
+        elif tree is not None and tree.uri is not None:
+            h.update(tree.uri.encode())
+            if engine is not None:
+                rows = engine.work(f"hierarchy_print{i}")
+                engine.load_csv(tree.uri, tree.delimiter, rows)
+                h.update(str(engine.one("publish/fingerprint.sql.j2", source=rows,
+                                        columns=[ident(c) for c in engine.columns(rows)])).encode())
+                engine.drop(rows)
     return h.hexdigest()[:16]
-
-
-def remote_hierarchies(spec: ReleaseSpec) -> list[str]:
-    """The URIs of the hierarchies the spec reads through Spark: their content is not in
-    :func:`spec_fingerprint`, so a release naming one is never taken as unchanged."""
-    return [c.hierarchy.uri for c in spec.columns if c.hierarchy is not None and c.hierarchy.uri is not None]
 
 
 def fingerprint(engine: Engine, columns: tuple[Column, ...], source: str) -> tuple[int, str]:

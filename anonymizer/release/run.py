@@ -30,8 +30,8 @@ from anonymizer.engine.database import attach_database
 from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
-from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, remote_hierarchies,
-                             resolve_columns, spec_fingerprint)
+from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
+                             spec_fingerprint)
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
@@ -131,12 +131,9 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         spec = resolve_columns(spec, engine.columns(source), source)
         if views:
             check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
-        spec_hash, (source_rows, source_print) = spec_fingerprint(spec), fingerprint(engine, spec.columns, source)
-        remote = remote_hierarchies(spec)
-        current = None if force or dry_run or remote else unchanged(engine, spec.target, spec_hash, source_print)
-        if remote and not (force or dry_run):
-            engine.say(f"release {spec.release}: the hierarchy {remote[0]} is read from a URI, which the "
-                       "unchanged check cannot compare: a new version is made")
+        spec_hash = spec_fingerprint(spec, engine)
+        source_rows, source_print = fingerprint(engine, spec.columns, source)
+        current = None if force or dry_run else unchanged(engine, spec.target, spec_hash, source_print)
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec.target, spec.algorithm.name, current)

@@ -103,8 +103,8 @@ def test_a_release_submitted_with_spark_submit_reads_a_folder_of_parts_by_uri(tm
 
 def test_a_hierarchy_read_by_uri_gives_what_its_local_file_gives(spark, tmp_path):
     """The same release from a hierarchy file named by its path (DuckDB) and by a URI (Spark,
-    which reads it); a URI's content is not fingerprinted, so a re-run makes a new version,
-    and DuckDB refuses a URI it cannot read before any work."""
+    which reads it); a re-run is unchanged until the file's rows change; DuckDB refuses a
+    URI it cannot read before any work."""
     tree = tmp_path / "city.csv"
     tree.write_text("".join(f"{c};{'north' if c in 'ABC' else 'south'};*\n" for c in "ABCDEF"))
     con = duckdb.connect()
@@ -123,8 +123,11 @@ def test_a_hierarchy_read_by_uri_gives_what_its_local_file_gives(spark, tmp_path
         (on_duckdb.rows_out, on_duckdb.classes, on_duckdb.measures["k"])
     labels = sorted(r[0] for r in con.execute("SELECT DISTINCT city FROM published.cities").fetchall())
     assert sorted(r[0] for r in spark.sql("SELECT DISTINCT city FROM published.cities").collect()) == labels
-    again = run_release(by_uri, spark)
-    assert (again.unchanged, again.version) == (False, on_spark.version + 1)
+    again = run_release(by_uri, spark)   # the URI's rows are fingerprinted as Spark reads them
+    assert (again.unchanged, again.version) == (True, on_spark.version)
+    tree.write_text(tree.read_text().replace("A;north", "A;south"))
+    changed = run_release(by_uri, spark)
+    assert (changed.unchanged, changed.version) == (False, on_spark.version + 1)
     with pytest.raises(UnsupportedError, match="Spark reads it"):
         anonymize(replace(by_uri, columns=(replace(by_uri.columns[0], hierarchy=replace(
             city.hierarchy, path=None, uri="s3a://bucket/city.csv")), *by_uri.columns[1:])), con=con)
