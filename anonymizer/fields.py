@@ -4,6 +4,7 @@ paths."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,24 @@ def mapping_field(value: Any, where: str, keys: set[str]) -> dict:
     if extra:
         raise SpecError(f"{where}.{sorted(extra)[0]}", f"is not an option here (options: {', '.join(sorted(keys))})")
     return value
+
+
+def path_or_uri(given: str, base: Path) -> tuple[Path | None, str | None]:
+    """A location of the spec: a local path (relative to ``base``; a ``file://`` URI names one
+    too) or a URI of another scheme (``s3a://``, ``hdfs://``, ...), which only Spark reads and
+    which is kept as written (a ``Path`` would collapse its ``//``)."""
+    scheme, sep, rest = given.partition("://")
+    if sep and scheme.lower() != "file":
+        return None, given
+    path = Path(rest if sep else given).expanduser()
+    return (path if path.is_absolute() else base / path), None
+
+
+def table_format(value: Any, where: str) -> str | None:
+    """A table or reader format name (``parquet``, ``csv``, ``delta``, ...), lower-cased."""
+    if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", value)):
+        raise SpecError(where, "must be a format name: parquet, csv, json, orc, delta, iceberg, ...", value)
+    return value.lower() if value else None
 
 
 def relative_path(path: str, base: Path) -> Path:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from anonymizer.errors import SpecError
+from anonymizer.fields import path_or_uri
 from anonymizer.numbers import is_number
 
 KINDS = ("csv", "intervals", "masking", "ordered", "dates", "cgh", "dbgh", "cbgh", "iotf")
@@ -104,12 +105,9 @@ def _csv(v: dict, where: str, base: Path) -> Hierarchy:
     delimiter = v.get("delimiter", ";")
     if not isinstance(delimiter, str) or len(delimiter) != 1:
         raise SpecError(f"{where}.delimiter", "must be one character", delimiter)
-    given = str(v["csv"])
-    scheme, sep, rest = given.partition("://")
-    if sep and scheme.lower() != "file":
-        return Hierarchy("csv", uri=given, delimiter=delimiter)
-    path = Path(rest if sep else given)
-    path = path if path.is_absolute() else base / path
+    path, uri = path_or_uri(str(v["csv"]), base)
+    if path is None:
+        return Hierarchy("csv", uri=uri, delimiter=delimiter)
     if not path.is_file():
         raise SpecError(f"{where}.csv", "no such file", str(path))
     return Hierarchy("csv", path=path, delimiter=delimiter)

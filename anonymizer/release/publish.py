@@ -284,6 +284,11 @@ def publish(engine: Engine, target: Target, candidate: str, columns: list[str], 
         if name not in published:
             raise SpecError("output.partition_by", f"{name!r} is not a published column of release {target.release} "
                                                    f"(published: {', '.join(sorted(published))})", name)
+    for *_, cols, _ in tables:
+        if out.partition_by and set(cols) <= set(out.partition_by):
+            raise SpecError("output.partition_by", f"names every column of a table of release {target.release} "
+                                                   f"({', '.join(cols)}); a partitioned table keeps one at least",
+                            list(out.partition_by))
     with engine.transaction():
         check_owner(engine, target, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, _, cand, cols, by in tables:

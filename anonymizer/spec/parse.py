@@ -68,7 +68,7 @@ from anonymizer.errors import SpecError
 from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
 from anonymizer.spec.columns import parse_columns, parse_models
-from anonymizer.fields import mapping_field, name_field, relative_path
+from anonymizer.fields import mapping_field, name_field, path_or_uri, relative_path, table_format
 from anonymizer.spec.types import MAX_THREADS, NULL_POLICIES, ROLES, ReleaseSpec, Source
 from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, Output
 
@@ -274,18 +274,10 @@ def _source(value: Any, base: Path, release: str) -> Source:
 def _files(v: dict, base: Path, release: str) -> Source:
     """A source of files: a local file or folder of parts (relative to the spec's folder; a
     ``file://`` URI names one too), or a URI of another scheme, which Spark reads."""
-    given = str(v["path"])
-    scheme, sep, rest = given.partition("://")
-    uri = given if sep and scheme.lower() != "file" else None
-    path = None
-    if uri is None:
-        path = Path(rest if sep else given).expanduser()
-        path = path if path.is_absolute() else base / path
-        if not path.exists():
-            raise SpecError("source.path", "no such file or folder", str(path))
-    fmt = v.get("format")
-    if fmt is not None and (not isinstance(fmt, str) or not fmt.strip()):
-        raise SpecError("source.format", "must be a format name: csv, parquet, json, orc, delta, ...", fmt)
+    path, uri = path_or_uri(str(v["path"]), base)
+    if path is not None and not path.exists():
+        raise SpecError("source.path", "no such file or folder", str(path))
+    fmt = table_format(v.get("format"), "source.format")
     if fmt is None and path is not None and path.is_file() and not path.name.lower().endswith(
             (".csv", ".tsv", ".gz", ".parquet", ".pq", ".json", ".jsonl", ".ndjson", ".orc")):
         raise SpecError("source.format", f"is needed: {path.name} does not say its format by its ending "
@@ -293,7 +285,7 @@ def _files(v: dict, base: Path, release: str) -> Source:
     options = mapping_field(v.get("options", {}), "source.options", set(v.get("options") or {}))
     return Source(table=name_field(v.get("table", release), "source.table"), schema=v.get("schema"), path=path,
                   delimiter=v.get("delimiter"), header=bool(v.get("header", True)), null_string=v.get("null_string"),
-                  uri=uri, format=fmt.lower() if fmt else None, options={str(k): str(x) for k, x in options.items()})
+                  uri=uri, format=fmt, options={str(k): str(x) for k, x in options.items()})
 
 
 def _output(value: Any, release: str, base: Path) -> Output:
@@ -312,19 +304,12 @@ def _output(value: Any, release: str, base: Path) -> Output:
         snapshot_schema=name_field(v.get("snapshot_schema", "_anon_releases"), "output.snapshot_schema"),
         database=database,
         export=parse_export(v["export"], base) if v.get("export") is not None else None,
-        format=_table_format(v.get("format")),
+        format=table_format(v.get("format"), "output.format"),
         partition_by=_partition_by(v.get("partition_by", [])),
     )
     if out.schema == out.snapshot_schema:
         raise SpecError("output.snapshot_schema", "must differ from output.schema", out.snapshot_schema)
     return out
-
-
-def _table_format(value: Any) -> str | None:
-    """``output.format``: a table format name Spark's ``USING`` takes (``parquet``, ``delta``, ...)."""
-    if value is not None and (not isinstance(value, str) or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_]*", value)):
-        raise SpecError("output.format", "must be a table format name: parquet, orc, delta, iceberg, ...", value)
-    return value.lower() if value else None
 
 
 def _partition_by(value: Any) -> tuple[str, ...]:

@@ -113,7 +113,7 @@ def test_database_path_is_relative_to_the_spec_file(tmp_path):
     ({"export": "out/v.json"}, "output.export", "says no format"),
     ({"export": {"path": "out/v.dat", "format": "xlsx"}}, "output.export.format", "must be one of"),
     ({"export": {"path": "v.csv", "compression": "gzip"}}, "output.export.compression", "is not an option"),
-    ({"format": "parquet; DROP TABLE t"}, "output.format", "must be a table format name"),
+    ({"format": "parquet; DROP TABLE t"}, "output.format", "must be a format name"),
     ({"partition_by": ["a", "a"]}, "output.partition_by", "names a column twice"),
     ({"partition_by": [1]}, "output.partition_by", "must be a published column name"),
 ])
