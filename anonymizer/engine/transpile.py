@@ -31,6 +31,11 @@ EXISTS c T``                           lacks (from Spark's catalog), nothing for
 ``md5_number(s)`` (128 bits)           its top 64 bits as ``DECIMAL(20, 0)`` (DuckDB reads
                                        the digest little-endian): the same order for
                                        draws that differ there
+``md5_number(s) % 2^i`` (i <= 8)       the digest's first byte ``% 2^i`` (a draw's parity)
+``(a, b)::VARCHAR`` (a row as text)    ``concat('(', a, ', ', b, ')')``, NULL as ``NULL``,
+                                       as DuckDB writes it (Spark: ``{a, b}``)
+``WITH x AS MATERIALIZED (...)``       ``WITH x AS (...)`` (Spark has no such hint)
+``SELECT unnest(a), unnest(b)``        refused (DuckDB zips, Spark pairs all)
 ``OVER (w ROWS ...)`` on a named       the window's partition and order written in
 window
 ``list(x ORDER BY y)``                 ``transform(array_sort(collect_list(struct(y, x))),
@@ -46,22 +51,20 @@ another CTE's name                     nested CTEs to the top, where Spark refus
                                        duplicate names)
 =====================================  =====================================================
 
-Bound parameters carry over as Spark's named markers (``$k`` becomes ``:k``). A construct
-that has no rewrite here and that Spark refuses raises where Spark does, naming the template
-(:class:`~anonymizer.errors.TemplateError`); the engine logs every statement with its Spark
-text, so what ran is never a guess.
+Bound parameters carry over as Spark's named markers (``$k`` becomes ``:k``). A construct with
+no rewrite here that Spark refuses raises where Spark does, naming the template
+(:class:`~anonymizer.errors.TemplateError`); the engine logs every statement's Spark text.
 """
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Iterator
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
-#: columns of a relation, in order, by its (DuckDB-quoted) name: what star rewrites need
-Columns = Callable[[exp.Table], list[str]]
+from anonymizer.engine.spark_ddl import Columns, add_columns, delete_select, drop, swap, update_select
 
 
 def to_spark(sql: str, columns: Columns) -> list[str]:
@@ -77,8 +80,8 @@ def spark_statements(sql: str, columns: Columns) -> Iterator[str]:
     for tree in sqlglot.parse(sql, read="duckdb"):
         if tree is None:
             continue
-        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _md5_number, _named_window_frame,
-                        _ordered_list, _element, _nested_ctes):
+        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _row_text, _md5_number,
+                        _named_window_frame, _ordered_list, _element, _nested_ctes, _materialized, _one_unnest):
             rewrite(tree)
         yield from (_write(t) for t in _statements(tree, columns))
 
@@ -89,12 +92,12 @@ def _write(tree: exp.Expression) -> str:
 
 def _statements(tree: exp.Expression, columns: Columns) -> list[exp.Expression]:
     """The statement, or the statements that stand for it on Spark (DDL rewrites)."""
-    if isinstance(tree, exp.Update):
-        return _swap(tree.this, _update_select(tree, columns), columns)
-    if isinstance(tree, exp.Delete):
-        return _swap(tree.this, _delete_select(tree), columns)
+    if isinstance(tree, (exp.Update, exp.Delete)):
+        select = update_select(tree) if isinstance(tree, exp.Update) else delete_select(tree)
+        _expand_stars(select, columns)
+        return swap(tree.this, select)
     if isinstance(tree, exp.Alter):
-        return _add_columns(tree, columns)
+        return add_columns(tree, columns)
     _expand_stars(tree, columns)
     if isinstance(tree, exp.Create):
         props = tree.args.get("properties")
@@ -104,81 +107,8 @@ def _statements(tree: exp.Expression, columns: Columns) -> list[exp.Expression]:
         if tree.args.get("replace") and (tree.args.get("kind") or "").upper() == "TABLE":
             tree.set("replace", False)
             target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-            return [_drop(target), tree]
+            return [drop(target), tree]
     return [tree]
-
-
-def _add_columns(alter: exp.Alter, columns: Columns) -> list[exp.Expression]:
-    """``ALTER TABLE t ADD COLUMN IF NOT EXISTS c T``: Spark has no ``IF NOT EXISTS`` there, so
-    the columns ``t`` already has (from the catalog) are left out; a table that does not
-    exist yet is created by the statement before, with every column."""
-    wanted = [a for a in alter.args.get("actions") or [] if isinstance(a, exp.ColumnDef) and a.args.get("exists")]
-    if not wanted:
-        return [alter]
-    try:
-        present = {c.lower() for c in columns(alter.this)}
-    except Exception:  # noqa: BLE001 - no such table (yet): its CREATE ... IF NOT EXISTS has every column
-        return []
-    for action in wanted:
-        if action.name.lower() in present:
-            action.pop()
-        else:
-            action.set("exists", False)
-    return [alter] if alter.args.get("actions") else []
-
-
-# -- UPDATE and DELETE as a new table -------------------------------------------------------
-def _swap(target: exp.Table, select: exp.Select, columns: Columns) -> list[exp.Expression]:
-    """``CREATE TABLE t__next AS select; DROP TABLE t; ALTER TABLE t__next RENAME TO t``."""
-    bare = target.copy()
-    bare.set("alias", None)
-    _expand_stars(select, columns)
-    following = bare.copy()
-    following.set("this", exp.to_identifier(f"{bare.name}__next", quoted=True))
-    create = exp.Create(this=following, kind="TABLE", expression=select)
-    rename = sqlglot.parse_one(f"ALTER TABLE {following.sql('spark')} RENAME TO {bare.sql('spark')}", read="spark")
-    return [_drop(following), create, _drop(bare), rename]
-
-
-def _drop(name: exp.Table) -> exp.Expression:
-    bare = name.copy()
-    bare.set("alias", None)
-    return sqlglot.parse_one(f"DROP TABLE IF EXISTS {bare.sql('spark')}", read="spark")
-
-
-def _update_select(update: exp.Update, columns: Columns) -> exp.Select:
-    """``UPDATE t AS x SET c = e FROM s WHERE p`` as ``SELECT x.* REPLACE (CASE WHEN matched
-    THEN e ELSE x.c END AS c) FROM t AS x LEFT JOIN (SELECT *, true AS __hit FROM s) ON p``:
-    DuckDB's UPDATE ... FROM takes, for each row of t, the row of s the condition matches
-    (the templates match at most one)."""
-    target = update.this
-    alias = target.alias_or_name
-    where = update.args.get("where")
-    condition = where.this.copy() if where is not None else exp.true()
-    source = update.args.get("from_")
-    sets = {e.this.name: e.expression for e in update.expressions}
-    select = exp.select().from_(target.copy())
-    if source is not None:
-        inner = source.this.copy()
-        inner_alias = inner.alias_or_name
-        inner.set("alias", None)
-        hit = exp.select("*", exp.alias_(exp.true(), "__hit")).from_(inner).subquery(inner_alias)
-        select = select.join(hit, on=condition, join_type="left")
-        matched = exp.column("__hit", table=inner_alias).is_(exp.true())
-    else:
-        matched = condition
-    replaced = [exp.alias_(exp.Case(ifs=[exp.If(this=matched.copy(), true=value.copy())],
-                                    default=exp.column(name, table=alias)), name)
-                for name, value in sets.items()]
-    star = exp.Star(**{"replace": replaced})
-    return select.select(exp.Column(this=star, table=exp.to_identifier(alias)), append=False)
-
-
-def _delete_select(delete: exp.Delete) -> exp.Select:
-    """``DELETE FROM t WHERE p`` as ``SELECT * FROM t WHERE NOT coalesce(p, false)``."""
-    where = delete.args.get("where")
-    keep = exp.not_(exp.func("coalesce", exp.paren(where.this.copy()), exp.false())) if where else exp.false()
-    return exp.select("*").from_(delete.this.copy()).where(keep)
 
 
 def _expand_stars(tree: exp.Expression, columns: Columns) -> None:
@@ -287,15 +217,36 @@ def _row(tree: exp.Expression) -> None:
 def _md5_number(tree: exp.Expression) -> None:
     """DuckDB's ``md5_number`` reads the 16 bytes of the MD5 little-endian: its top 64 bits are
     bytes 15 down to 8, hex digits 31-32, 29-30, .., 17-18 of ``md5()``. Spark gets that
-    number (no 128-bit integer there), so ordering by it orders as DuckDB does."""
+    number (no 128-bit integer there), so ordering by it orders as DuckDB does; its remainder
+    by 2^i (i <= 8, a draw's parity) is byte 0's, hex digits 1-2."""
     for node in list(tree.find_all(exp.Anonymous)):
-        if node.name.lower() == "md5_number":
-            digest = exp.func("md5", exp.cast(node.expressions[0].copy(), "VARCHAR"))
-            top = exp.Anonymous(this="concat", expressions=[
-                exp.Substring(this=digest.copy(), start=exp.Literal.number(i), length=exp.Literal.number(2))
-                for i in range(31, 15, -2)])
-            node.replace(exp.cast(exp.func("conv", top, exp.Literal.number(16), exp.Literal.number(10)),
-                                  "DECIMAL(20, 0)"))
+        if node.name.lower() != "md5_number":
+            continue
+        digest = exp.func("md5", exp.cast(node.expressions[0].copy(), "VARCHAR"))
+        mod = node.parent if isinstance(node.parent, exp.Mod) and node.parent.this is node else None
+        divisor = mod.expression if mod is not None else None
+        if isinstance(divisor, exp.Literal) and divisor.is_int and int(divisor.this) in {2 ** i for i in range(9)}:
+            low = exp.Substring(this=digest, start=exp.Literal.number(1), length=exp.Literal.number(2))
+            node.replace(exp.cast(exp.func("conv", low, exp.Literal.number(16), exp.Literal.number(10)), "INT"))
+            continue
+        top = exp.Anonymous(this="concat", expressions=[
+            exp.Substring(this=digest.copy(), start=exp.Literal.number(i), length=exp.Literal.number(2))
+            for i in range(31, 15, -2)])
+        node.replace(exp.cast(exp.func("conv", top, exp.Literal.number(16), exp.Literal.number(10)),
+                              "DECIMAL(20, 0)"))
+
+
+def _row_text(tree: exp.Expression) -> None:
+    """A row cast to text (a draw over several values) spelled out as DuckDB writes it (table above)."""
+    for node in list(tree.find_all(exp.Cast)):
+        if isinstance(node.this, exp.Tuple) and node.to.is_type(*exp.DataType.TEXT_TYPES):
+            parts: list[exp.Expression] = [exp.Literal.string("(")]
+            for i, value in enumerate(node.this.expressions):
+                if i:
+                    parts.append(exp.Literal.string(", "))
+                parts.append(exp.func("coalesce", exp.cast(value.copy(), "VARCHAR"), exp.Literal.string("NULL")))
+            parts.append(exp.Literal.string(")"))
+            node.replace(exp.Anonymous(this="concat", expressions=parts))
 
 
 def _named_window_frame(tree: exp.Expression) -> None:
@@ -387,3 +338,18 @@ def _nested_ctes(tree: exp.Expression) -> None:
                 if ref.name == old and not ref.db and not ref.catalog:
                     ref.set("alias", ref.args.get("alias") or exp.TableAlias(this=exp.to_identifier(old)))
                     ref.set("this", new.copy())
+
+
+def _one_unnest(tree: exp.Expression) -> None:
+    """Refuse a SELECT that unnests two lists: DuckDB zips them, Spark pairs every element
+    with every other, a silent difference (write one unnest of an index, as levels.sql.j2)."""
+    for select in tree.find_all(exp.Select):
+        if sum(isinstance(e.unalias(), (exp.Explode, exp.Unnest)) for e in select.selects) > 1:
+            raise ValueError("a SELECT unnests two lists: DuckDB zips them, Spark would pair them all")
+
+
+def _materialized(tree: exp.Expression) -> None:
+    """``WITH x AS MATERIALIZED``: the hint goes (Spark reuses a CTE's exchange where it can)."""
+    for cte in tree.find_all(exp.CTE):
+        if cte.args.get("materialized") is not None:
+            cte.set("materialized", None)

@@ -11,6 +11,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from anonymizer.api import anonymize
@@ -20,7 +21,7 @@ from anonymizer.engine.spark import copy_from_duckdb
 from anonymizer.errors import SpecError, UnsupportedError
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
-from tests.conftest import flat
+from tests.conftest import DATA, flat
 
 pytestmark = pytest.mark.spark
 
@@ -160,9 +161,8 @@ def test_a_failed_release_leaves_the_published_view_as_it_was(spark, adult, monk
 
 
 def test_a_family_that_does_not_run_on_spark_is_refused_before_any_work(spark):
-    from tests.families.anatomy.conftest import table1_spec
-    spec = load_spec(table1_spec("msb_on_spark"))
+    spec = load_spec(yaml.safe_load((DATA.parents[1] / "examples" / "patients_danonyir.yml").read_text()))
     databases = {d.name for d in spark.catalog.listDatabases()}
-    with pytest.raises(UnsupportedError, match="mbf .anatomy. is not supported on spark yet"):
+    with pytest.raises(UnsupportedError, match="danonyir .identity_reserved. is not supported on spark yet"):
         run_release(spec, spark)
     assert {d.name for d in spark.catalog.listDatabases()} == databases   # nothing created, no work database

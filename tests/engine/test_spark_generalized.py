@@ -127,3 +127,17 @@ def test_md5_numbers_order_alike(engines):
     spark.range(300).createOrReplaceTempView("r")
     assert [r[0] for r in spark.sql(spark_sql[0]).collect()] == on_duckdb
     assert on_duckdb != sorted(on_duckdb) and on_duckdb != sorted(on_duckdb, key=int)
+
+
+def test_draw_parities_and_drawn_rows_alike(engines):
+    """A draw's parity (``md5_number(..) % 2``, LGB_NCP's tie to a seed) is byte 0's on both
+    engines, and a draw over several values (a row cast to text) hashes the same text."""
+    from anonymizer.engine.transpile import to_spark
+    con, spark = engines
+    sql = ("SELECT v, md5_number('k|' || v) % 2, md5_number('k|' || v) % 8, (v, NULL::INTEGER, 7)::VARCHAR "
+           "FROM (SELECT range::VARCHAR AS v FROM range(64)) ORDER BY v")
+    on_duckdb = con.execute(sql).fetchall()
+    spark_sql = to_spark(sql.replace("range::VARCHAR AS v FROM range(64)", "CAST(id AS VARCHAR) AS v FROM r64"), None)
+    spark.range(64).createOrReplaceTempView("r64")
+    assert [tuple(r) for r in spark.sql(spark_sql[0]).collect()] == on_duckdb
+    assert {p for _, p, _, _ in on_duckdb} == {0, 1} and on_duckdb[0][3] == "(0, NULL, 7)"

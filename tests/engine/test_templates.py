@@ -272,7 +272,9 @@ def test_the_spark_forms_render_and_transpile():
     assert forms
     context = {"schema": '"_anon_releases"', "audit": '"_anon_releases"."_audit"',   # publish/
                "columns": [('"spec_text"', "VARCHAR")],
-               "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0"}                  # models/
+               "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0",                  # models/
+               "target": '"w"."assign"', "base": '"w"."base"', "buckets": '"w"."b"',   # families/anatomy/
+               "takes": '"w"."takes"', "sens": ['"s0"', '"s1"']}
     for form in forms:
         text = render(form.removeprefix("dialects/spark/"), "spark", **context)
         assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders

@@ -14,7 +14,7 @@ import pytest
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
 from anonymizer.engine.spark import copy_from_duckdb
-from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
 from tests.privacy.test_versions import spec
 
 pytestmark = pytest.mark.spark
@@ -93,3 +93,28 @@ def test_a_version_the_gate_refuses_publishes_nothing_on_spark(spark):
         anonymize(no_person, spark)
     assert [tuple(r) for r in spark.sql("SELECT version FROM _anon_releases._audit").collect()] == [(1,)]
     assert spark.sql("SELECT count(*) FROM published.dx").collect()[0][0] == PEOPLE
+
+
+def test_an_lgb_first_version_is_the_same_on_spark_and_a_second_is_refused(spark):
+    """LGB_MDP under ``history: invariant``: the first version is the one DuckDB publishes, the
+    same buckets as published included; a second is refused before anything changes, since
+    the buckets' m-invariance and the cross-version gate run on DuckDB only (a version that
+    kept no signatures would let a reader of both intersect the buckets)."""
+    from tests.privacy.test_versions_lgb import spec as lgb_spec
+    _clear(spark)
+    source, con = duckdb.connect(), duckdb.connect()
+    people(source, "people", PEOPLE)
+    people(con, "people", PEOPLE)
+    copy_from_duckdb(spark, source, "people", "people")
+    release = lgb_spec("invariant", suppression_limit=0.1)   # 300 people, not 4,000
+    d, s = anonymize(release, con), anonymize(release, spark)
+    assert (s.version, s.rows_out, s.suppressed, s.classes) == (d.version, d.rows_out, d.suppressed, d.classes)
+    query = "SELECT diagnosis_bid, diagnosis, count(*) FROM _anon_releases.{} GROUP BY diagnosis_bid, diagnosis"
+    assert sorted(tuple(r) for r in spark.sql(query.format("lg__v1")).collect()) == \
+        sorted(con.execute(query.format('"lg__v1"')).fetchall())
+    churn(source, night=1, leave=0.05, joiners=JOINERS, change=0.02)
+    copy_from_duckdb(spark, source, "people", "people")
+    with pytest.raises(UnsupportedError, match="LGB re-publication is not supported on spark"):
+        anonymize(release, spark)
+    assert [tuple(r) for r in spark.sql("SELECT version FROM _anon_releases._audit").collect()] == [(1,)]
+    assert spark.sql("SELECT count(*) FROM published.lg").collect()[0][0] == s.rows_out

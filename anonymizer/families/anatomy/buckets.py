@@ -69,10 +69,11 @@ def build_buckets(engine: Engine, plan: Plan, levels: str, seed: int | None) -> 
                                f"most {MAX_BUCKETS}; generalize or bucket these attributes first")
     cols = ([f"v{j}" for j in range(d)] + [f"l{j}" for j in range(d)] + ["level", "size", "tie"]
             + [f"c{j}" for j in range(d)] + ["sel_msdcf", "sel_mmdcf"])
-    data = engine.execute(f"SELECT {', '.join(cols)} FROM {target} ORDER BY bid").fetchnumpy()
-    domain = [int(x) for x in engine.execute(
-        f"SELECT count(*) FROM {levels} GROUP BY dim ORDER BY dim").fetchnumpy()["count_star()"]]
-    arr = {c: np.asarray(data[c], dtype=np.int64) for c in cols}
+    # one row per bucket (at most MAX_BUCKETS): the greedy's input, an aggregate
+    rows = engine.execute(f"SELECT {', '.join(cols)} FROM {target} ORDER BY bid").fetchall()
+    domain = [int(n) for (n,) in engine.execute(f"SELECT count(*) FROM {levels} GROUP BY dim ORDER BY dim").fetchall()]
+    table = np.asarray(rows, dtype=np.int64).reshape(len(rows), len(cols))
+    arr = {c: table[:, i] for i, c in enumerate(cols)}
     buckets = Buckets(
         vals=np.stack([arr[f"v{j}"] for j in range(d)], axis=1),
         lval=np.stack([arr[f"l{j}"] for j in range(d)], axis=1),

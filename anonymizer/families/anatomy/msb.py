@@ -64,12 +64,7 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
                f"{outcome.residual_added} records added, {outcome.suppressed} suppressed")
     assign = engine.work("assign")
     takes = engine.work("msb_takes")
-    frame = pd.DataFrame.from_records(outcome.takes)
-    engine.con.register("__msb_takes", frame)
-    try:
-        engine.execute(f"CREATE TABLE {takes} AS SELECT * FROM __msb_takes")
-    finally:
-        engine.con.unregister("__msb_takes")
+    engine.load_frame(pd.DataFrame.from_records(outcome.takes), takes)
     engine.run("families/anatomy/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
                buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive])
     return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,

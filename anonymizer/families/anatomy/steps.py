@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 
 def run(engine: Engine, plan: Plan) -> Rounds[MsbResult]:
     form.check_names(plan)
+    shared.first_version_on_spark(engine, plan, "MSB")
     keeps = shared.keeps_signatures(plan)
     if keeps:
         shared.one_signature(plan)

@@ -93,7 +93,8 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     vals = _values(engine, pairs, "lgb_vals_0")                                     # Alg. 2, line 1
     globs = _globals(engine, attrs, vals if whole is None else _values(engine, whole, "lgb_vals_whole"))
     _check_roots(engine, attrs, vals, globs)
-    if loop == "recursive" and any(x.principle is not None and check.uses_asof_join(x.principle) for x in attrs):
+    if loop == "recursive" and (engine.dialect == "spark" or any(x.principle is not None and check.uses_asof_join(x.principle)
+                                                                for x in attrs)):
         loop = "python"
     split = _split_in_one_statement if loop == "recursive" else _split_round_by_round
     start = time.perf_counter()

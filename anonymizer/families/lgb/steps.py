@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 
 def run(engine: Engine, plan: Plan) -> Rounds[LgbResult]:
+    shared.first_version_on_spark(engine, plan, "LGB")
     keeps = shared.keeps_signatures(plan)
     if keeps:
         check(plan)
