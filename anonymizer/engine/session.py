@@ -118,8 +118,11 @@ class Engine:
         return cur
 
     def one(self, template: str, params: dict | None = None, **context: Any) -> tuple:
-        """Run a template that returns one row (an aggregate) and return it."""
-        return self.run(template, params, **context).fetchone()
+        """Run a template that returns one row (an aggregate) and return it (``None``: no row).
+        The result is read to its end, so the connection has no unfinished result (DuckDB
+        2.0 refuses a relation, ``con.sql``, beside one)."""
+        found = self.run(template, params, **context).fetchall()
+        return found[0] if found else None
 
     def state_home(self) -> tuple[str | None, bool]:
         """Private state's home: the connection's database file (``None``: memory), read-only?"""

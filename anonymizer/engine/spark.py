@@ -45,6 +45,7 @@ from sqlglot import exp
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine, StatementLog
+from anonymizer.engine.spark_result import Result
 from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, TemplateError
 
@@ -146,7 +147,8 @@ def copy_from_duckdb(spark, con, relation: str, name: str) -> str:
     folder = tempfile.mkdtemp(prefix="anonymizer_copy_")
     try:
         path = str(Path(folder) / "rows.parquet")
-        con.sql(f"SELECT * FROM {relation}").write_parquet(path)
+        quoted = path.replace("'", "''")   # a statement, not a relation: DuckDB 2.0 refuses those beside an unfinished result
+        con.execute(f"COPY (SELECT * FROM {relation}) TO '{quoted}' (FORMAT parquet)")
         target = sqlglot.parse_one(name, into=exp.Table, read="duckdb").sql("spark")
         spark.read.parquet(path).write.mode("overwrite").saveAsTable(target)
         return name
@@ -163,21 +165,6 @@ def _quiet() -> None:
         return
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL + 1)
-
-
-class Result:
-    """What a Spark statement returns, read as a DuckDB cursor is (``fetchone``,
-    ``fetchall``): only ever a small aggregate."""
-
-    def __init__(self, frame):
-        self.frame = frame
-
-    def fetchall(self) -> list[tuple]:
-        return [tuple(row) for row in self.frame.collect()] if self.frame is not None else []
-
-    def fetchone(self) -> tuple | None:
-        rows = self.frame.take(1) if self.frame is not None else []
-        return tuple(rows[0]) if rows else None
 
 
 @dataclass
@@ -348,8 +335,19 @@ def _args(statement: str, params: dict | list | None) -> dict | list | None:
     if not params:
         return None
     if isinstance(params, list):
-        return params
-    return {k: v for k, v in params.items() if f":{k}" in statement}
+        return [_signed(v) for v in params]
+    return {k: _signed(v) for k, v in params.items() if f":{k}" in statement}
+
+
+def _signed(value):
+    """A 64-bit word of bits (DuckDB's ``UBIGINT``, 2^63 or more) as the ``BIGINT`` with the same
+    bits, which the transpiler writes for ``UBIGINT`` (Spark has no unsigned type); lists
+    item by item."""
+    if isinstance(value, list):
+        return [_signed(v) for v in value]
+    if isinstance(value, int) and not isinstance(value, bool) and 2 ** 63 <= value < 2 ** 64:
+        return value - 2 ** 64
+    return value
 
 
 def _first_line(exc: Exception) -> str:

@@ -23,6 +23,9 @@ DuckDB                                 Spark
 ``ALTER TABLE t ADD COLUMN IF NOT     ``ALTER TABLE t ADD COLUMN c T`` for the columns ``t``
 EXISTS c T``                           lacks (from Spark's catalog), nothing for the others
 ``HUGEINT``                            ``DECIMAL(38, 0)``
+``UBIGINT`` (64-bit words of bits)     ``BIGINT``, the same 64 bits (``|``, ``<<`` and
+                                       ``bit_count`` agree); the engine binds a word of
+                                       2^63 or more as its two's complement
 ``row(a, b)``                          ``struct(a, b)``
 ``x[i]`` where ``x`` is ``row(a, b)``      ``x.f<i>``, the row written ``struct(a AS f1, b AS f2)``
 (an unnamed struct, by position)       (Spark's structs are read by field name)
@@ -34,6 +37,8 @@ EXISTS c T``                           lacks (from Spark's catalog), nothing for
 ``md5_number(s) % 2^i`` (i <= 8)       the digest's first byte ``% 2^i`` (a draw's parity)
 ``(a, b)::VARCHAR`` (a row as text)    ``concat('(', a, ', ', b, ')')``, NULL as ``NULL``,
                                        as DuckDB writes it (Spark: ``{a, b}``)
+``list(r)``, ``arg_min(r, ..)`` with   ``struct(r.*)`` (Spark reads a bare name as a column)
+``r`` a table of the FROM (its row)
 ``WITH x AS MATERIALIZED (...)``       ``WITH x AS (...)`` (Spark has no such hint)
 ``SELECT unnest(a), unnest(b)``        refused (DuckDB zips, Spark pairs all)
 ``OVER (w ROWS ...)`` on a named       the window's partition and order written in
@@ -42,6 +47,9 @@ window
                                        s -> s.v)`` (sqlglot drops the ORDER BY, and
                                        collect_list the NULLs, of ``x``)
 ``list(DISTINCT x ORDER BY x)``        ``array_sort(collect_set(x))``
+``arg_min(x, key, n)`` (the n least)   ``transform(slice(array_sort(collect_list(struct(key,
+                                       x))), 1, n), s -> s.v)`` (sqlglot drops ``n``);
+                                       ``arg_max``: sorted by decreasing key
 ``l[a:b]``                             ``slice(l, a, b - a + 1)``
 ``l[i]`` (1-based, NULL outside)       ``try_element_at(l, i)`` (sqlglot shifts only
                                        literal indexes; Spark's ``[]`` is 0-based and fails
@@ -80,7 +88,7 @@ def spark_statements(sql: str, columns: Columns) -> Iterator[str]:
     for tree in sqlglot.parse(sql, read="duckdb"):
         if tree is None:
             continue
-        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _row_text, _md5_number,
+        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _row_text, _md5_number, _whole_rows, _top_n,
                         _named_window_frame, _ordered_list, _element, _nested_ctes, _materialized, _one_unnest):
             rewrite(tree)
         yield from (_write(t) for t in _statements(tree, columns))
@@ -170,6 +178,8 @@ def _hugeint(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.DataType)):
         if node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
             node.replace(exp.DataType.build("DECIMAL(38, 0)"))
+        elif node.this == exp.DataType.Type.UBIGINT:
+            node.replace(exp.DataType.build("BIGINT"))
 
 
 def _struct_index(tree: exp.Expression) -> None:
@@ -292,6 +302,32 @@ def _ordered_list(tree: exp.Expression) -> None:
             length = exp.Add(this=exp.Sub(this=exp.paren(hi.copy()), expression=exp.paren(lo.copy())),
                              expression=exp.Literal.number(1))
             node.replace(exp.Anonymous(this="slice", expressions=[node.this.copy(), lo.copy(), length]))
+
+
+def _whole_rows(tree: exp.Expression) -> None:
+    """A table's row as an aggregate's value (``list(r)``, ``arg_min(r, ..)``): ``struct(r.*)``."""
+    for node in list(tree.find_all(exp.Column)):
+        if node.table or not isinstance(node.this, exp.Identifier) or \
+                not (isinstance(node.parent, exp.ArrayAgg) or (isinstance(node.parent, (exp.ArgMin, exp.ArgMax))
+                                                                and node.arg_key == "this")):
+            continue
+        select = node.find_ancestor(exp.Select)
+        sources = [select.args.get("from_")] + list(select.args.get("joins") or []) if select else []
+        if node.name in {s.this.alias_or_name for s in sources if s is not None}:
+            node.replace(exp.Struct(expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(node.name))]))
+
+
+def _top_n(tree: exp.Expression) -> None:
+    for node in list(tree.find_all(exp.ArgMin, exp.ArgMax)):
+        if node.args.get("count") is None:
+            continue
+        key = exp.Ordered(this=node.expression.copy(), desc=isinstance(node, exp.ArgMax))
+        pairs = exp.ArrayAgg(this=exp.Struct(expressions=[exp.alias_(key.this.copy(), "k0"),
+                                                          exp.alias_(node.this.copy(), "v")]))
+        ordered = exp.Anonymous(this="array_sort", expressions=[pairs] + ([_comparator([key])] if key.args["desc"] else []))
+        first = exp.Anonymous(this="slice", expressions=[ordered, exp.Literal.number(1), node.args["count"].copy()])
+        node.replace(exp.Transform(this=first, expression=exp.Lambda(this=exp.column("v", table="s"),
+                                                                     expressions=[exp.to_identifier("s")])))
 
 
 def _comparator(keys: list[exp.Ordered]) -> exp.Expression:

@@ -39,8 +39,6 @@ class Family:
             the role ``individual``.
         parts: the views it publishes besides the main one (``<view>_<part>``).
         units: what its groups of rows are called in a summary (``classes``, ``groups``).
-        on_spark: the algorithms that run on Spark too (:mod:`anonymizer.engine.spark`); the
-            others run on DuckDB only, and a Spark release of one is refused before any work.
         gate: its releases pass the cross-version gate (:mod:`anonymizer.release.combination`);
             without it a re-publication is refused under ``history: invariant``.
         own_models: it has models no other family reaches, in its ``models`` module (their
@@ -54,7 +52,6 @@ class Family:
     reads: frozenset[str] = frozenset()
     parts: tuple[str, ...] = ()
     units: str = "classes"
-    on_spark: frozenset[str] = frozenset()
     gate: bool = False
     own_models: bool = False
     package: str = field(default="", compare=False)

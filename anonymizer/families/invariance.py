@@ -107,7 +107,7 @@ GroupNew = Callable[[str, int], tuple[str | None, int, dict]]
 
 def first_version_on_spark(engine: Engine, plan: Plan, family: str) -> None:
     """Refuse, before the algorithm, a re-publication on Spark of a family whose m-invariance
-    and cross-version gate run on DuckDB only (anatomy, LGB): a version that kept no
+    and cross-version gate run on DuckDB only (anatomy, LGB, identity-reserved): a version that kept no
     signatures and passed no gate would let a reader of two versions intersect them."""
     if engine.dialect == "spark" and latest(engine, plan.target) is not None:
         raise UnsupportedError(f"release {plan.target.release!r} has a version already: a {family} re-publication is "

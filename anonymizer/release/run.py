@@ -119,8 +119,6 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         raise UnsupportedError("output.format and output.partition_by lay out a Spark release's tables; DuckDB "
                                "keeps its own (leave them out, or run with engine: {name: spark})")
     family = spec.algorithm.family
-    if (why := spec.algorithm.unsupported_on(engine.dialect)) is not None:
-        raise UnsupportedError(why)
     clock: dict[str, float] = {}
     start = time.perf_counter()
     if engine.dialect == "duckdb":

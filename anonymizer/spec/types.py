@@ -111,15 +111,6 @@ class Algorithm:
         """The family this algorithm belongs to (what it publishes, the models it accepts)."""
         return families.of(self.name)
 
-    def unsupported_on(self, dialect: str) -> str | None:
-        """Why this algorithm cannot run on ``dialect`` (a Spark release of a DuckDB-only
-        algorithm is refused before any work), or ``None``."""
-        if dialect == "duckdb" or self.name in self.family.on_spark:
-            return None
-        others = sorted(a for f in families.FAMILIES for a in f.on_spark) if dialect == "spark" else []
-        return (f"{self.name} ({self.family.name}) is not supported on {dialect} yet; it runs on DuckDB "
-                f"(on {dialect}: {', '.join(others) or 'none'})")
-
 
 @dataclass(frozen=True)
 class ReleaseSpec:

@@ -18,7 +18,7 @@ from anonymizer.api import anonymize
 from anonymizer.demo import demo_spec, load_adult
 from anonymizer.engine.session import StatementLog
 from anonymizer.engine.spark import copy_from_duckdb
-from anonymizer.errors import SpecError, UnsupportedError
+from anonymizer.errors import SpecError
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
 from tests.conftest import DATA, flat
@@ -158,11 +158,3 @@ def test_a_failed_release_leaves_the_published_view_as_it_was(spark, adult, monk
     assert "keep__v2" not in tables and "keep__v1" in tables
     again = run_release(load_spec(_small_spec("keep", 6)), spark, force=True)   # and the next one publishes
     assert again.version == 2 and _audit_versions(spark, "keep") == [1, 2]
-
-
-def test_a_family_that_does_not_run_on_spark_is_refused_before_any_work(spark):
-    spec = load_spec(yaml.safe_load((DATA.parents[1] / "examples" / "patients_danonyir.yml").read_text()))
-    databases = {d.name for d in spark.catalog.listDatabases()}
-    with pytest.raises(UnsupportedError, match="danonyir .identity_reserved. is not supported on spark yet"):
-        run_release(spec, spark)
-    assert {d.name for d in spark.catalog.listDatabases()} == databases   # nothing created, no work database

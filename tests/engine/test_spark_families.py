@@ -1,7 +1,8 @@
 """The families beyond generalization on local Spark (issue 38): an LGB release (paper 000,
-LGB_MDP and LGB_NCP) and an MSB anatomy release (paper 002, every greedy key with and
-without MSLF) give the same tables as on DuckDB with the same seed: the same groups,
-buckets, privacy figures and utility, and the same published rows. Marked ``spark``."""
+LGB_MDP and LGB_NCP), an MSB anatomy release (paper 002, every greedy key with and
+without MSLF) and an identity-reserved release (paper 004, DAnonyIR and GeneIR) give the
+same tables as on DuckDB with the same seed: the same groups, buckets, privacy figures and
+utility, and the same published rows. Marked ``spark``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import yaml
 
 from anonymizer.api import anonymize
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult
+from anonymizer.datasets.patients import patients
 from anonymizer.engine.spark import copy_from_duckdb
 from anonymizer.errors import UnsupportedError
 from anonymizer.release.run import run_release
@@ -66,6 +68,35 @@ def test_an_msb_release_is_the_same_on_spark(spark, arx_adult, algorithm):
     assert rows(spark.sql(f"SELECT * FROM {part}").collect()) == rows(arx_adult.execute(f"SELECT * FROM {part}").fetchall())
 
 
+@pytest.fixture(scope="module")
+def patient_records(spark):
+    """300 generated patients with their diagnosis records in DuckDB and in Spark."""
+    con = duckdb.connect()
+    patients(con, "patients", individuals=300, seed=1)
+    copy_from_duckdb(spark, con, "patients", "patients")
+    return con
+
+
+@pytest.mark.parametrize("algorithm", ["danonyir", "geneir"])
+def test_an_identity_reserved_release_is_the_same_on_spark(spark, patient_records, algorithm):
+    """The example releases (DAnonyIR under EIR l-diversity, l = 6; GeneIR under IR
+    (6,6)-anonymity with taxonomy trees from CSV files and intervals): the same classes,
+    suppressed individuals, figures and rows; a second version is refused on Spark (the
+    individuals' m-invariance and the gate run on DuckDB only) and changes nothing."""
+    path = DATA.parents[1] / "examples" / f"patients_{algorithm}.yml"
+    spec = yaml.safe_load(path.read_text())
+    for column in spec["columns"].values():   # the taxonomy files, from the example's folder
+        if "csv" in (column.get("hierarchy") or {}):
+            column["hierarchy"]["csv"] = str((path.parent / column["hierarchy"]["csv"]).resolve())
+    spec["algorithm"]["seed"] = 3
+    assert_same(spark, patient_records, spec)
+    view = f"published.{spec['output']['view']}"
+    before = rows(spark.sql(f"SELECT * FROM {view}").collect())
+    with pytest.raises(UnsupportedError, match="identity-reserved re-publication is not supported on spark"):
+        run_release(load_spec(spec), spark, force=True)
+    assert rows(spark.sql(f"SELECT * FROM {view}").collect()) == before
+
+
 def assert_same(spark, con, spec: dict) -> None:
     """The release of ``spec`` on both engines: the same figures and published rows."""
     on_duckdb = anonymize(spec, con)
@@ -81,3 +112,23 @@ def assert_same(spark, con, spec: dict) -> None:
             assert ours[key] == (pytest.approx(value, rel=1e-9) if isinstance(value, float) else value), key
     view = f"published.{spec['output']['view']}"
     assert rows(spark.sql(f"SELECT * FROM {view}").collect()) == rows(con.execute(f"SELECT * FROM {view}").fetchall())
+
+
+def test_the_identity_reserved_constructs_read_alike_on_both_engines(spark):
+    """What DAnonyIR's statements needed on Spark, through each engine's execute and cursor:
+    the n least by a key (``arg_min(x, key, n)``, a list), a table's row as a value
+    (``list(t)``), a 64-bit word of bits (``UBIGINT``, bound at 2^63 and above) and its
+    ``bit_count``, and structs read back as dicts."""
+    from anonymizer.engine.backend import engine_for
+    from anonymizer.families.identity_reserved.danonyir.columns import words
+    sql = ("SELECT arg_min(struct_pack(d := d, pid := pid), (d, pid), 4) AS top, list(t) AS everyone, "
+           "bit_count($w::UBIGINT | (1::UBIGINT << 62)) AS bits "
+           "FROM (VALUES (5, 1.0), (3, 0.5), (9, 0.5), (1, 2.0), (7, 0.25), (2, 1.0)) AS t(pid, d)")
+    word = 2 ** 64 - 2 ** 63 + 5   # bits 63, 2 and 0
+    answers = []
+    for engine in (engine_for(duckdb.connect()), engine_for(spark)):
+        (top, everyone, bits), = engine.execute(sql, {"w": word}).fetchall()
+        column = engine.execute("SELECT $w::UBIGINT AS w0_0", {"w": word}).fetchnumpy()["w0_0"]
+        answers.append((top, sorted(everyone, key=lambda r: r["pid"]), bits, words(column).tolist()))
+    assert answers[0] == answers[1]
+    assert [r["pid"] for r in answers[0][0]] == [7, 3, 9, 2] and answers[0][2] == 4 and answers[0][3] == [word]

@@ -35,5 +35,5 @@ FAMILY = Family(
     "anatomy", "002",
     algorithms={a: frozenset({"seed", "batch"}) for a in MSB_ALGORITHMS},
     models=frozenset({"lsl-diversity", "multi-l-diversity"}),
-    parts=("sensitive",), units="groups", gate=True, own_models=True, on_spark=frozenset(MSB_ALGORITHMS),
+    parts=("sensitive",), units="groups", gate=True, own_models=True,
     package=__name__)

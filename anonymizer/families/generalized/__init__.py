@@ -38,5 +38,4 @@ FAMILY = Family(
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"})},
-    models=frozenset(GENERIC_MODELS), parts=("classes",), gate=True,
-    on_spark=frozenset({"mondrian", "full-domain", "optimal", "privacyfrost2"}), package=__name__)
+    models=frozenset(GENERIC_MODELS), parts=("classes",), gate=True, package=__name__)

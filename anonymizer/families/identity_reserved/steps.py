@@ -34,6 +34,7 @@ IRRounds = tuple[str, IRResult, "invariance.Signed | None"]
 def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
     """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR; in an m-invariant
     version, the individuals keep their classes' lists first (:mod:`.invariance`)."""
+    shared.first_version_on_spark(engine, plan, "identity-reserved")
     keeps = shared.keeps_signatures(plan)
     if keeps:
         invariance.check(plan)

@@ -33,5 +33,5 @@ FAMILY = Family(
     "lgb", "000",
     algorithms={"lgb-mdp": frozenset({"seed"}), "lgb-ncp": frozenset({"seed", "balance"})},
     models=frozenset({"k-anonymity", "l-unique", "entropy-l-diversity", "t-closeness"}),
-    reads=frozenset({"flag"}), units="groups", gate=True, own_models=True, on_spark=frozenset(LGB_ALGORITHMS),
+    reads=frozenset({"flag"}), units="groups", gate=True, own_models=True,
     package=__name__)

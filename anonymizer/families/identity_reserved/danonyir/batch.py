@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from anonymizer.families.identity_reserved.danonyir.columns import Classes, People
+from anonymizer.families.identity_reserved.danonyir.columns import Classes, People, words
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import Tables
 
@@ -39,6 +39,7 @@ SEEDS = 32
 def _fetch(t: Tables, table: str, key: str, ids: list[int]) -> tuple[dict[str, np.ndarray], dict[int, int]]:
     """The rows of ``table`` whose ``key`` is in ``ids``, as columns, and each id's position."""
     cols = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"ids": ids}, table=table, key=key).fetchnumpy()
+    cols = {name: words(c) if name[0] == "w" else c for name, c in cols.items()}
     return cols, {k: i for i, k in enumerate(cols[key].tolist())}
 
 

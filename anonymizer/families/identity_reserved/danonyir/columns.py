@@ -52,8 +52,14 @@ def _array(values: list, name: str) -> np.ndarray:
         out[:] = values
         return out
     if name[0] == "w":
-        return np.array(values, dtype=np.uint64)
+        return words(np.array(values, dtype=np.int64 if any(v < 0 for v in values) else np.uint64))
     return np.array(values, dtype=np.float64 if name in ("sn", "u", "d") or name[0] in "vlh" else np.int64)
+
+
+def words(column: np.ndarray) -> np.ndarray:
+    """A column of 64-bit words (bits of a categorical set) as ``uint64``: Spark has no unsigned
+    type and returns them as ``BIGINT``, the same bits (:func:`anonymizer.engine.spark._signed`)."""
+    return column.view(np.uint64) if column.dtype == np.int64 else column
 
 
 @dataclass
