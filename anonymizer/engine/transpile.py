@@ -313,7 +313,9 @@ def _whole_rows(tree: exp.Expression) -> None:
             continue
         select = node.find_ancestor(exp.Select)
         sources = [select.args.get("from_")] + list(select.args.get("joins") or []) if select else []
-        if node.name in {s.this.alias_or_name for s in sources if s is not None}:
+        ctes = {c.alias: c.this for c in tree.find_all(exp.CTE)}
+        if node.name in {s.this.alias_or_name for s in sources if s is not None} and \
+                node.name not in getattr(ctes.get(node.name), "named_selects", ()):   # not a column of its own
             node.replace(exp.Struct(expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(node.name))]))
 
 

@@ -274,12 +274,26 @@ def test_the_spark_forms_render_and_transpile():
                "columns": [('"spec_text"', "VARCHAR")],
                "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0",                  # models/
                "target": '"w"."assign"', "base": '"w"."base"', "buckets": '"w"."b"',   # families/anatomy/
-               "takes": '"w"."takes"', "sens": ['"s0"', '"s1"']}
+               "takes": '"w"."takes"', "sens": ['"s0"', '"s1"'],
+               "cells": '"w"."cells"', "qis": ['"q0"', '"q1"']}                      # families/generalized/mondrian/
     for form in forms:
         text = render(form.removeprefix("dialects/spark/"), "spark", **context)
         assert text == render(form, "duckdb", **context)   # the Spark form is what a Spark engine renders
         statements = to_spark(text, lambda table: [])
-        assert statements and all(":" in s or "CREATE" in s or "ALTER" in s for s in statements), form
+        assert statements and all(":" in s or "CREATE" in s or "ALTER" in s or s.startswith("DROP TABLE IF EXISTS")
+                                  for s in statements), form
+
+
+def test_a_row_as_a_value_is_a_struct_on_spark_and_a_column_of_that_name_stays():
+    """DuckDB reads a bare table name as the table's row (``list(r)``), Spark as a column: the
+    transpiler spells out ``struct(r.*)``, unless a CTE of that name has a column of that name
+    (DuckDB reads the column then)."""
+    from anonymizer.engine.transpile import to_spark
+    assert to_spark("SELECT list(r), arg_min(r, r.d, 2) FROM t AS r", lambda table: []) == \
+        ["SELECT COLLECT_LIST(STRUCT(r.*)), TRANSFORM(SLICE(ARRAY_SORT(COLLECT_LIST(STRUCT(r.d AS k0, STRUCT(r.*) AS v))), "
+         "1, 2), s -> s.v) FROM t AS r"]
+    assert to_spark("WITH top AS (SELECT 1 AS top) SELECT list(top) FROM top", lambda table: []) == \
+        ["WITH top AS (SELECT 1 AS top) SELECT COLLECT_LIST(top) FROM top"]
 
 
 def test_a_column_added_if_missing_is_added_on_spark_only_where_missing():
