@@ -147,7 +147,7 @@ def copy_from_duckdb(spark, con, relation: str, name: str) -> str:
     folder = tempfile.mkdtemp(prefix="anonymizer_copy_")
     try:
         path = str(Path(folder) / "rows.parquet")
-        quoted = path.replace("'", "''")   # a statement, not a relation: DuckDB 2.0 refuses those beside an unfinished result
+        quoted = path.replace("'", "''")   # a statement: DuckDB 2.0 refuses a relation beside an unfinished result
         con.execute(f"COPY (SELECT * FROM {relation}) TO '{quoted}' (FORMAT parquet)")
         target = sqlglot.parse_one(name, into=exp.Table, read="duckdb").sql("spark")
         spark.read.parquet(path).write.mode("overwrite").saveAsTable(target)
