@@ -283,16 +283,8 @@ def _ordered_list(tree: exp.Expression) -> None:
                 node.replace(exp.Anonymous(this="array_sort", expressions=[exp.Anonymous(this="collect_set",
                                                                                         expressions=[value.copy()])]))
                 continue
-            keys = [exp.alias_(key.this.copy(), f"k{i}") for i, key in enumerate(order.expressions)]
-            pairs = exp.ArrayAgg(this=exp.Struct(expressions=keys + [exp.alias_(order.this.copy(), "v")]))
             filtered = node.parent if isinstance(node.parent, exp.Filter) else None   # FILTER goes on the aggregate
-            if filtered is not None:
-                pairs = exp.Filter(this=pairs, expression=filtered.expression.copy())
-            sort = [pairs] + ([_comparator(order.expressions)] if any(k.args.get("desc") for k in order.expressions)
-                              else [])
-            ordered = exp.Transform(this=exp.Anonymous(this="array_sort", expressions=sort),
-                                    expression=exp.Lambda(this=exp.column("v", table="s"),
-                                                          expressions=[exp.to_identifier("s")]))
+            ordered = _values_by(order.this, order.expressions, filtered.expression if filtered is not None else None)
             if filtered is not None:   # no row passes: NULL, as DuckDB's list (collect_list: [])
                 ordered = exp.Nullif(this=ordered, expression=exp.Array(expressions=[]))
             (filtered or node).replace(ordered)
@@ -306,6 +298,7 @@ def _ordered_list(tree: exp.Expression) -> None:
 
 def _whole_rows(tree: exp.Expression) -> None:
     """A table's row as an aggregate's value (``list(r)``, ``arg_min(r, ..)``): ``struct(r.*)``."""
+    ctes = {c.alias: c.this for c in tree.find_all(exp.CTE)}
     for node in list(tree.find_all(exp.Column)):
         if node.table or not isinstance(node.this, exp.Identifier) or \
                 not (isinstance(node.parent, exp.ArrayAgg) or (isinstance(node.parent, (exp.ArgMin, exp.ArgMax))
@@ -313,7 +306,6 @@ def _whole_rows(tree: exp.Expression) -> None:
             continue
         select = node.find_ancestor(exp.Select)
         sources = [select.args.get("from_")] + list(select.args.get("joins") or []) if select else []
-        ctes = {c.alias: c.this for c in tree.find_all(exp.CTE)}
         if node.name in {s.this.alias_or_name for s in sources if s is not None} and \
                 node.name not in getattr(ctes.get(node.name), "named_selects", ()):   # not a column of its own
             node.replace(exp.Struct(expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(node.name))]))
@@ -323,13 +315,25 @@ def _top_n(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.ArgMin, exp.ArgMax)):
         if node.args.get("count") is None:
             continue
-        key = exp.Ordered(this=node.expression.copy(), desc=isinstance(node, exp.ArgMax))
-        pairs = exp.ArrayAgg(this=exp.Struct(expressions=[exp.alias_(key.this.copy(), "k0"),
-                                                          exp.alias_(node.this.copy(), "v")]))
-        ordered = exp.Anonymous(this="array_sort", expressions=[pairs] + ([_comparator([key])] if key.args["desc"] else []))
-        first = exp.Anonymous(this="slice", expressions=[ordered, exp.Literal.number(1), node.args["count"].copy()])
-        node.replace(exp.Transform(this=first, expression=exp.Lambda(this=exp.column("v", table="s"),
-                                                                     expressions=[exp.to_identifier("s")])))
+        key = exp.Ordered(this=node.expression, desc=isinstance(node, exp.ArgMax))
+        node.replace(_values_by(node.this, [key], limit=node.args["count"]))
+
+
+def _values_by(value: exp.Expression, keys: list[exp.Ordered], where: exp.Expression | None = None,
+               limit: exp.Expression | None = None) -> exp.Expression:
+    """The values of ``value`` over the group (the rows ``where`` keeps) as a list in the order
+    of ``keys`` (the first ``limit``): ``transform([slice(]array_sort(collect_list(struct(k0, ..,
+    v))[, comparator])[, 1, limit]), s -> s.v)``."""
+    pairs: exp.Expression = exp.ArrayAgg(this=exp.Struct(
+        expressions=[exp.alias_(k.this.copy(), f"k{i}") for i, k in enumerate(keys)] + [exp.alias_(value.copy(), "v")]))
+    if where is not None:
+        pairs = exp.Filter(this=pairs, expression=where.copy())
+    ordered: exp.Expression = exp.Anonymous(this="array_sort", expressions=[pairs] + (
+        [_comparator(keys)] if any(k.args.get("desc") for k in keys) else []))
+    if limit is not None:
+        ordered = exp.Anonymous(this="slice", expressions=[ordered, exp.Literal.number(1), limit.copy()])
+    return exp.Transform(this=ordered, expression=exp.Lambda(this=exp.column("v", table="s"),
+                                                             expressions=[exp.to_identifier("s")]))
 
 
 def _comparator(keys: list[exp.Ordered]) -> exp.Expression:
