@@ -41,15 +41,16 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from anonymizer.bench.harness import Column, format_table, scan_time
-from anonymizer.bench.release import PHASES, QIS, TABLE, bench_directory, in_child, release_spec, rss
+from anonymizer.bench.release import PHASES, QIS, SENSITIVE, TABLE, bench_directory, in_child, release_spec, rss
+from anonymizer.bench.spark_floor import OPS, essential_seconds, floor_seconds
 from anonymizer.engine.names import ident, table
 
 Say = Callable[[str], None]
 
 
 def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: dict[str, str] | None = None,
-                    k: int = 10, l: int = 2, say: Say | None = None, directory: str | Path | None = None
-                    ) -> Iterator[dict]:
+                    k: int = 10, l: int = 2, say: Say | None = None, directory: str | Path | None = None,
+                    floor: bool = False) -> Iterator[dict]:
     """Yield, per size, one dict for DuckDB then one for Spark (keys: :func:`_summary`).
 
     Args:
@@ -62,6 +63,9 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
         directory: where the DuckDB file, the Parquet file and the default warehouse go
             (``None``: a temporary directory, removed at the end); on a cluster, a directory
             the driver and every executor see at the same path.
+        floor: after the releases, time the release's essential operations on both engines
+            and add the floor they sum to (:mod:`anonymizer.bench.spark_floor`): ``floor_ops``,
+            ``floor_seconds`` and, on Spark, ``floor_duckdb`` (its floor over DuckDB's release).
     """
     from pyspark.sql import SparkSession
 
@@ -76,7 +80,7 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
         try:
             bench = _SparkSide(spark, f"anon_bench_{uuid.uuid4().hex[:8]}")
             for rows in rows_list:
-                yield from _size(bench, where, int(rows), repeat, k, l, say)
+                yield from _size(bench, where, int(rows), repeat, k, l, say, floor)
         finally:
             spark.stop()
 
@@ -121,15 +125,27 @@ class _SparkSide:
         jobs = len(context.statusTracker().getJobIdsForGroup(group))
         self.drop(self.published, self.snapshots)
         return {**_run_figures(seconds, scan, result.timings, result.classes, result.algorithm.get("rounds")),
-                "statements": len(log), "jobs": jobs, "peak_mb": peak.mb}
+                "statements": len(log), "jobs": jobs, "peak_mb": peak.mb,
+                "round_rows": result.algorithm.get("round_rows")}
+
+    def floor(self, repeat: int, k: int, l: int) -> dict[str, float]:
+        """The essential operations (:mod:`anonymizer.bench.spark_floor`) on this session."""
+        from anonymizer.engine.spark import SparkEngine
+        engine = SparkEngine(self.spark)
+        try:
+            return essential_seconds(engine, table(self.name, TABLE), QIS, SENSITIVE, repeat, k, l)
+        finally:
+            engine.close_work()
 
     def drop(self, *databases: str) -> None:
         for name in databases:
             self.spark.sql(f"DROP DATABASE IF EXISTS `{name}` CASCADE")
 
 
-def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int, say: Say) -> Iterator[dict]:
-    """Both engines on one size: generate, load, then ``repeat`` turns."""
+def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int, say: Say,
+          floor: bool = False) -> Iterator[dict]:
+    """Both engines on one size: generate, load, then ``repeat`` turns (and with ``floor``
+    the essential operations on each engine)."""
     db, parquet = where / f"{TABLE}_{rows}.duckdb", where / f"{TABLE}_{rows}.parquet"
     say(f"{rows} rows: generating the source in DuckDB")
     generated = in_child({"task": "generate", "db": str(db), "rows": rows})["seconds"]
@@ -154,6 +170,9 @@ def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int
             say(f"{rows} rows, run {turn}/{repeat}: DuckDB {child['seconds']:.2f}s; Spark")
             runs["spark"].append(spark.release(rows, k, l, say))
             say(f"{rows} rows, run {turn}/{repeat}: Spark {runs['spark'][-1]['seconds']:.2f}s")
+        if floor:
+            say(f"{rows} rows: the floor, each essential operation {repeat} times on each engine")
+            ops = {"duckdb": _duckdb_floor(db, repeat, k, l), "spark": spark.floor(repeat, k, l)}
     finally:
         spark.drop(spark.published, spark.snapshots)
         spark.spark.sql(f"DROP TABLE IF EXISTS `{spark.name}`.`{TABLE}`")
@@ -165,8 +184,30 @@ def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int
     master = str(spark.spark.conf.get("spark.master"))
     memory = ("driver JVM RSS, sampled" + ("" if master.startswith("local") else "; executors not measured")
               if spark.jvm else "unavailable (no JVM process found)")
+    spark_side = _summary("spark", rows, runs["spark"], duck, {"master": master, **loaded}, memory)
+    if floor:
+        for summary in (duck, spark_side):
+            summary["floor_ops"] = ops[summary["engine"]]
+            summary["floor_seconds"] = floor_seconds(ops[summary["engine"]], rows, spark_side["round_rows"])
+        spark_side["floor_duckdb"] = round(spark_side["floor_seconds"] / duck["seconds"], 2)
     yield duck
-    yield _summary("spark", rows, runs["spark"], duck, {"master": master, **loaded}, memory)
+    yield spark_side
+
+
+def _duckdb_floor(db: Path, repeat: int, k: int, l: int) -> dict[str, float]:
+    """The essential operations on DuckDB, over the generated source (attached read-only)."""
+    import duckdb
+
+    from anonymizer.engine.session import Engine
+    with duckdb.connect() as con:
+        con.execute("SET enable_progress_bar = false")
+        path = str(db).replace("'", "''")
+        con.execute(f"ATTACH '{path}' AS src (READ_ONLY)")
+        engine = Engine(con)
+        try:
+            return essential_seconds(engine, table("src", "main", TABLE), QIS, SENSITIVE, repeat, k, l)
+        finally:
+            engine.close_work()
 
 
 def _export(db: Path, parquet: Path) -> None:
@@ -188,7 +229,8 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
     release's seconds), scan_seconds (median), ratio (release / scan), spark_duckdb (this
     engine's release over DuckDB's; ``scan_spark_duckdb`` the same for the scans), steps
     (median seconds per phase), rounds, round_seconds (the algorithm's seconds per round),
-    classes, same_classes (all runs alike), statements, jobs and job_seconds (Spark), peak_mb
+    classes, same_classes (all runs alike), statements, jobs and job_seconds (Spark), round_rows
+    (Spark: the rows in the partitions of each Mondrian round of the first release), peak_mb
     (largest over the runs; ``memory`` says what it is), and the load's seconds."""
     seconds = statistics.median(r["seconds"] for r in runs)
     scan = statistics.median(r["scan_seconds"] for r in runs)
@@ -205,7 +247,7 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
             "round_seconds": round(steps["algorithm"] / rounds, 2) if rounds else None,
             "job_seconds": round(seconds / jobs, 3) if jobs else None,
             "same_classes": len({r["classes"] for r in runs}) == 1,
-            "statements": runs[0]["statements"], "jobs": jobs,
+            "statements": runs[0]["statements"], "jobs": jobs, "round_rows": runs[0].get("round_rows"),
             "peak_mb": round(max(peaks)) if peaks else None, "memory": memory, **extra}
 
 
@@ -276,4 +318,10 @@ def format_spark_bench(rows: list[dict]) -> str:
     phases = [f"{r['rows']:>10} {r['engine']:>7}  " + "  ".join(f"{p} {r['steps'][p]:.2f}" for p in PHASES)
               for r in rows]
     memory = sorted({f"{r['engine']}: {r['memory']}" for r in rows})
-    return "\n".join([format_table(rows, COLUMNS), "phases (median s):", *phases, "peak MB: " + "; ".join(memory)])
+    floors = [f"{r['rows']:>10} {r['engine']:>7}  " + "  ".join(f"{op} {r['floor_ops'][op]:.3f}" for op in OPS)
+              + f"  floor {r['floor_seconds']:.2f}"
+              + (f" = {r['floor_duckdb']:.2f} x DuckDB's release" if "floor_duckdb" in r else "")
+              for r in rows if "floor_ops" in r]
+    return "\n".join([format_table(rows, COLUMNS), "phases (median s):", *phases, "peak MB: " + "; ".join(memory),
+                      *(["floor (median s of each essential operation; anonymizer.bench.spark_floor):", *floors]
+                        if floors else [])])

@@ -138,10 +138,14 @@ def _spark_conf(ctx, param, values: tuple[str, ...]) -> dict[str, str]:
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Where the generated source, its Parquet copy and Spark's warehouse go (default: a temporary "
                    "directory, removed at the end); with a cluster's --master, a directory every executor sees.")
+@click.option("--floor", is_flag=True,
+              help="Also time the release's essential operations (collapse, each round's histogram, medians "
+                   "and split, the published rows, their check) on both engines, --repeat times each, and print "
+                   "the floor they sum to with the Spark release's rounds: no release on that engine is faster.")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per engine and size instead of the table.")
 @quiet_option("No progress lines.")
 def spark(rows: tuple[int, ...], repeat: int, k: int, master: str, conf: dict[str, str], data_dir: str | None,
-          as_json: bool, quiet: bool) -> None:
+          floor: bool, as_json: bool, quiet: bool) -> None:
     """Time the same release on DuckDB and on Spark: the release of `bench release`
     (Mondrian, k = --k, distinct l = 2 on salary, age numeric and five categorical QIs),
     each engine next to its own plain GROUP BY scan of the same rows. Needs pyspark and
@@ -159,6 +163,7 @@ def spark(rows: tuple[int, ...], repeat: int, k: int, master: str, conf: dict[st
     Examples:
       anonymizer bench spark --rows 1000000 --repeat 3
       anonymizer bench spark --rows 10000000 --repeat 1 --conf spark.driver.memory=6g
+      anonymizer bench spark --rows 10000000 --repeat 3 --floor   # how far any Spark release is from DuckDB's
       anonymizer bench spark --rows 100000 --master spark://host:7077 --data-dir /shared/bench --json
     """
     import json
@@ -167,7 +172,7 @@ def spark(rows: tuple[int, ...], repeat: int, k: int, master: str, conf: dict[st
     say = None if quiet else (lambda message: click.echo(f"· {message}", err=True))
     runs = []
     for run in run_spark_bench(list(rows), repeat=repeat, master=master, conf=conf, k=k, say=say,
-                               directory=data_dir):
+                               directory=data_dir, floor=floor):
         runs.append(run)
         if as_json:
             click.echo(json.dumps(run))

@@ -42,8 +42,9 @@ def chosen(algorithm: dict) -> dict:
     """What the algorithm chose, from its figures (``ReleaseResult.algorithm``): the lattice
     node (``levels`` per QI) of full-domain, optimal and PrivacyFrost2 (with its score or
     loss), Mondrian's rounds and cells, the buckets and groups of the other families; not
-    its timings or the lattice searches' per-check trace."""
-    return {k: v for k, v in algorithm.items() if k != "trace" and "seconds" not in k}
+    its timings, Mondrian's rows per round (a benchmark's figure) or the lattice searches'
+    per-check trace."""
+    return {k: v for k, v in algorithm.items() if k not in ("trace", "round_rows") and "seconds" not in k}
 
 
 # -- reading the audit -----------------------------------------------------------------------------

@@ -18,11 +18,12 @@ if shutil.which("java") is None:
 
 from anonymizer.bench.release import PHASES  # noqa: E402
 from anonymizer.bench.spark import format_spark_bench  # noqa: E402
+from anonymizer.bench.spark_floor import OPS, floor_seconds  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
 FIELDS = {"bench", "rows", "engine", "seconds", "runs", "scan_seconds", "ratio", "spark_duckdb", "scan_spark_duckdb",
-          "steps", "rounds", "round_seconds", "classes", "same_classes", "statements", "jobs", "job_seconds",
+          "steps", "rounds", "round_seconds", "classes", "same_classes", "statements", "jobs", "job_seconds", "round_rows",
           "peak_mb", "memory", "generate_seconds", "load_seconds"}
 
 
@@ -30,7 +31,7 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     # in a process of its own: the bench starts its own session, and the other Spark tests'
     # session (tests/conftest.py) may be running in this one
     done = subprocess.run([sys.executable, "-m", "anonymizer.cli", "bench", "spark", "--rows", "1000", "--repeat",
-                           "1", "--json", "--data-dir", str(tmp_path), "--conf", "spark.sql.shuffle.partitions=2"],
+                           "1", "--json", "--data-dir", str(tmp_path), "--conf", "spark.sql.shuffle.partitions=2", "--floor"],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     runs = [json.loads(line) for line in done.stdout.strip().splitlines()]
@@ -51,7 +52,17 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     # the driver JVM's memory is measured here (Linux, a JVM pyspark started), said so when it is not
     assert spark["peak_mb"] > 100 if spark["memory"].startswith("driver JVM") else spark["peak_mb"] is None
     assert not list(tmp_path.glob("adult_like_*"))   # the source's DuckDB file and Parquet copy are gone
+    assert len(spark["round_rows"]) == spark["rounds"] and spark["round_rows"][0] == 1000 >= max(spark["round_rows"])
+    assert duck["round_rows"] is None   # DuckDB's rounds run as one recursive statement
+    # the floor: every essential operation timed on both engines, summed with the Spark release's rounds
+    for r in runs:
+        assert list(r["floor_ops"]) == list(OPS) and all(v > 0 for v in r["floor_ops"].values())
+        assert 0 < r["floor_seconds"] == floor_seconds(r["floor_ops"], 1000, spark["round_rows"])
+        assert r["floor_seconds"] > sum(r["floor_ops"][op] for op in ("collapse", "classes", "publish", "verify"))
+    assert "floor_duckdb" not in duck and spark["floor_duckdb"] == round(spark["floor_seconds"] / duck["seconds"], 2)
     table = format_spark_bench(runs).splitlines()
     assert table[0].split()[:4] == ["rows", "engine", "release", "s"]
     assert [line.split()[:2] for line in table[1:3]] == [["1000", "duckdb"], ["1000", "spark"]]
-    assert table[-1].startswith("peak MB: duckdb: process peak RSS")
+    assert table[-4].startswith("peak MB: duckdb: process peak RSS") and table[-3].startswith("floor (median s")
+    assert [line.split()[:3] for line in table[-2:]] == [["1000", "duckdb", "collapse"], ["1000", "spark", "collapse"]]
+    assert table[-1].endswith("x DuckDB's release") and f"floor {spark['floor_seconds']:.2f}" in table[-1]

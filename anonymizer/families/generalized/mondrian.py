@@ -161,7 +161,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         loop = "python"
     if isinstance(batch, str):                 # "auto", the only string the check above lets through
         batch = max(BATCH, HELD // max(run.cell_count, 1))
-    rounds, next_cid, timings = _rounds(run) if loop == "python" else _batches(run, batch)
+    rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
     loss_split.restore(run)
     assign = _assign(run)                      # line 30: return T_anony
     cells = _class_cells(run)
@@ -169,14 +169,15 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     return AlgorithmResult(assign=assign, cells=cells, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds" if loop == "python" else "batch_seconds": timings,
+                                  **({"round_rows": profile} if profile else {}),
                                   "loop": loop, "relaxed": run.relaxed, "cells": run.cell_count})
 
 
-def _rounds(run: _Run) -> tuple[int, int, list[float]]:
+def _rounds(run: _Run) -> tuple[int, int, list[float], list[int]]:
     """Alg. 3, lines 5-29: split every partition until none can be split; returns the rounds,
-    the classes made and each round's seconds."""
+    the classes made, each round's seconds and the rows its partitions held."""
     engine = run.engine
-    rounds, next_cid, timings = 0, 0, []
+    rounds, next_cid, timings, profile = 0, 0, [], []
     while True:                                # Alg. 3, line 5: while partition_set is not empty
         t0 = time.perf_counter()
         _histogram(run)                        # lines 6-8: every partition is an oper_set
@@ -187,6 +188,7 @@ def _rounds(run: _Run) -> tuple[int, int, list[float]]:
         if counts["partitions"] == 0:
             break
         rounds += 1
+        profile.append(int(counts["rows"]))
         engine.say(f"round {rounds}: {counts['rows']} rows in {counts['partitions']} partitions")
         if counts["finished"]:
             _finish(run)                       # lines 24-26: T_anony += generalize(oper_set)
@@ -196,7 +198,7 @@ def _rounds(run: _Run) -> tuple[int, int, list[float]]:
             break
         _split(run, rounds)                    # lines 16-17: partition_set += S_l, S_r
         timings.append(round(time.perf_counter() - t0, 4))
-    return rounds, next_cid, timings
+    return rounds, next_cid, timings, profile
 
 
 def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
