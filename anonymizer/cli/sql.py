@@ -244,10 +244,16 @@ def load_macros(con, wanted: bool) -> str:
 
 
 def finish(shell: Shell, db: str, library: str, error: ShellError | None) -> None:
-    """``--json``: print the one object, and exit with status 2 after a failure."""
-    echo_json({"database": db, "macros": library, "statements": shell.done,
-               "error": None if error is None else {"statement": error.number, "at": error.where,
-                                                    "message": error.problem}})
-    if error is not None:
-        from anonymizer.cli import EXIT_INPUT
-        sys.exit(EXIT_INPUT)
+    """``--json``: print the one object (``"ok": false`` with the failure's exit status and
+    error, as every command's failure object, when a statement failed), and exit with status 2
+    after a failure."""
+    done = {"database": db, "macros": library, "statements": shell.done}
+    if error is None:
+        echo_json({**done, "error": None})
+        return
+    from anonymizer.cli import EXIT_INPUT
+    from anonymizer.cli.failure import KINDS
+    click.echo(json.dumps({"ok": False, "exit_status": EXIT_INPUT, **done,
+                           "error": {"kind": KINDS[EXIT_INPUT], "message": error.problem, "statement": error.number,
+                                     "at": error.where}}, default=str))
+    sys.exit(EXIT_INPUT)

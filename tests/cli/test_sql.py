@@ -86,6 +86,8 @@ def test_a_failing_statement_stops_the_run_named_with_exit_status_2(invoke, tmp_
     as_json = invoke("sql", "--db", db, "--json", "-c", "SELECT 1 AS x; SELEC 2; SELECT 3")
     assert as_json.exit_code == 2
     out = json.loads(as_json.stdout)
+    # a failure's object, as every command's: not ok, its exit status and the error's kind
+    assert out["ok"] is False and out["exit_status"] == 2 and out["error"]["kind"] == "input"
     assert [s["rows"] for s in out["statements"]] == [[{"x": 1}]]
     assert out["error"]["statement"] == 2 and out["error"]["at"] == "-c line 1"
     assert out["error"]["message"].startswith("Parser Error: syntax error at or near \"SELEC\"")
