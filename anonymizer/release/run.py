@@ -177,7 +177,8 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
     else:
         with phase(engine, clock, "publish", f"writing the snapshot{'s' if ready.parts else ''}, "
                                              f"promoting {target.output.view}{''.join(', ' + v for v in views)}"):
-            record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility},
+            record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility,
+                                            "classes": ready.classes},
                              ready.rows, ready.suppressed, clock, chosen(ready.algorithm), ready.audit_rows_in)
             gated, version = ready.combination, (last["version"] if (last := latest(engine, target)) else 0) + 1
             if gated is not None:   # the private state first: it lives in the source's database
@@ -261,7 +262,9 @@ def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: P
         "WHERE release = $r AND version = $v",
         {"r": target.release, "v": current.version}).fetchone()
     figures = json.loads(row[3]) if row[3] else {}
+    # the classes the published version has (an audit row written before they were kept: 0)
     return ReleaseResult(target.release, current.version, current.view, current.snapshot, True,
-                         row[0], row[1], row[2], 0, figures.get("models", []), {"k": figures.get("k")},
+                         row[0], row[1], row[2], int(figures.get("classes", 0)), figures.get("models", []),
+                         {"k": figures.get("k")},
                          figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
                          {"name": algorithm}, views=list(figures.get("views", [])))

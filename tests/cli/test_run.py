@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import duckdb
+
 
 def test_demo_publishes_and_check_measures(invoke, tmp_path):
     db = tmp_path / "demo.duckdb"
@@ -21,6 +23,10 @@ def test_demo_publishes_and_check_measures(invoke, tmp_path):
     assert {"entropy_l", "distinct_l", "t"} <= set(figures["sensitive"]["income"])
     again = invoke("demo", "--db", db, "--json")
     assert again.exit_code == 0 and json.loads(again.output)["unchanged"] is True
+    # an unchanged re-run reports the published version's figures, its classes among them
+    with duckdb.connect(str(db), read_only=True) as con:
+        (published,) = con.execute("SELECT count(DISTINCT eq_class) FROM published.adult").fetchone()
+    assert json.loads(again.output)["classes"] == published > 0
 
 
 def test_run_json_and_exit_codes(invoke, tmp_path):
