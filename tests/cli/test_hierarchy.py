@@ -101,3 +101,7 @@ def test_missing_database_and_column(invoke, tmp_path, adult_db):
     assert res.exit_code == 2 and "--db " in res.output and ": no such database file" in res.output
     res = invoke("hierarchy", "show", "--db", adult_db, "--table", "adult", "--column", "nope", "--builder", "masking")
     assert res.exit_code == 2 and "--column: is not a column" in res.output
+    # a --data file that is not there is the user's input (2), not a database failure (3)
+    for command in ("show", "export"):
+        res = invoke("hierarchy", command, "--data", tmp_path / "none.csv", "--column", "x", "--builder", "masking")
+        assert res.exit_code == 2 and "none.csv" in res.output and "does not exist" in res.output, res.output
