@@ -4,7 +4,8 @@ Every error a user can cause derives from :class:`AnonymizerError`; input errors
 derive from ``ValueError`` so that generic callers can catch them as such. The command
 line maps their :attr:`~AnonymizerError.kind` to its exit status (:mod:`anonymizer.cli`):
 ``privacy`` 1 (:class:`PrivacyCheckFailed`), ``input`` 2 (the rest), ``database`` 3
-(:class:`DatabaseError`).
+(:class:`DatabaseError`), ``internal`` 4 (:class:`TemplateError`, a bug of ours, unless the
+database's environment caused it: then 3).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ class AnonymizerError(Exception):
 
     Attributes:
         kind: who is to act: ``input`` (fix the spec, option or data), ``privacy`` (the
-            release does not satisfy its models), ``database`` (the database or engine).
+            release does not satisfy its models), ``database`` (the database or engine),
+            ``internal`` (us: a bug to report).
     """
 
     kind = "input"
@@ -45,7 +47,11 @@ class DataError(AnonymizerError, ValueError):
 
 
 class TemplateError(AnonymizerError):
-    """A SQL template is missing, fails to render, or its statement fails in DuckDB."""
+    """A SQL template is missing, fails to render, or its statement fails in the engine: a
+    bug of ours (the input is checked before any template runs), reported as one with its
+    traceback, unless the engine's environment (I/O, memory, a lost connection) caused it."""
+
+    kind = "internal"
 
     def __init__(self, template: str, problem: str):
         self.template, self.problem = template, problem

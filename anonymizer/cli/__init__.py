@@ -21,8 +21,10 @@ Exit status (:mod:`anonymizer.cli.failure` sorts the errors):
                                  file cannot be opened (not a DuckDB file, another DuckDB
                                  version, locked by another process, read-only), I/O,
                                  out of memory, a full disk, a Spark or Py4J failure
- 4   internal error              anything else: a bug (the traceback is printed; please
-                                 report it)
+ 4   internal error              a statement of ours that failed
+                                 (:class:`~anonymizer.errors.TemplateError`, but for the
+                                 environment's failures above), anything else: a bug (the
+                                 traceback is printed; please report it)
 130  interrupted                 Ctrl-C: a release publishes in one transaction, so all of
                                  it or nothing
 ===  ==========================  ==========================================================

@@ -5,8 +5,8 @@ Every exception a command lets through is sorted by :func:`known` into the packa
 error classes (:mod:`anonymizer.errors`): a DuckDB error from the environment (I/O,
 permissions, memory, a lost connection), a Spark or Py4J failure, a full disk become a
 :class:`~anonymizer.errors.DatabaseError`, also when the engine wrapped them in a
-:class:`~anonymizer.errors.TemplateError`; anything else that is no
-:class:`~anonymizer.errors.AnonymizerError` is a bug. :func:`status` gives the exit
+:class:`~anonymizer.errors.TemplateError`; any other TemplateError (our SQL failed on input
+already checked) and anything that is no :class:`~anonymizer.errors.AnonymizerError` is a bug. :func:`status` gives the exit
 status (the table in :mod:`anonymizer.cli`) from the error's ``kind``. Neither duckdb nor pyspark is imported here:
 an error of a library that is not loaded was not raised by it.
 """
@@ -21,7 +21,7 @@ from typing import NoReturn
 
 import click
 
-from anonymizer.errors import AnonymizerError, DatabaseError
+from anonymizer.errors import AnonymizerError, DatabaseError, TemplateError
 
 #: exit statuses (see :mod:`anonymizer.cli`).
 EXIT_OK, EXIT_PRIVACY, EXIT_INPUT, EXIT_DATABASE, EXIT_BUG = 0, 1, 2, 3, 4
@@ -74,8 +74,12 @@ def known(exc: BaseException) -> AnonymizerError | None:
     if isinstance(exc, DatabaseError):
         return exc
     found = next((e for e in map(_environment, _chain(exc)) if e is not None), None)
-    if found is not None or isinstance(exc, AnonymizerError):
-        return found or exc
+    if found is not None:
+        return found
+    if isinstance(exc, TemplateError):   # our SQL failed where the input was checked already: a bug
+        return None
+    if isinstance(exc, AnonymizerError):
+        return exc
     if isinstance(exc, OSError):
         return AnonymizerError(f"{exc.filename}: {exc.strerror or _one_line(exc)}" if exc.filename
                                else exc.strerror or _one_line(exc))

@@ -47,7 +47,7 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
 from anonymizer.engine.transpile import spark_statements, to_spark
-from anonymizer.errors import DataError, TemplateError
+from anonymizer.errors import DataError, SpecError, TemplateError
 
 #: Spark's type names -> DuckDB's, as :meth:`Engine.columns` reports them
 _TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE",
@@ -316,7 +316,8 @@ class SparkEngine(Engine):
     def relation(self, catalog: str | None, schema: str, name: str) -> tuple[str, str | None] | None:
         """``("view", its query)`` or ``("table", None)`` for ``schema.name``, or ``None``."""
         if catalog is not None:
-            raise TemplateError("<relation>", "output.database is a DuckDB file; on Spark publish into the catalog")
+            raise SpecError("output.database", "names a DuckDB file; on Spark a release publishes into the session's "
+                                               "catalog (leave output.database out)")
         if not self.con.catalog.databaseExists(schema):
             return None
         found = [t for t in self.con.catalog.listTables(schema) if t.name.lower() == name.lower() and not t.isTemporary]

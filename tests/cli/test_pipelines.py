@@ -208,7 +208,7 @@ def test_spark_failures_are_engine_errors():
     assert status(known(PySparkRuntimeError("JAVA_GATEWAY_EXITED", {}))) == 3
     wrapped = TemplateError("x.sql.j2", "Spark: table not found")
     wrapped.__cause__ = AnalysisException("TABLE_OR_VIEW_NOT_FOUND", {"relationName": "t"})
-    assert status(known(wrapped)) == 2
+    assert status(known(wrapped)) == 4   # Spark refused a statement of ours: a bug
 
 
 # -- 4 -------------------------------------------------------------------------------------------
@@ -220,6 +220,19 @@ def test_status_4_bug_with_json(tmp_path, db, monkeypatch):
     assert res.exit_code == 4 and "Traceback" in res.stderr and "KeyError: 'oops'" in res.stderr
     error = failure(res.stdout, 4, "internal")
     assert error["type"] == "KeyError" and "a bug" in error["message"]
+
+
+def test_status_4_a_statement_of_ours_that_fails(tmp_path, db, monkeypatch):
+    """A template whose statement the engine refuses is our bug: exit 4 with the report-a-bug
+    text and the traceback, not "spec or input error" (issue 39)."""
+    def broken(*args, **kwargs):
+        raise TemplateError("release/x.sql.j2", 'BinderException: Referenced column "nope" not found') from \
+            duckdb.BinderException('Binder Error: Referenced column "nope" not found')
+    monkeypatch.setattr("anonymizer.release.run.run_release", broken)
+    res = invoke("run", spec(tmp_path), "-q", "--db", db, "--json")
+    assert res.exit_code == 4 and "Traceback" in res.stderr and "release/x.sql.j2" in res.stderr
+    error = failure(res.stdout, 4, "internal")
+    assert error["type"] == "TemplateError" and "a bug" in error["message"] and "release/x.sql.j2" in error["detail"]
 
 
 def test_status_130_interrupted_with_json(tmp_path, db, monkeypatch):
