@@ -99,10 +99,11 @@ def fields(err: BaseException) -> dict:
     return {k: v for k, v in vars(err).items() if not k.startswith("_") and v is not ...}
 
 
-def echo_failure(code: int, message: str, details: dict | None = None) -> None:
-    """The one ``--json`` object of a failed command, on stdout."""
+def echo_failure(code: int, message: str, details: dict | None = None, **done) -> None:
+    """The one ``--json`` object of a failed command, on stdout; ``done``: what the command did
+    before it failed (``anonymizer sql``: the statements that ran), beside the error."""
     error = {"kind": KINDS[code], "message": message, **(details or {})}
-    click.echo(json.dumps({"ok": False, "exit_status": code, "error": error}, default=str))
+    click.echo(json.dumps({"ok": False, "exit_status": code, **done, "error": error}, default=str))
 
 
 def fail(exc: BaseException, as_json: bool = False) -> NoReturn:

@@ -252,8 +252,6 @@ def finish(shell: Shell, db: str, library: str, error: ShellError | None) -> Non
         echo_json({**done, "error": None})
         return
     from anonymizer.cli import EXIT_INPUT
-    from anonymizer.cli.failure import KINDS
-    click.echo(json.dumps({"ok": False, "exit_status": EXIT_INPUT, **done,
-                           "error": {"kind": KINDS[EXIT_INPUT], "message": error.problem, "statement": error.number,
-                                     "at": error.where}}, default=str))
+    from anonymizer.cli.failure import echo_failure
+    echo_failure(EXIT_INPUT, error.problem, {"statement": error.number, "at": error.where}, **done)
     sys.exit(EXIT_INPUT)
