@@ -375,7 +375,9 @@ ORDER BY list_position(sensitive, attribute);
 -- cell of the original, a suppressed row (original rows - released rows) counting 1.
 
 -- anon_ncp_numeric(published, original, qis): numeric QIs, published as <qi>_low and
--- <qi>_high: a cell costs (high - low) / (max - min of the original column), 0 if that is 0.
+-- <qi>_high: a cell costs (high - low) / (max - min of the original column), 0 if that is 0,
+-- each bound clamped into [min, max] of the original column and a NULL bound (a label such
+-- as '*' that states none) read as that end, as the release's own NCP does.
 CREATE OR REPLACE MACRO anon_ncp_numeric(published, original, qis) AS TABLE
 WITH checked AS MATERIALIZED (
     -- Every scan below waits for these checks, so a missing column is reported by name
@@ -388,8 +390,12 @@ WITH checked AS MATERIALIZED (
 cells AS MATERIALIZED (
     SELECT row_number() OVER () AS __anon_g, *
     FROM (
-        SELECT COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_low'), x_)
-                               OR list_contains(list_transform(qis, lambda q_: q_ || '_high'), x_))::DOUBLE,
+        -- an unbounded side (NULL) as an infinity, which UNPIVOT keeps and the clamp below
+        -- turns into the column's end
+        SELECT coalesce(COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_low'), x_))::DOUBLE,
+                        '-infinity'::DOUBLE),
+               coalesce(COLUMNS(lambda x_: list_contains(list_transform(qis, lambda q_: q_ || '_high'), x_))::DOUBLE,
+                        'infinity'::DOUBLE),
                count(*) AS __anon_n
         FROM query_table(published)
         WHERE (SELECT ok FROM checked)
@@ -417,7 +423,10 @@ mins AS (
 total AS (SELECT count(*) AS rows FROM query_table(original)),
 sums AS (
     SELECT left(l.name, -4) AS attribute, sum(l.__anon_n) AS released,
-           sum(l.__anon_n * CASE WHEN mx.hi - mn.lo > 0 THEN (h.high - l.low) / (mx.hi - mn.lo) ELSE 0.0 END) AS ncp_sum
+           sum(l.__anon_n * CASE WHEN mx.hi - mn.lo > 0
+                                  THEN (least(h.high, mx.hi) - greatest(l.low, mn.lo))
+                                       / (mx.hi - mn.lo)
+                                  ELSE 0.0 END) AS ncp_sum
     FROM lows AS l
     JOIN highs AS h ON h.__anon_g = l.__anon_g AND left(h.name, -5) = left(l.name, -4)
     JOIN maxs AS mx ON mx.attribute = left(l.name, -4)

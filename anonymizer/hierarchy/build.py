@@ -5,10 +5,11 @@ For a quasi-identifier the work schema gets (the contract every algorithm reads)
 - ``dom<key>(code INTEGER, value, num DOUBLE)``: the distinct values coded ``0..m-1`` in
   generalization order, the order the hierarchy kind needs for every node to be a contiguous
   code range (numeric or date order, a file's paths, a declared order, (length, value));
-- ``hier<key>(code, level, label, lo, hi, distortion)``: each code's node at every level,
-  level 0 the value itself, the top level the single node ``*``, ``lo..hi`` the node's codes,
-  ``distortion`` the node's distortion (paper 001, Definition 9: 0 for a value, the height
-  for the root; the paper's builders divide it further, see their modules).
+- ``hier<key>(code, level, label, lo, hi, distortion, low, high)``: each code's node at every
+  level, level 0 the value itself, the top level the single node ``*``, ``lo..hi`` the node's
+  codes, ``distortion`` the node's distortion (paper 001, Definition 9: 0 for a value, the
+  height for the root; the paper's builders divide it further, see their modules), ``low``
+  and ``high`` the bounds its label states (the builder's, NULL where it has none).
 
 Each kind of hierarchy is one module with two steps, looked up in :data:`BUILDERS`:
 ``order(site) -> Order`` (how to code the values; run before the domain exists) and
@@ -40,7 +41,7 @@ class Coded:
     """A column's domain and hierarchy tables and their figures."""
 
     dom: str              # quoted (code, value, num)
-    hier: str             # quoted (code, level, label, lo, hi, distortion)
+    hier: str             # quoted (code, level, label, lo, hi, distortion, low, high)
     m: int                # distinct values
     height: int           # the top level
     nested: bool          # every node lies inside one node of the next level
@@ -68,7 +69,8 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
     domain = Domain(site, dom, order.leaves, m, lo, hi, integer)
     levels = builder.levels(domain)
     engine.run("hierarchy/mapping.sql.j2", {"top": levels.top} if levels.add_top else None, target=hier, dom=dom,
-               inner=domain.nodes if levels.inner else None, add_top=levels.add_top)
+               inner=domain.nodes if levels.inner else None, add_top=levels.add_top, bounds=levels.bounds,
+               value_type=engine.columns(dom)["value"])
     nested, broken = engine.one("hierarchy/shape.sql.j2", hier=hier)
     if broken:
         raise SpecError(site.where, f"{broken} is not a contiguous range of the column's values in "

@@ -121,4 +121,4 @@ def levels(domain: Domain) -> Levels:
                       lasts=[n.last for _, n in inner])
         domain.site.engine.run("hierarchy/cbgh.sql.j2", params, target=domain.nodes, dom=domain.dom,
                                integer=domain.integer)
-    return Levels(top=top, inner=bool(inner))
+    return Levels(top=top, inner=bool(inner), bounds=True)

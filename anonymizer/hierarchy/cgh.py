@@ -45,4 +45,4 @@ def levels(domain: Domain) -> Levels:
     if top > 1:
         domain.site.engine.run("hierarchy/cgh.sql.j2", {"low": low, "span": span, "top": top},
                                target=domain.nodes, dom=domain.dom, integer=domain.integer)
-    return Levels(top=top, inner=top > 1)
+    return Levels(top=top, inner=top > 1, bounds=True)

@@ -39,9 +39,13 @@ def order(site: Site) -> Order:
 
 
 def levels(domain: Domain) -> Levels:
-    """The file's columns as levels 1..H, and ``*`` above unless level H is one node."""
+    """The file's columns as levels 1..H, and ``*`` above unless level H is one node; a
+    numeric (or date) column's nodes are bounded by the least and greatest leaf the file
+    lists under them."""
     engine, leaves = domain.site.engine, domain.leaves
     height = len(engine.columns(leaves)) - 1
-    engine.run("hierarchy/csv_levels.sql.j2", target=domain.nodes, dom=domain.dom, leaves=leaves, levels=height)
+    numeric = domain.site.column.type == "numeric"
+    engine.run("hierarchy/csv_levels.sql.j2", target=domain.nodes, dom=domain.dom, leaves=leaves, levels=height,
+               value_type=engine.columns(domain.dom)["value"] if numeric else None)
     add_top = engine.execute(f"SELECT count(DISTINCT h{height}) > 1 FROM {leaves}").fetchone()[0]
-    return Levels(top=height + 1 if add_top else height, add_top=add_top)
+    return Levels(top=height + 1 if add_top else height, add_top=add_top, bounds=numeric)

@@ -3,7 +3,9 @@
 Units, finest first: day (2020-03-14), month (2020-03), quarter (2020-Q1), year (2020),
 decade (2020s), century (2000-2099); the top is ``*``. The column (DATE or TIMESTAMP) is
 categorical, coded in date order, so every node is a contiguous code range and the levels
-nest. Distortion: the level (paper 001, Definition 9).
+nest. A node's bounds (the published ``<column>_low``, ``<column>_high`` of a class labelled
+by it) are its unit's first and last day, never a date the data holds. Distortion: the level
+(paper 001, Definition 9).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ order = by_value  # numeric or date order
 
 
 def levels(domain: Domain) -> Levels:
-    """One level per unit."""
-    units = list(domain.hierarchy.units)
-    domain.site.engine.run("hierarchy/dates.sql.j2", {"units": units}, target=domain.nodes, dom=domain.dom)
-    return Levels(top=len(units) + 1)
+    """One level per unit; a node's bounds are its unit's first and last day (or microsecond)."""
+    units, engine = list(domain.hierarchy.units), domain.site.engine
+    date = engine.columns(domain.dom)["value"].upper() == "DATE"
+    engine.run("hierarchy/dates.sql.j2", {"units": units}, target=domain.nodes, dom=domain.dom, date=date)
+    return Levels(top=len(units) + 1, bounds=True)

@@ -82,4 +82,4 @@ def levels(domain: Domain) -> Levels:
         domain.site.engine.run("hierarchy/dbgh.sql.j2", {"divisors": widths, "low": low, "max": top_value,
                                                          "top": top, "span": top_value - low},
                                target=domain.nodes, dom=domain.dom, integer=domain.integer)
-    return Levels(top=top, inner=bool(widths))
+    return Levels(top=top, inner=bool(widths), bounds=True)

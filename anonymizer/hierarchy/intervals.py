@@ -17,4 +17,4 @@ def levels(domain: Domain) -> Levels:
     widths = list(domain.hierarchy.widths)
     domain.site.engine.run("hierarchy/intervals.sql.j2", {"widths": widths}, target=domain.nodes, dom=domain.dom,
                            integer=domain.integer)
-    return Levels(top=len(widths) + 1)
+    return Levels(top=len(widths) + 1, bounds=True)

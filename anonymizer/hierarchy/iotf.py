@@ -115,4 +115,4 @@ def levels(domain: Domain) -> Levels:
                                {"levels": [lv for lv, _ in inner], "firsts": [c.first for _, c in inner],
                                 "lasts": [c.last for _, c in inner], "top": top, "span": high - low},
                                target=domain.nodes, dom=domain.dom, integer=domain.integer)
-    return Levels(top=top, inner=bool(inner))
+    return Levels(top=top, inner=bool(inner), bounds=True)

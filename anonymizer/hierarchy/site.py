@@ -66,15 +66,19 @@ class Domain:
 
     @property
     def nodes(self) -> str:
-        """The quoted table a builder fills with levels ``1..top-1`` (code, level, label, distortion)."""
+        """The quoted table a builder fills with levels ``1..top-1`` (code, level, label,
+        distortion[, low, high]: with :attr:`Levels.bounds`)."""
         return self.site.work("nodes")
 
 
 @dataclass(frozen=True)
 class Levels:
     """What a builder built: the top level, whether it wrote inner levels, whether the top
-    ``*`` is still to add (not when a file's last level is already one node)."""
+    ``*`` is still to add (not when a file's last level is already one node), and whether
+    its nodes carry the bounds their labels state (``low``, ``high``; else a class labelled
+    by an inner node publishes no bounds)."""
 
     top: int
     inner: bool = True
     add_top: bool = True
+    bounds: bool = False

@@ -51,7 +51,8 @@ def utility_report(engine: Engine, candidate: str, qis: Sequence[Mapping[str, An
     with engine.scratch(render("metrics/cells.sql.j2", candidate=candidate, cid=CID, qis=qis, weight=weight),
                         template="metrics/cells.sql.j2") as cells:
         weight = ident("__w")
-        summary = [dict(q, lo_col=ident(f"__lo{j}"), hi_col=ident(f"__hi{j}"), size=ident(f"__n{j}"))
+        summary = [dict(q, lo_col=ident(f"__lo{j}"), hi_col=ident(f"__hi{j}"), size=ident(f"__n{j}"),
+                        **({"low": ident(f"__low{j}"), "high": ident(f"__high{j}")} if "low" in q else {}))
                    for j, q in enumerate(qis)]
         stats = class_stats(engine, cells, total_rows, weight)
         terms = ncp_terms(engine, cells, summary, weight)

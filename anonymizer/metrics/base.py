@@ -15,16 +15,23 @@ from anonymizer.errors import SpecError
 CID = ident("__cid")
 
 
-def qi(i: int, dom: str, numeric: bool, m: int, sized: bool = False) -> dict[str, Any]:
+def qi(i: int, dom: str, numeric: bool, m: int, sized: bool = False,
+       bounds: tuple[str, str] | None = None) -> dict[str, Any]:
     """The description of QI ``i`` under the candidate contract's column names.
 
     ``sized``: the candidate has ``__n{i}``, the number of domain values a cell covers
     (value-set generalization covers fewer than ``hi - lo + 1``); otherwise the cell
-    covers the whole code range.
+    covers the whole code range. ``bounds``: for a numeric QI, SQL over the candidate's
+    columns giving, as DOUBLE on the domain's ``num`` scale, the low and high bound a cell's
+    label states (a hierarchy node's interval, wider than the values it holds); NCP then
+    reads these (NULL: unbounded) instead of the covered codes' numbers.
     """
     size = ident(f"__n{i}") if sized else f"({ident(f'__hi{i}')} - {ident(f'__lo{i}')} + 1)"
-    return {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "size": size, "dom": dom,
-            "numeric": bool(numeric), "m": int(m)}
+    described = {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "size": size, "dom": dom,
+                 "numeric": bool(numeric), "m": int(m)}
+    if bounds and numeric:
+        described["low"], described["high"] = bounds
+    return described
 
 
 def domain_params(qis: Sequence[Mapping[str, Any]]) -> dict[str, int]:

@@ -29,7 +29,7 @@ def test_utility_from_the_class_table_equals_the_rows(con):
     spec = load_spec(SPEC)
     with engine.workspace():
         plan = prepare(engine, resolve_columns(spec, engine.columns('"adult"'), '"adult"'))
-        qis = _metric_qis(plan)
+        qis = _metric_qis(engine, plan, table(kept, "classes"))
         # every row with its class's label ranges (the candidate keeps them once per class)
         con.execute(f"CREATE VIEW {table(kept, 'rowwise')} AS SELECT r.__pos, c.* FROM {table(kept, 'candidate')} "
                     f"AS r JOIN {table(kept, 'classes')} AS c ON c.__cid = r.__cid")

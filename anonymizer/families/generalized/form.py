@@ -171,7 +171,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             label_sql = engine.sql("families/generalized/form/set_labels.sql.j2", dom=q.dom, **ctx)
         qis.append({"i": q.index, "labels": ident(f"__labels{q.index}"), "labels_sql": label_sql,
                     "key": "set" if key == "set" else "range",
-                    "numeric": _bounded(q), "dom": q.dom, "out": ident(q.name),
+                    "numeric": _bounded(q), "out": ident(q.name),
                     "out_low": ident(f"{q.name}_low"), "out_high": ident(f"{q.name}_high"),
                     "out_level": ident(f"{q.name}_level"), "out_values": ident(f"{q.name}_values"),
                     "out_count": ident(f"{q.name}_count")})

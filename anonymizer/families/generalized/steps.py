@@ -23,7 +23,8 @@ from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.verify import input_reference, verify as verify_models
 from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
-from anonymizer.plan import Plan
+from anonymizer.hierarchy.spec import is_temporal_type
+from anonymizer.plan import QI, Plan
 from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.release.combination import Combination
@@ -148,7 +149,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
             model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
-    utility = utility_report(engine, built.class_table, _metric_qis(plan), plan.rows + result.counterfeits, plan.k,
+    utility = utility_report(engine, built.class_table, _metric_qis(engine, plan, built.class_table), plan.rows + result.counterfeits, plan.k,
                              weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
                              names=[q.name for q in plan.qis])
     # no longer read: their memory goes to publishing
@@ -162,8 +163,20 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
                     combination=gated)
 
 
-def _metric_qis(plan: Plan) -> list[dict[str, Any]]:
-    return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True) for q in plan.qis]
+def _metric_qis(engine: Engine, plan: Plan, class_table: str) -> list[dict[str, Any]]:
+    """The QIs as the metrics read them from the class table: a numeric QI's cells cost the
+    bounds they publish (``<qi>_low``, ``<qi>_high``: a hierarchy node's stated interval), on
+    the domain's ``num`` scale (a date's epoch)."""
+    types = engine.columns(class_table)
+
+    def bounds(q: QI) -> tuple[str, str] | None:
+        if not q.numeric:
+            return None
+        cols = [ident(f"{q.name}_{side}") for side in ("low", "high")]
+        if is_temporal_type(types[f"{q.name}_low"]):
+            return (f"epoch({cols[0]})::DOUBLE", f"epoch({cols[1]})::DOUBLE")
+        return (f"{cols[0]}::DOUBLE", f"{cols[1]}::DOUBLE")
+    return [metric_qi(q.index, q.dom, q.numeric, q.m, sized=True, bounds=bounds(q)) for q in plan.qis]
 
 
 def summary_lines(r: ReleaseResult) -> list[str]:
