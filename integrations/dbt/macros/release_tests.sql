@@ -1,34 +1,50 @@
 {#-
-  Tests of a release step whose k, quasi-identifiers and l-diversity models come from the
-  release spec, written once there. A release step (a dbt Python model calling
-  anonymizer.dbt.release) returns the audit row of the version it published with a JSON
-  column `privacy`: the published view, quasi_identifiers, sensitive, k (the largest any
-  model of the spec demands) and l_diversity (kind, sensitive, l, c per model). The tests
-  read that row when they run (after the release step: they depend on it), so they check
-  the version now published:
+  Tests of a release whose k, quasi-identifiers and l-diversity models come from the release
+  spec, written once there. They read what the spec declares: the published view,
+  quasi_identifiers, sensitive, k (the largest any model of the spec demands) and
+  l_diversity (kind, sensitive, l, c per model), as JSON (anonymizer.dbt.privacy), from
+    - a model materialized 'anonymized' (the model is the published view): its row of the
+      table _anon_dbt_releases in its schema, written when the model last published;
+    - a release step (a dbt Python model calling anonymizer.dbt.release): its one-row table,
+      the audit row of the version it published with a JSON column `privacy`.
+  They read it when they run (after the release: they depend on it), so they check the
+  version now published:
 
       models:
-        - name: adult_release                 # the release step
+        - name: adult_release                 # the release
           data_tests:
             - anonymizer.release_k_anonymous   # the published view, with the spec's k and QIs
             - anonymizer.release_l_diverse     # ... and with each l-diversity model of the spec
 
   On another relation that keeps the published QI and sensitive columns (a copy of the
-  view, a mart), pass the release step: it then tests that relation with the spec's figures.
+  view, a mart), pass the release: it then tests that relation with the spec's figures.
 
             - anonymizer.release_k_anonymous:
                 arguments: {release: "ref('adult_release')"}
 
-  Before `execute` (while dbt parses), the release's table may not exist: the tests render
-  an empty query then.
+  Before `execute` (while dbt parses), the release may not exist: the tests render an empty
+  query then.
 -#}
 
-{#- The release step's `privacy` settings (a dict), read from its one-row table. -#}
+{#- The release's `privacy` settings (a dict): an anonymized model's row of _anon_dbt_releases
+    in its schema, or else the `privacy` column of the release step's one-row table. -#}
 {% macro anon_release_privacy(release, test_name) -%}
-    {%- set found = run_query("select privacy from " ~ release) -%}
+    {%- set recorded = api.Relation.create(database=release.database, schema=release.schema,
+                                           identifier='_anon_dbt_releases') -%}
+    {%- set tables = run_query("select count(*) from duckdb_tables() where database_name = "
+                               ~ (anonymizer.anon_string(release.database) if release.database else "current_database()")
+                               ~ " and schema_name = " ~ anonymizer.anon_string(release.schema)
+                               ~ " and table_name = '_anon_dbt_releases'") -%}
+    {%- if tables.rows[0][0] > 0 -%}
+        {%- set found = run_query("select privacy from " ~ recorded ~ " where view_name = "
+                                  ~ anonymizer.anon_string(release.identifier)) -%}
+    {%- endif -%}
+    {%- if found is not defined or found.rows | length == 0 -%}
+        {%- set found = run_query("select privacy from " ~ release) -%}
+    {%- endif -%}
     {%- if found.rows | length != 1 -%}
-        {{ exceptions.raise_compiler_error(test_name ~ ": " ~ release ~ " must hold one row (a release step's "
-                                           ~ "audit row, see anonymizer.dbt.release), found " ~ found.rows | length) }}
+        {{ exceptions.raise_compiler_error(test_name ~ ": " ~ release ~ " must be a model materialized 'anonymized' "
+                                           ~ "or hold one row (a release step's audit row, see anonymizer.dbt.release), found " ~ found.rows | length) }}
     {%- endif -%}
     {%- set value = found.rows[0][0] -%}
     {{ return(fromjson(value) if value is string else value) }}

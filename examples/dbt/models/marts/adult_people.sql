@@ -1,4 +1,3 @@
--- depends_on: {{ ref('adult_release') }}
 -- One row per released person, for analysts: the released labels, the income flag, and
 -- the occupation. Read from the published view only (never from stg_adult).
 select
@@ -11,4 +10,4 @@ select
     workclass,
     occupation,
     salary_class = '>50K' as high_income
-from {{ source('published', 'adult_k5') }}
+from {{ ref('adult_release') }}

@@ -1,4 +1,3 @@
--- depends_on: {{ ref('adult_release') }}
 -- Income by age band, computed from the published view: people, people earning more than
 -- 50K, and their share. The bands are the release's 10-year age labels.
 select
@@ -8,6 +7,6 @@ select
     count(*) as people,
     count(*) filter (where salary_class = '>50K') as high_income,
     round(count(*) filter (where salary_class = '>50K') / count(*), 4) as high_income_share
-from {{ source('published', 'adult_k5') }}
+from {{ ref('adult_release') }}
 group by age, age_low, age_high
 order by age_low
