@@ -67,6 +67,7 @@ class Plugin(BasePlugin):
         from dbt.flags import get_flags  # set by the dbt command running the materialization
 
         relation, config = target_config.relation, target_config.config
+        assert relation.schema and relation.identifier   # a model's relation has both
         current = self.conn.execute("SELECT current_database()").fetchone()[0]
         if relation.database not in (None, current):
             raise DbtRuntimeError(f"anonymized model {relation}: it must be built in dbt's default database "

@@ -1,138 +1,103 @@
-"""The example dbt-duckdb project (examples/dbt) run end to end by dbt itself.
+"""The example dbt-duckdb project (examples/dbt) run end to end by dbt itself, its release a
+model materialized ``anonymized`` by the anonymizer's dbt package installed from git.
 
-A copy of the project and of the anonymizer's dbt package (``integrations/dbt``, which the
-project's ``packages.yml`` names by a relative path) in a temporary folder is installed with
-``dbt deps`` and built with ``dbt build`` (in-process, with ``dbt.cli.main.dbtRunner``):
-seed -> staging model -> release step (a Python model calling ``anonymizer.dbt.release``)
--> marts over the published view, with the package's generic tests, which call the SQL
-macros the profile's plugin (``anonymizer.dbt_plugin``) installs; the release tests read k,
-the QIs and l from the release step's table. The checks read the DuckDB file afterwards and compare with the Python engine:
-the published rows are the ones ``anonymizer.anonymize`` publishes for the same spec and
-data, the marts are computed from the published view, a second build publishes nothing new,
-and failing tests report as many failing rows as the engine counts failing classes.
+A copy of the project (:mod:`tests.dbt_runs`) installs the package with ``dbt deps`` from a
+git repository made in the temporary folder (``packages.yml``: ``git:`` its ``file://``
+URL, ``subdirectory: integrations/dbt``, ``revision:`` a tag), as a user installs it from the
+project's repository, and is built twice with ``dbt build``: seed -> staging model ->
+``adult_release`` (the materialization: the model's SQL is the release's source, the
+published view is the model's relation) -> marts over ``ref('adult_release')``, with the
+package's generic tests, which call the SQL macros the profile's plugin
+(``anonymizer.dbt_plugin``) installs; the release tests read k, the QIs and l from the
+``_anon_dbt_releases`` row the materialization wrote. The checks read the DuckDB file
+afterwards and compare with the Python engine: the published rows are the ones
+``anonymizer.anonymize`` publishes for the same spec and data, the marts are computed from
+the published view, a second build publishes nothing new, failing tests report as many
+failing rows as the engine counts failing classes, and a release that fails fails the model
+with the anonymizer's summary and publishes nothing. ``dbt deps`` of the example as shipped
+installs the package from its local path.
 
 One project is built per module (fixture ``built``); the negative tests then add tests to
-its property files and run ``dbt test`` on them alone. No test touches the network: dbt's
-usage statistics are off, and any Internet connection attempt during a dbt run fails the test.
-
-(This folder has no ``__init__.py``, unlike the other test folders: as a regular package
-``tests/dbt`` would shadow the real ``dbt`` package.)
+its property files and run ``dbt test`` on them alone; the failure tests change its spec.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
-import socket
-from pathlib import Path
 
 import duckdb
 import pytest
 import yaml
 
 from anonymizer import anonymize, load_spec
+from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
 from anonymizer.measure import measure_table
 from anonymizer.models import KAnonymity
 from anonymizer.models.catalog import DistinctLDiversity, EntropyLDiversity, RecursiveCLDiversity
 from anonymizer.models.check import evaluate_all
-from anonymizer.engine.names import ident, table
-from dbt.cli.main import dbtRunner  # dbt-core and dbt-duckdb are dev dependencies
+from tests.dbt_runs import (QIS, SEED_ROWS, connect, copy_example, dbt, git_repository, message_lines, offline,
+                            problems, results_by_name)
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLE = ROOT / "examples" / "dbt"
-PACKAGE = ROOT / "integrations" / "dbt"
-QIS = ["age", "sex", "race", "marital_status", "education", "native_country", "workclass"]
-SEED_ROWS = 2000
+VIEW = ("main", "adult_release")   # the model's relation: the published view
 
 
-class NetworkUsed(AssertionError):
-    pass
-
-
-def _no_internet(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make every IPv4/IPv6 connection attempt raise (local sockets still work)."""
-    real_connect = socket.socket.connect
-
-    def connect(self, address):
-        if self.family in (socket.AF_INET, socket.AF_INET6):
-            raise NetworkUsed(f"network connection attempted to {address!r}")
-        return real_connect(self, address)
-
-    monkeypatch.setattr(socket.socket, "connect", connect)
-    with pytest.raises(NetworkUsed):  # the guard is in force
-        socket.create_connection(("127.0.0.1", 9), timeout=0.1)  # loopback: nothing leaves even unguarded
-
-
-def dbt(project: Path, *args: str):
-    """Run one dbt command on ``project`` in-process; return the dbtRunnerResult."""
-    return dbtRunner().invoke([*args, "--project-dir", str(project), "--profiles-dir", str(project),
-                               "--log-path", str(project / "logs")])
-
-
-def results_by_name(res) -> dict:
-    return {r.node.name: r for r in res.result.results}
-
-
-def problems(res) -> object:
-    """What went wrong in a dbt run, for assertion messages."""
-    if res.exception is not None or res.result is None:
-        return res.exception
-    return {r.node.name: (str(r.status), r.message) for r in res.result.results
-            if str(r.status) not in ("success", "pass")}
-
-
-def connect(db: Path) -> duckdb.DuckDBPyConnection:
-    return duckdb.connect(str(db))
-
-
-def snapshot_state(db: Path) -> dict:
+def snapshot_state(db) -> dict:
     """What the release left in the database."""
     with connect(db) as con:
         return {
-            "audit": con.execute("SELECT release, version, spec_hash, source_fingerprint, rows_in, rows_out, suppressed "
-                                 "FROM _anon_releases._audit ORDER BY version").fetchall(),
-            "snapshots": sorted(r[0] for r in con.execute(
-                "SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_releases' "
-                "AND table_name NOT IN ('_audit', '_classes')").fetchall()),
-            "view_sql": con.execute("SELECT sql FROM duckdb_views() WHERE schema_name = 'published' "
-                                    "AND view_name = 'adult_k5'").fetchall(),
-            "model": con.execute("SELECT release, version, spec_hash FROM main.adult_release").fetchall(),
+            "audit": con.execute("SELECT release, version, view_name, spec_hash, source_fingerprint, rows_in, rows_out, "
+                                 "suppressed FROM _anon_releases._audit ORDER BY version").fetchall(),
+            "tables": sorted(con.execute("SELECT schema_name || '.' || table_name FROM duckdb_tables() "
+                                         "WHERE table_name NOT IN ('_audit', '_classes')").fetchall()),
+            "view_sql": con.execute("SELECT sql FROM duckdb_views() WHERE schema_name = 'main' "
+                                    "AND view_name = 'adult_release'").fetchall(),
+            "privacy": con.execute("SELECT * FROM main._anon_dbt_releases").fetchall(),
         }
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The example project and the package copied (same relative layout), ``dbt deps``, then
-    built twice with ``dbt build``; the runs' results and the release's state after each."""
+    """The example project with the package from a git repository, ``dbt deps``, then built
+    twice with ``dbt build``; the runs' results and the release's state after each."""
     root = tmp_path_factory.mktemp("dbt")
-    project = root / "examples" / "dbt"
-    ignore = shutil.ignore_patterns("target", "logs", "dbt_packages", "package-lock.yml", "*.duckdb",
-                                    "*.duckdb.wal", ".user.yml")
-    shutil.copytree(EXAMPLE, project, ignore=ignore)
-    shutil.copytree(PACKAGE, root / "integrations" / "dbt", ignore=ignore)
+    project = copy_example(root)
+    url = git_repository(root / "anonymizer-repo", "v0.1.0")
+    (project / "packages.yml").write_text(yaml.safe_dump(
+        {"packages": [{"git": url, "subdirectory": "integrations/dbt", "revision": "v0.1.0"}]}))
     db = root / "warehouse.duckdb"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("ANONYMIZER_DBT_DB", str(db))
-        mp.setenv("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-        mp.setenv("DBT_VERSION_CHECK", "false")
-        _no_internet(mp)
+        offline(mp, db)
         deps = dbt(project, "deps")
         first = dbt(project, "build")
         state1 = snapshot_state(db) if first.success else None
         second = dbt(project, "build")
         state2 = snapshot_state(db) if second.success else None
-        yield {"project": project, "db": db, "deps": deps, "first": first, "second": second,
+        yield {"project": project, "db": db, "url": url, "deps": deps, "first": first, "second": second,
                "state1": state1, "state2": state2}
 
 
-def test_deps_installs_the_local_package(built):
-    """``dbt deps`` offline: the package is linked from its local path, named by its project."""
+def test_deps_installs_the_package_from_git(built):
+    """``dbt deps`` offline from a git URL: the package's folder of the tagged commit."""
     assert built["deps"].success, built["deps"].exception
-    link = built["project"] / "dbt_packages" / "anonymizer"
-    assert link.is_symlink() and link.resolve() == (built["project"] / "../../integrations/dbt").resolve()
-    assert yaml.safe_load((link / "dbt_project.yml").read_text())["name"] == "anonymizer"
+    installed = built["project"] / "dbt_packages" / "anonymizer"
+    assert installed.is_dir() and not installed.is_symlink()
+    assert yaml.safe_load((installed / "dbt_project.yml").read_text())["name"] == "anonymizer"
+    assert (installed / "macros" / "materializations" / "anonymized.sql").is_file()
+    (lock,) = yaml.safe_load((built["project"] / "package-lock.yml").read_text())["packages"]
+    assert lock["git"] == built["url"] and lock["subdirectory"] == "integrations/dbt"
+    assert re.fullmatch(r"[0-9a-f]{40}", lock["revision"])   # the tag, resolved to its commit
+
+
+def test_deps_installs_the_local_package(tmp_path, monkeypatch):
+    """The example as shipped: ``packages.yml`` names the package by its local path, which
+    ``dbt deps`` links."""
+    project = copy_example(tmp_path)
+    offline(monkeypatch, tmp_path / "unused.duckdb")
+    assert dbt(project, "deps").success
+    link = project / "dbt_packages" / "anonymizer"
+    assert link.is_symlink() and link.resolve() == (tmp_path / "integrations" / "dbt").resolve()
 
 
 def test_build_succeeds_with_every_node(built):
@@ -142,8 +107,8 @@ def test_build_succeeds_with_every_node(built):
     assert {"adult_sample", "stg_adult", "adult_release", "adult_people", "income_by_age_band",
             "published_adult_k5_is_k_anonymous", "published_adult_k5_is_l_diverse",
             "adult_people_is_5_anonymous", "adult_people_is_2_diverse_in_occupation"} <= set(by_name)
-    assert not problems(res)
-    # the anonymizer's tests ran after the release step that publishes the view they read
+    assert by_name["adult_release"].node.config.materialized == "anonymized"
+    # the anonymizer's tests ran after the model that publishes the view they read
     order = [r.node.name for r in res.result.results]
     assert order.index("adult_release") < order.index("published_adult_k5_is_k_anonymous")
 
@@ -157,11 +122,13 @@ def test_plugin_installed_the_macros(built):
 
 
 def test_published_view_holds_the_engines_release(built):
-    """The view holds exactly what the Python API publishes for the same spec and rows,
-    and it is 5-anonymous and 2-diverse by the engine's own measure."""
+    """The model's relation is the published view, and it holds exactly what the Python
+    API publishes for the same spec and rows; it is 5-anonymous and 2-diverse by the
+    engine's own measure."""
     project = built["project"]
     spec_path = project / "releases" / "adult_k5.yml"
     data = yaml.safe_load(spec_path.read_text())
+    assert "source" not in data and "output" not in data   # the model says both
     data["source"] = {"table": "stg_adult"}
     with duckdb.connect() as ref:
         ref.execute(f"""CREATE TABLE stg_adult AS SELECT person_id, age::INTEGER AS age, sex, race,
@@ -172,9 +139,9 @@ def test_published_view_holds_the_engines_release(built):
         ref_rows = ref.execute(f"SELECT * EXCLUDE (eq_class) FROM {expected.view}").fetchall()
         ref_cols = [d[0] for d in ref.execute(f"SELECT * FROM {expected.view} LIMIT 0").description]
     with connect(built["db"]) as con:
-        cols = [d[0] for d in con.execute("SELECT * FROM published.adult_k5 LIMIT 0").description]
-        rows = con.execute("SELECT * EXCLUDE (eq_class) FROM published.adult_k5").fetchall()
-        measured = measure_table(con, ("published", "adult_k5"), QIS, ["occupation"])
+        cols = [d[0] for d in con.execute("SELECT * FROM main.adult_release LIMIT 0").description]
+        rows = con.execute("SELECT * EXCLUDE (eq_class) FROM main.adult_release").fetchall()
+        measured = measure_table(con, VIEW, QIS, ["occupation"])
     assert cols == ref_cols and "person_id" not in cols
     assert sorted(rows, key=repr) == sorted(ref_rows, key=repr)
     assert len(rows) == expected.rows_out and expected.rows_out + expected.suppressed == SEED_ROWS
@@ -183,32 +150,31 @@ def test_published_view_holds_the_engines_release(built):
     assert measured["sensitive"]["occupation"]["distinct_l"] >= 2
 
 
-def test_audit_row_recorded_and_returned_by_the_model(built):
-    audit, model = built["state1"]["audit"], built["state1"]["model"]
-    assert len(audit) == 1
-    release, version, spec_hash, _fp, rows_in, rows_out, suppressed = audit[0]
-    assert (release, version, rows_in) == ("adult_k5", 1, SEED_ROWS)
+def test_audit_row_and_the_specs_figures_recorded(built):
+    """One audit row, the snapshot under the view, the model's rows dropped after the
+    release, and the spec's figures (read here from the YAML by hand) in the row of
+    ``_anon_dbt_releases`` that the release tests read; they ran with those figures."""
+    state = built["state1"]
+    (audit,) = state["audit"]
+    release, version, view_name, _hash, _fp, rows_in, rows_out, suppressed = audit
+    assert (release, version, view_name, rows_in) == ("adult_k5", 1, "main.adult_release", SEED_ROWS)
     assert rows_out + suppressed == rows_in
-    assert model == [(release, version, spec_hash)]
-    assert built["state1"]["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes"]
-    assert "adult_k5__v1 AS r" in built["state1"]["view_sql"][0][0]
-
-
-def test_release_tests_read_k_qis_and_l_from_the_spec(built):
-    """The release step's table carries what the spec declares (read here from the YAML
-    by hand), and the release tests ran with those figures on the published view."""
+    assert "adult_k5__v1 AS r" in state["view_sql"][0][0]
+    assert state["tables"] == [("_anon_releases.adult_k5__v1",), ("_anon_releases.adult_k5__v1__classes",),
+                               ("main._anon_dbt_releases",), ("main.adult_people",), ("main.adult_sample",),
+                               ("main.income_by_age_band",)]   # no main.adult_release__anon_source
     spec = yaml.safe_load((built["project"] / "releases" / "adult_k5.yml").read_text())
     qis = [name for name, c in spec["columns"].items() if isinstance(c, dict) and c["role"] == "quasi"]
-    with connect(built["db"]) as con:
-        (privacy,) = con.execute("SELECT privacy FROM main.adult_release").fetchone()
+    ((view, release2, version2, privacy),) = state["privacy"]
+    assert (view, release2, version2) == ("adult_release", "adult_k5", 1)
     assert json.loads(privacy) == {
-        "view": '"published"."adult_k5"', "quasi_identifiers": qis == QIS and QIS, "sensitive": ["occupation"],
+        "view": '"main"."adult_release"', "quasi_identifiers": qis == QIS and QIS, "sensitive": ["occupation"],
         "k": spec["models"][0]["k"], "l_diversity": [{"kind": "distinct", "sensitive": "occupation", "l": 2, "c": None}]}
     by_name = results_by_name(built["first"])
     k_sql = by_name["published_adult_k5_is_k_anonymous"].node.compiled_code
     l_sql = by_name["published_adult_k5_is_l_diverse"].node.compiled_code
     qi_list = "[" + ", ".join(f"'{q}'" for q in QIS) + "]"
-    assert "'\"published\".\"adult_k5\"'" in k_sql and qi_list in k_sql and "where size < 5" in k_sql
+    assert "'\"main\".\"adult_release\"'" in k_sql and qi_list in k_sql and "where size < 5" in k_sql
     assert qi_list in l_sql and "['occupation']" in l_sql and "where distinct_l < 2" in l_sql
 
 
@@ -216,8 +182,8 @@ def test_marts_computed_from_the_published_view(built):
     with connect(built["db"]) as con:
         mart = con.execute("SELECT age_band, people, high_income FROM main.income_by_age_band ORDER BY age_low").fetchall()
         expected = con.execute("""SELECT age, count(*), count(*) FILTER (WHERE salary_class = '>50K')
-                                  FROM published.adult_k5 GROUP BY age ORDER BY min(age_low)""").fetchall()
-        published = con.execute("SELECT count(*) FROM published.adult_k5").fetchone()[0]
+                                  FROM main.adult_release GROUP BY age ORDER BY min(age_low)""").fetchall()
+        published = con.execute("SELECT count(*) FROM main.adult_release").fetchone()[0]
         people = con.execute("SELECT count(*) FROM main.adult_people").fetchone()[0]
     assert mart == expected and len(mart) >= 5
     assert sum(r[1] for r in mart) == published == people
@@ -227,17 +193,13 @@ def test_marts_computed_from_the_published_view(built):
 def test_second_build_is_idempotent(built):
     res = built["second"]
     assert res.success, problems(res)
-    assert built["state2"] == built["state1"]  # same audit row, version, snapshot, view, model row
+    assert built["state2"] == built["state1"]  # same audit row, version, snapshot, view, figures
 
 
-def _add_tests(path: Path, kind: str, name: str, tests: list) -> None:
-    """Append ``tests`` to the data_tests of the model or source table ``name`` in ``path``."""
+def _add_tests(path, name: str, tests: list) -> None:
+    """Append ``tests`` to the data_tests of the model ``name`` in the properties file ``path``."""
     doc = yaml.safe_load(path.read_text())
-    if kind == "models":
-        entries = doc["models"]
-    else:
-        entries = [t for s in doc["sources"] for t in s["tables"]]
-    entry = next(e for e in entries if e["name"] == name)
+    entry = next(e for e in doc["models"] if e["name"] == name)
     entry.setdefault("data_tests", []).extend(tests)
     path.write_text(yaml.safe_dump(doc, sort_keys=False))
 
@@ -248,24 +210,26 @@ def negative(built):
     project = built["project"]
     raw_qis = ["age", "sex", "race", "marital_status", "education"]
     neg = {"config": {"tags": ["negative"]}}
-    _add_tests(project / "models" / "staging" / "_staging.yml", "models", "stg_adult", [
+    _add_tests(project / "models" / "staging" / "_staging.yml", "stg_adult", [
         {"anonymizer.k_anonymous": {"name": "stg_adult_is_5_anonymous", **neg,
-                         "arguments": {"quasi_identifiers": raw_qis, "k": 5}}},
+                                    "arguments": {"quasi_identifiers": raw_qis, "k": 5}}},
         {"anonymizer.k_anonymous": {"name": "stg_adult_unknown_column", **neg,
-                         "arguments": {"quasi_identifiers": ["age", "it's"], "k": 5}}},
+                                    "arguments": {"quasi_identifiers": ["age", "it's"], "k": 5}}},
         # the release's own figures (k = 5, distinct 2-diversity) and QIs, on the raw data
         {"anonymizer.release_k_anonymous": {"name": "stg_adult_is_release_k_anonymous", **neg,
                                             "arguments": {"release": "ref('adult_release')"}}},
         {"anonymizer.release_l_diverse": {"name": "stg_adult_is_release_l_diverse", **neg,
                                           "arguments": {"release": "ref('adult_release')"}}}])
-    published = {"quasi_identifiers": QIS, "sensitive": ["occupation"], "published_by": "ref('adult_release')"}
-    _add_tests(project / "models" / "sources.yml", "sources", "adult_k5", [
+    published = {"quasi_identifiers": QIS, "sensitive": ["occupation"]}
+    _add_tests(project / "models" / "releases" / "_releases.yml", "adult_release", [
         {"anonymizer.l_diverse": {"name": "published_is_distinct_6_diverse", **neg, "arguments": {**published, "l": 6}}},
         {"anonymizer.l_diverse": {"name": "published_is_entropy_3_diverse", **neg,
-                       "arguments": {**published, "l": 3, "kind": "entropy"}}},
+                                  "arguments": {**published, "l": 3, "kind": "entropy"}}},
         {"anonymizer.l_diverse": {"name": "published_is_recursive_3_diverse", **neg,
-                       "arguments": {**published, "l": 3, "kind": "recursive", "c": 2}}}])
-    res = dbt(project, "test", "--select", "tag:negative")
+                                  "arguments": {**published, "l": 3, "kind": "recursive", "c": 2}}}])
+    with pytest.MonkeyPatch.context() as mp:
+        offline(mp, built["db"])
+        res = dbt(project, "test", "--select", "tag:negative")
     return {"res": res, "raw_qis": raw_qis}
 
 
@@ -303,8 +267,8 @@ def test_l_diverse_with_too_large_l_fails_by_the_engines_count(built, negative):
               "published_is_entropy_3_diverse": EntropyLDiversity(3, "occupation"),
               "published_is_recursive_3_diverse": RecursiveCLDiversity(2.0, 3, "occupation")}
     with connect(built["db"]) as con:
-        measured = measure_table(con, ("published", "adult_k5"), QIS, ["occupation"])["sensitive"]["occupation"]
-        found = evaluate_all(Engine(con), list(models.values()), table("published", "adult_k5"),
+        measured = measure_table(con, VIEW, QIS, ["occupation"])["sensitive"]["occupation"]
+        found = evaluate_all(Engine(con), list(models.values()), table(*VIEW),
                              [ident(q) for q in QIS], {"occupation": ident("occupation")})
     assert measured["distinct_l"] < 6 and measured["entropy_l"] < 3 and measured["recursive_l"] < 3
     for (name, _model), engine in zip(models.items(), found):
@@ -327,55 +291,40 @@ def test_release_tests_on_another_table_fail_by_the_engines_count(built, negativ
         assert not engine.holds and r.failures == engine.failing > 100, (name, r.failures, engine)
 
 
-def test_release_step_inside_a_dbt_transaction(built, negative):
-    """With a pre-hook, dbt opens a transaction around the Python model: the release still
-    publishes (on its own cursor), here a new version since the spec changed. Runs last:
-    it changes the shared project."""
-    project = built["project"]
-    releases = project / "models" / "releases" / "_releases.yml"
-    doc = yaml.safe_load(releases.read_text())
-    doc["models"][0].setdefault("config", {})["pre_hook"] = "create or replace table main.hooked as select 1 as x"
-    releases.write_text(yaml.safe_dump(doc, sort_keys=False))
+def test_failed_release_fails_the_model_and_publishes_nothing(built, negative):
+    """A spec whose checks cannot pass fails the model with the anonymizer's summary as
+    dbt's message; dbt skips what depends on it; the view, its snapshot, the audit and the
+    recorded figures stay as they were, and the model's rows are not left behind. First 1%
+    suppression allowed where 4.25% is needed (verification fails), then k above the rows
+    (the spec is refused). Runs after the negative tests (it changes the shared project)."""
+    project, before = built["project"], snapshot_state(built["db"])
     spec = project / "releases" / "adult_k5.yml"
-    spec.write_text(spec.read_text().replace("suppression_limit: 0.05", "suppression_limit: 0.06"))
-    res = dbt(project, "run", "--select", "adult_release")
-    assert res.success, problems(res)
-    log = (project / "logs" / "dbt.log").read_text()
-    assert "On model.anonymizer_example.adult_release: BEGIN" in log.split("running dbt with arguments")[-1]
-    state = snapshot_state(built["db"])
-    assert [v for _, v, *_ in state["audit"]] == [1, 2]
-    assert state["snapshots"] == ["adult_k5__v1", "adult_k5__v1__classes", "adult_k5__v2", "adult_k5__v2__classes"]
-    assert "adult_k5__v2 AS r" in state["view_sql"][0][0]
-    assert [m[:2] for m in state["model"]] == [("adult_k5", 2)]
-
-
-def test_failed_release_fails_the_model_and_keeps_what_was_published(built, negative):
-    """A spec whose checks cannot pass (1% suppression allowed, 4% needed) fails the
-    release step; dbt skips what depends on it, and the view stays at the last version.
-    Runs after the transaction test (it changes the shared project further)."""
-    project = built["project"]
-    before = snapshot_state(built["db"])
-    spec = project / "releases" / "adult_k5.yml"
-    spec.write_text(spec.read_text().replace("suppression_limit: 0.06", "suppression_limit: 0.01"))
-    res = dbt(project, "build", "--select", "adult_release+", "--exclude", "tag:negative")
-    assert not res.success and res.exception is None
-    by_name = results_by_name(res)
+    text = spec.read_text()
+    with pytest.MonkeyPatch.context() as mp:
+        offline(mp, built["db"])
+        spec.write_text(text.replace("suppression_limit: 0.05", "suppression_limit: 0.01"))
+        failed = dbt(project, "build", "--select", "adult_release+", "--exclude", "tag:negative")
+        after_failed = snapshot_state(built["db"])
+        spec.write_text(text.replace("{type: k-anonymity, k: 5}", "{type: k-anonymity, k: 2001}"))
+        refused = dbt(project, "run", "--select", "adult_release")
+    spec.write_text(text)
+    assert not failed.success and failed.exception is None
+    by_name = results_by_name(failed)
     assert str(by_name["adult_release"].status) == "error"
-    # the line under dbt-duckdb's header names the privacy model, by how much it fails, and
-    # what stays published; 4% of the rows (the suppressed rows of version 2) would need
-    # suppression, 1% are allowed
-    lines = [line.strip() for line in by_name["adult_release"].message.splitlines()]
-    assert lines[0] == "Runtime Error in model adult_release (models/releases/adult_release.py)"
-    summary = lines[lines.index("Python model failed:") + 1]
-    suppressed_v2 = before["audit"][-1][-1]
-    assert suppressed_v2 > SEED_ROWS // 100
-    assert summary.startswith(
-        f"anonymizer.dbt.ReleaseFailed: release adult_k5: 5-anonymity does not hold: {suppressed_v2} rows would "
-        f"need suppression ({suppressed_v2} in classes failing 5-anonymity), but suppression_limit allows 20 rows, ")
+    lines = message_lines(by_name["adult_release"])
+    assert lines[0] == "Runtime Error in model adult_release (models/releases/adult_release.sql)"
+    suppressed = before["audit"][-1][-1]
+    assert suppressed > SEED_ROWS // 100
+    assert lines[1].startswith(
+        f"ReleaseFailed: release adult_k5: 5-anonymity does not hold: {suppressed} rows would need suppression "
+        f"({suppressed} in classes failing 5-anonymity), but suppression_limit allows 20 rows, ")
     classes = re.fullmatch(r".*, (\d+) equivalence class\(es\) fail; nothing was published; "
-                           r"published\.adult_k5 keeps version 2", summary)
-    assert classes and suppressed_v2 / 4 <= int(classes[1]) <= suppressed_v2   # a failing class has 1 to 4 rows
-    assert [line for line in lines if line][-1].startswith("anonymizer.errors.PrivacyCheckFailed: verification failed")
+                           r"main\.adult_release keeps version 1", lines[1])
+    assert classes and suppressed / 4 <= int(classes[1]) <= suppressed   # a failing class has 1 to 4 rows
     assert {"adult_people", "income_by_age_band", "published_adult_k5_is_k_anonymous"} <= {
         n for n, r in by_name.items() if str(r.status) == "skipped"}
+    assert after_failed == before
+    assert not refused.success
+    lines = message_lines(results_by_name(refused)["adult_release"])
+    assert lines[1] == "SpecError: models: k=2001 is larger than the table (2000 rows) (got 2001)"
     assert snapshot_state(built["db"]) == before
