@@ -65,10 +65,12 @@ PRIVACY_TABLE = "_anon_dbt_releases"
 
 
 class ReleaseFailed(AnonymizerError):
-    """A release step's summary: the release, the privacy model that does not hold and by
-    how much, and what stays published. Not raised itself: it is the ``__cause__`` of the
-    :class:`~anonymizer.errors.PrivacyCheckFailed` that the step re-raises, so that
-    ``traceback.format_exception`` prints it first and without a traceback."""
+    """A release's summary in dbt: the release, the privacy model that does not hold and by
+    how much, and what stays published. :func:`run_model` raises it (the plugin makes it the
+    failed model's message); :func:`release` does not raise it itself: it is the
+    ``__cause__`` of the :class:`~anonymizer.errors.PrivacyCheckFailed` that the Python model
+    re-raises, so that ``traceback.format_exception`` prints it first and without a
+    traceback."""
 
     def __init__(self, spec: ReleaseSpec, failed: PrivacyCheckFailed, published: dict | None):
         view = f"{spec.output.schema}.{spec.output.view}"
@@ -136,8 +138,8 @@ def model_spec(setting: str | Mapping[str, Any], project: Path, schema: str, sou
     relative to the dbt project's folder ``project`` or the spec itself as a mapping (its
     hierarchy files then relative to ``project``). The model's rows (the table ``source``)
     are the release's source, and its view is the model's relation ``schema.view``, so a spec
-    that names a ``source``, or an ``output`` view or schema, is refused: the model's SQL,
-    and its dbt schema and alias, say those."""
+    that names a ``source``, or an ``output`` view, schema or database, is refused: the
+    model's SQL, and its dbt schema and alias, say those."""
     if isinstance(setting, Mapping):
         data, base = dict(setting), project
     elif isinstance(setting, str):
@@ -153,7 +155,8 @@ def model_spec(setting: str | Mapping[str, Any], project: Path, schema: str, sou
     if not isinstance(data, dict):
         raise SpecError("spec", "must be a mapping of fields (release, columns, models, ...)", data)
     output = data.get("output") or {}
-    clash = [f"output.{key}" for key in ("view", "schema") if key in output] + ["source"] * ("source" in data)
+    clash = ["source"] * ("source" in data) + [f"output.{key}" for key in ("view", "schema", "database")
+                                               if key in output]
     if clash:
         raise SpecError(clash[0], "an anonymized model's source is its SQL and its view is the model's own relation "
                         f"{schema}.{view}: remove {' and '.join(clash)} from the spec (set the model's schema or "
