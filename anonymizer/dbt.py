@@ -172,7 +172,7 @@ def run_model(con, setting: str | Mapping[str, Any], project: Path, schema: str,
     DuckDB connection ``con``: publish the view ``schema.view`` from the model's rows in the
     table ``schema.source``, record the spec's :func:`privacy` in the schema's
     :data:`PRIVACY_TABLE` (row ``view``), and drop ``source`` whatever happens (the
-    model's rows are raw data: they stay only in the snapshot of a verified release).
+    model's rows are raw data: only what a verified release publishes stays).
 
     Raises:
         ReleaseFailed: verification failed; nothing was published.

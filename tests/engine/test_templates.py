@@ -40,7 +40,7 @@ EXEMPT = {  # rendered by the benchmark command only; its tests live in tests/fa
     "bench/",
     "hierarchy/",  # every builder is rendered and parsed by tests/hierarchy/test_sql_parses.py
     "dialects/",   # Spark's forms: rendered below and run by tests/engine/test_spark.py
-    "dbt/",        # the dbt release step's table: rendered and run by tests/dbt/test_dbt_project.py
+    "dbt/",        # the dbt releases' tables: rendered and run by tests/test_dbt.py and tests/dbt/
 }
 
 
