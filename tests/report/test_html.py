@@ -130,7 +130,7 @@ def test_an_older_version_reads_its_own_snapshot(demo_db, tmp_path):
     out = tmp_path / "v1.html"
     res = run_cli("report", "adult_demo", "--db", demo_db, "--version", "1", "--html", out, "--spec", SPEC, "--json")
     assert res.exit_code == 0 and json.loads(res.stdout) == {"ok": True, "release": "adult_demo", "version": 1,
-                                                             "html": str(out)}
+                                                             "html": str(out), "for": "custodian"}
     tables = Tables(out.read_text()).sections
     assert tables["models"][1][:2] == ["10-anonymity", "10"]
     risk = {row[0]: row[1:] for row in tables["risk"] if len(row) == 8}
