@@ -265,7 +265,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     spec, source, rows = check_source(engine, spec, source, resolved=source is not None)
     plan = Plan(spec.target, spec.algorithm.name, spec.algorithm.options, spec.models,
                 spec.suppression_limit, spec.nulls, source, rows, engine.work("base"), rows, spec.algorithm.seed,
-                key=ReleaseKey.for_seed(spec.algorithm.seed))
+                key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
     types = engine.columns(source)
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, source, i, col, types[col.name]))
