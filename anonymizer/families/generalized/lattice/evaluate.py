@@ -35,8 +35,8 @@ the rows:
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
    (``families/generalized/lattice/evaluate/write_table.sql.j2``, the per-node figures bound as lists).
 
-The table is the deliverable: it is written outside the run's work schema, by default in
-``_anon_lattice.<release>``, and kept.
+The table is the deliverable: the figures are returned, and the table is kept, outside the
+run's work schema, in ``_anon_lattice.<name>`` only when a name is given.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class LatticeTable:
 
     Attributes:
         table: the quoted table.
-        name: ``schema.table`` as people read it.
+        name: ``schema.table`` as people read it, or ``None`` for a table not kept (a work table).
         qis: the QI names (the level columns), in order.
         heights: the top level of each QI's hierarchy.
         records: the rows of the table evaluated.
@@ -78,7 +78,7 @@ class LatticeTable:
     """
 
     table: str
-    name: str
+    name: str | None
     qis: tuple[str, ...]
     heights: tuple[int, ...]
     records: int
@@ -128,7 +128,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     engine.run("families/generalized/lattice/level_sums.sql.j2", target=levels, freq=freq.table,
                qis=[{"code": ident(q.code), "hier": q.hier} for q in plan.qis])          # step 1
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
-    engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "
+    engine.say(f"lattice: {len(nodes)} nodes over {freq.size} distinct QI combinations "
                f"of {freq.rows} rows")
     loop_start = time.perf_counter()
     figures = (_node_figures(engine, plan, freq, nodes) if loop == "recursive" else
@@ -137,7 +137,8 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
                 for node in nodes])                                                      # step 2
     loop_seconds = time.perf_counter() - loop_start
     schema, name = target
-    engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
+    if schema != engine.work_schema:   # a table kept in the user's database
+        engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
     params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
     params.update(k=[f[0] for f in figures], classes=[f[1] for f in figures], dcp=[f[2] for f in figures])
     out = table(schema, name)
@@ -146,7 +147,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     cur = engine.execute(f"SELECT * FROM {out}")
     columns = [d[0] for d in cur.description]
     rows = [dict(zip(columns, row)) for row in cur.fetchall()]   # one per node, not per record
-    return LatticeTable(out, f"{schema}.{name}", tuple(q.name for q in plan.qis), freq.heights, freq.rows, rows,
+    return LatticeTable(out, None if schema == engine.work_schema else f"{schema}.{name}", tuple(q.name for q in plan.qis), freq.heights, freq.rows, rows,
                         time.perf_counter() - start, loop, round(loop_seconds, 4))
 
 
@@ -175,8 +176,10 @@ def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tu
 def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str | None = None,
                   progress: Callable[[str], None] | None = None, loop: str = "python") -> LatticeTable:
     """Load ``spec``'s source, code its QIs with their hierarchies and evaluate their lattice
-    into ``_anon_lattice.<name>`` (default: the release name), by ``loop`` (see
-    :func:`evaluate_lattice`). The run's work schema is dropped.
+    by ``loop`` (see :func:`evaluate_lattice`). With a ``name``, the table is kept as
+    ``_anon_lattice.<name>`` in ``con``'s database; without, it is a work table, dropped with
+    the run's work schema, and nothing is written to ``con``'s database (which may be opened
+    read-only).
 
     Example:
         >>> from anonymizer.spec.parse import load_spec
@@ -190,7 +193,7 @@ def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str |
     engine = Engine(con, progress=progress)
     with engine.workspace():
         plan = prepare(engine, spec)
-        return evaluate_lattice(engine, plan, (SCHEMA, name or spec.release), loop)
+        return evaluate_lattice(engine, plan, (SCHEMA, name) if name else (engine.open_work(), "lattice"), loop)
 
 
 def _check_plan(plan: Plan) -> None:
@@ -218,7 +221,8 @@ def format_lattice(lattice: LatticeTable, k: int) -> str:
     rows += [(f"least {'DCP' if key == 'dcp' else 'ratio'}", _node_text(lattice, node))
              for key, node in lattice.best(k).items() if node is not None]
     rows.append(("elapsed", f"{lattice.seconds:.2f}s"))
-    head = f"lattice table {lattice.name}: {len(lattice.nodes)} nodes ({shape}), {lattice.records} rows"
+    kept = lattice.name or "(not kept: give --table-name to keep it)"
+    head = f"lattice table {kept}: {len(lattice.nodes)} nodes ({shape}), {lattice.records} rows"
     return "\n".join([head] + [f"  {label:<13} {text}" for label, text in rows])
 
 
