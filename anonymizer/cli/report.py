@@ -16,7 +16,7 @@ import json
 import click
 
 from anonymizer.errors import DataError, SpecError
-from anonymizer.cli.params import db_option, echo_json, json_option, open_db, progress
+from anonymizer.cli.params import Finite, db_option, echo_json, json_option, open_db, progress
 
 
 
@@ -34,9 +34,15 @@ from anonymizer.cli.params import db_option, echo_json, json_option, open_db, pr
                    "attribute's distribution before and after, suppressed rows, timings, version history.")
 @click.option("--spec", "spec", metavar="SPEC", type=click.Path(dir_okay=False, exists=True), default=None,
               help="With --html: the release's spec file, for a version whose audit row does not hold its spec text.")
+@click.option("--population-size", type=click.IntRange(1), default=None, metavar="N",
+              help="With --html: the size of the population the release's source was sampled from; the page "
+                   "estimates how many population records are unique on the QIs (ARX's Pitman, Zayatz, SNB, "
+                   "Dankar's rule).")
+@click.option("--sampling-fraction", type=Finite(0, 1), default=None, metavar="F",
+              help="With --html: the same, the population given as the released rows' share of it (0 < F <= 1).")
 @json_option
 def report(release: str | None, db: str, version: int | None, schema: str, html: str | None, spec: str | None,
-           as_json: bool) -> None:
+           population_size: int | None, sampling_fraction: float | None, as_json: bool) -> None:
     """Report what was published into DB, from its audit table: without RELEASE one line per
     release (latest version, view, rows in and out, when); with RELEASE every version of it
     with its spec hash, algorithm, achieved figures (k, l, t, NCP, ...) and timings; with
@@ -48,11 +54,17 @@ def report(release: str | None, db: str, version: int | None, schema: str, html:
       anonymizer report adult_demo --db warehouse.duckdb
       anonymizer report adult_demo --version 2 --db warehouse.duckdb --json
       anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html
+      anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html --sampling-fraction 0.01
     """
     if version is not None and release is None:
         raise SpecError("--version", "needs a RELEASE")
+    population = {k: v for k, v in (("population_size", population_size), ("sampling_fraction", sampling_fraction))
+                  if v is not None}
+    if population and html is None:
+        raise SpecError("--population-size" if population_size is not None else "--sampling-fraction",
+                        "needs --html: the population estimates are on the page")
     if html is not None:
-        _html(release, db, version, schema, html, spec, as_json)
+        _html(release, db, version, schema, html, spec, as_json, population)
         return
     with open_db(db, read_only=True) as con:
         audit = _audit_table(con, db, schema)
@@ -71,7 +83,7 @@ def report(release: str | None, db: str, version: int | None, schema: str, html:
 
 
 def _html(release: str | None, db: str, version: int | None, schema: str, path: str, spec: str | None,
-          as_json: bool) -> None:
+          as_json: bool, population: dict) -> None:
     """``--html``: the page of ``release``'s ``version`` (default: its latest), written to ``path``."""
     from anonymizer.report import release_page, write_page
     if release is None:
@@ -82,7 +94,7 @@ def _html(release: str | None, db: str, version: int | None, schema: str, path: 
     with open_db(db, read_only=True) as con:
         rows = _versions(con, _audit_table(con, db, schema), db, release, None)
         row = rows[-1] if version is None else _versions(con, _audit_table(con, db, schema), db, release, version)[0]
-        written = write_page(path, release_page(con, rows, row, spec))
+        written = write_page(path, release_page(con, rows, row, spec, population))
     if as_json:
         echo_json({"release": release, "version": row["version"], "html": written})
     else:

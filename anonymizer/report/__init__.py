@@ -21,9 +21,12 @@ from anonymizer.report.page import page, versions
 from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
 
 
-def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None) -> str:
+def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
+                 population: dict[str, Any] | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
-    audit row of its release), read through ``con`` (read-only is enough).
+    audit row of its release), read through ``con`` (read-only is enough); ``population``
+    (``{"population_size": N}`` or ``{"sampling_fraction": f}``) adds the population
+    uniqueness estimates (:mod:`anonymizer.metrics.population`).
 
     Raises:
         SpecError: no spec to read the roles from (see :func:`.subject.release_spec`).
@@ -33,7 +36,8 @@ def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_p
     source, said = source_state(engine, spec, row)
     released = published_view(engine, row)
     try:
-        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive])
+        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive],
+                          population)
     finally:
         engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
     header = {"release": row["release"], "version": row["version"], "view": row["view_name"],
