@@ -26,14 +26,11 @@ fraction f = n / N:
   or 0 is not valid, and falls back to Zayatz.
 
 An estimate that is not a number, or 0, is reported as 0 (ARX's ``isValid``); a sample
-without a unique has no population unique in any model. The numerics are ARX's: its
-digamma and trigamma (``Gamma``, Minka's Lightspeed approximations, including the trigamma's
-asymptotic term skipped for reduced arguments in [8, 12)), its Newton-Raphson
-(``de.linearbits.newtonraphson.NewtonRaphson2D`` 0.0.1 configured by
-``ARXSolverConfiguration``'s defaults: accuracy 1e-6, 1000 iterations per try, the given
-start value then 16 prepared ones, the solver stopping once the last prepared one is
-reached). ARX also stops a try after 100 ms and the solver after 1 s; Python, slower, does
-not: the iteration caps alone bound it.
+without a unique has no population unique in any model. The numerics are ARX's, in
+:mod:`anonymizer.metrics.arx_numerics`: its digamma and trigamma, its Newton-Raphson with
+``ARXSolverConfiguration``'s defaults (accuracy 1e-6, 1000 iterations per try, the given
+start value then 16 prepared ones). ARX also stops a try after 100 ms and the solver after
+1 s; Python, slower, does not: the iteration caps alone bound it.
 """
 
 from __future__ import annotations
@@ -45,26 +42,9 @@ import numpy as np
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
+from anonymizer.metrics.arx_numerics import ACCURACY, Mat, Vec, digamma, gamma, log_gamma, newton_raphson, trigamma
 
 Histogram = Sequence[tuple[int, int]]
-_Vec = tuple[float, float]
-_Mat = tuple[float, float, float, float]
-
-#: ``ARXSolverConfiguration.getDefaultAccuracy`` and ``getDefaultIterationsPerTry``.
-ACCURACY, ITERATIONS_PER_TRY = 1e-6, 1000
-
-
-def _start_values() -> list[_Vec]:
-    """``ARXSolverConfiguration.getDefaultStartValues``: d1, d2 = 0, 0.33, 0.66, 0.99 (summed
-    as Java sums them)."""
-    steps, d = [], 0.0
-    while d < 1.0:
-        steps.append(d)
-        d += 0.33
-    return [(a, b) for a in steps for b in steps]
-
-
-START_VALUES = _start_values()
 
 
 def class_size_histogram(engine: Engine, sizes_sql: str) -> list[tuple[int, int]]:
@@ -91,109 +71,6 @@ def population_size(rows: int, size: int | None = None, fraction: float | None =
     if isinstance(size, bool) or not isinstance(size, int) or size < rows:
         raise SpecError("population_size", f"must be a whole number at least the sample's {rows} rows", size)
     return size
-
-
-# --- ARX's Gamma: digamma and trigamma (Minka's Lightspeed toolbox 2.7) -------------------
-
-_S3, _S4, _S5, _S6, _S7 = 1 / 12, 1 / 120, 1 / 252, 1 / 240, 1 / 132
-_B2, _B4, _B6, _B8, _B10 = 1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66
-_DIGAMMA_1 = -0.57721566490153286060651209008240243104215933593992
-_TRIGAMMA_1 = math.pi * math.pi / 6.0
-_TETRAGAMMA_1 = -2.0 * 1.202056903159594285399738161511449990764986292
-
-
-def digamma(x: float) -> float:
-    """``Gamma.digamma``."""
-    if math.isinf(x) or math.isnan(x):
-        return math.nan
-    if x == 0.0:
-        return -math.inf
-    if x < 0.0:
-        return digamma(1.0 - x) + float(np.float64(math.pi) / np.tan(-math.pi * x))
-    if x <= 1e-6:
-        return _DIGAMMA_1 - 1.0 / x + _TRIGAMMA_1 * x
-    result = 0.0
-    while x < 12.0:
-        result -= 1.0 / x
-        x += 1
-    r = 1.0 / x
-    result += math.log(x) - 0.5 * r
-    r *= r
-    return result - r * (_S3 - r * (_S4 - r * (_S5 - r * (_S6 - r * _S7))))
-
-
-def trigamma(x: float) -> float:
-    """``Gamma.trigamma``, with ARX's test of the reduced argument against 12 (not 8)."""
-    if math.isinf(x) or math.isnan(x):
-        return math.nan
-    if x == 0.0:
-        return -math.inf
-    if x < 0.0:
-        r = float(np.float64(math.pi) / np.sin(-math.pi * x))
-        return -trigamma(1.0 - x) + r * r
-    if x <= 1e-4:
-        return 1.0 / (x * x) + _TRIGAMMA_1 + _TETRAGAMMA_1 * x
-    result = 0.0
-    while x < 8.0:
-        result += 1.0 / (x * x)
-        x += 1
-    if x >= 12.0:
-        r = 1.0 / (x * x)
-        result += 0.5 * r + (1.0 + r * (_B2 + r * (_B4 + r * (_B6 + r * (_B8 + r * _B10))))) / x
-    return result
-
-
-def _log_gamma(x: float) -> float:
-    """commons-math3 ``Gamma.logGamma``: NaN for x <= 0."""
-    return math.lgamma(x) if x > 0 and math.isfinite(x) else math.nan
-
-
-def _gamma(x: float) -> float:
-    """commons-math3 ``Gamma.gamma`` (NaN at the poles, infinite past overflow)."""
-    try:
-        return math.gamma(x)
-    except ValueError:
-        return math.nan
-    except OverflowError:
-        return math.inf
-
-
-# --- de.linearbits.newtonraphson.NewtonRaphson2D ------------------------------------------
-
-def newton_raphson(master: Callable[[_Vec], tuple[_Vec, _Mat]], start: _Vec,
-                   constraint: Callable[[_Vec], bool] | None = None) -> _Vec:
-    """``NewtonRaphson2D._solve`` with ARX's deterministic configuration: from ``start``,
-    then from each of :data:`START_VALUES`, Newton steps x -= J^-1 F(x) until both |F| <=
-    :data:`ACCURACY`; a try ends when the step is not a number, breaks ``constraint`` or
-    exceeds :data:`ITERATIONS_PER_TRY`; the solver ends (NaN, NaN) after the step taken from
-    the last prepared start value. ``master`` gives F(x) and the Jacobian (x1, x2, y1, y2)."""
-    total, cap, offset = 0, (len(START_VALUES) + 1) * ITERATIONS_PER_TRY, 0
-    solution: _Vec | None = None
-    with np.errstate(all="ignore"):
-        while total <= cap:
-            if solution is None:
-                solution = start
-            else:
-                solution = START_VALUES[offset]
-                offset += 1
-            iterations = 0
-            while True:
-                total += 1
-                (fx, fy), (x1, x2, y1, y2) = master(solution)
-                if abs(fx) <= ACCURACY and abs(fy) <= ACCURACY:
-                    return solution
-                inv = float(np.float64(1.0) / np.float64(x1 * y2 - x2 * y1))
-                ix1, ix2, iy1, iy2 = inv * y2, -x2 * inv, -y1 * inv, inv * x1
-                solution = (solution[0] - (ix1 * fx + ix2 * fy), solution[1] - (iy1 * fx + iy2 * fy))
-                if offset == len(START_VALUES):
-                    return (math.nan, math.nan)
-                if constraint is not None and not constraint(solution):
-                    break
-                stop = math.isnan(solution[0]) or math.isnan(solution[1]) or iterations >= ITERATIONS_PER_TRY
-                iterations += 1
-                if stop:
-                    break
-    return (math.nan, math.nan)
 
 
 # --- the models ---------------------------------------------------------------------------
@@ -227,38 +104,56 @@ def zayatz(hist: Histogram, population: int) -> float:
         return float(_classes_of_size(hist, 1) * uniqueness / (n / population))
 
 
-def _pitman_master(hist: Histogram, u: float, n: float, closed: bool) -> Callable[[_Vec], tuple[_Vec, _Mat]]:
+def _total(terms: np.ndarray) -> float:
+    """The sum of ``terms`` added one by one from the first, as Java's loops add them."""
+    return float(np.cumsum(terms)[-1]) if len(terms) else 0.0
+
+
+def _pitman_master(hist: Histogram, u: float, n: float, closed: bool) -> Callable[[Vec], tuple[Vec, Mat]]:
     """``ModelPitman.getMasterFunctionClosed`` (polygamma closed forms) or
-    ``getMasterFunctionIterative`` (the sums): the likelihood equations in (theta, alpha)."""
+    ``getMasterFunctionIterative`` (the sums): the likelihood equations in (theta, alpha) and
+    their Jacobian. Arguments are numpy floats, so that x / 0 is infinite as in Java."""
     keys = np.array([s for s, _ in hist if s != 1], dtype=np.int64)
     counts = np.array([c for s, c in hist if s != 1], dtype=np.float64)
-    i_u, i_n = np.arange(1, math.ceil(u), dtype=np.float64), np.arange(1, math.ceil(n), dtype=np.float64)
-    j = np.arange(1, int(keys.max()) if len(keys) else 1, dtype=np.float64)
+    form = _pitman_closed if closed else _pitman_iterative
+    return lambda x: form(np.float64(x[0]), np.float64(x[1]), keys, counts, u, n)
 
-    def evaluate(x: _Vec) -> tuple[_Vec, _Mat]:
-        t, a = np.float64(x[0]), np.float64(x[1])  # Java's arithmetic: x / 0 is infinite, not an error
-        if closed:
-            v0 = u - 1.0
-            v1, v2 = digamma(v0 + t / a + 1.0), trigamma((a + t + a * v0) / a)
-            v3, v4, v5 = trigamma(t / a + 1.0), digamma(t / a + 1.0), a * a
-            d1 = (v3 - v2) / v5
-            d5 = (a * v1 + t * v2 - a * v4 - t * v3) / (v5 * a)
-            d3 = (v5 * v0 - t * t * v2 + t * t * v3 - 2.0 * a * t * v1 + 2.0 * a * t * v4) / (v5 * v5)
-            o1, o3 = (v1 - v4) / a, (-t * v1 + a * v0 + t * v4) / (a * a)
-            o2, d2 = digamma(n + t) - digamma(t + 1.0), trigamma(t + 1.0) - trigamma(n + t)
-            v6, v7 = digamma(1.0 - a), trigamma(1.0 - a)
-            d4 = float(sum(c * (v7 - trigamma(k - a)) for k, c in zip(keys.tolist(), counts.tolist())))
-            o4 = float(sum(c * (digamma(k - a) - v6) for k, c in zip(keys.tolist(), counts.tolist())))
-        else:
-            val0 = t + i_u * a
-            d1, d5, d3 = np.sum(1.0 / (val0 * val0)), np.sum(i_u / (val0 * val0)), np.sum(i_u * i_u / (val0 * val0))
-            o1, o3 = np.sum(1.0 / val0), np.sum(i_u / val0)
-            inv = 1.0 / (j - a)
-            sq, lin = np.concatenate(([0.0], np.cumsum(inv * inv))), np.concatenate(([0.0], np.cumsum(inv)))
-            d4, o4 = float(np.sum(counts * sq[keys - 1])), float(np.sum(counts * lin[keys - 1]))
-            d2, o2 = float(np.sum(1.0 / ((t + i_n) ** 2))), float(np.sum(1.0 / (t + i_n)))
-        return (float(o1 - o2), float(o3 - o4)), (float(d2 - d1), float(-d5), float(-d5), float(-d3 - d4))
-    return evaluate
+
+def _pitman_closed(t: np.float64, a: np.float64, keys: np.ndarray, counts: np.ndarray, u: float,
+                   n: float) -> tuple[Vec, Mat]:
+    """``ModelPitman.getMasterFunctionClosed``'s ``evaluate``, term for term."""
+    v0 = u - 1.0
+    v1, v2 = digamma(v0 + t / a + 1.0), trigamma((a + t + a * v0) / a)
+    v3, v4, v5 = trigamma(t / a + 1.0), digamma(t / a + 1.0), a * a
+    d1 = (v3 - v2) / v5
+    d5 = (a * v1 + t * v2 - a * v4 - t * v3) / (v5 * a)
+    d3 = (v5 * v0 - t * t * v2 + t * t * v3 - 2.0 * a * t * v1 + 2.0 * a * t * v4) / (v5 * v5)
+    o1, o3 = (v1 - v4) / a, (-t * v1 + a * v0 + t * v4) / (a * a)
+    o2, d2 = digamma(n + t) - digamma(t + 1.0), trigamma(t + 1.0) - trigamma(n + t)
+    v6, v7 = digamma(1.0 - a), trigamma(1.0 - a)
+    d4 = o4 = 0.0
+    for k, c in zip(keys.tolist(), counts.tolist()):
+        d4 += c * (v7 - trigamma(k - a))
+        o4 += c * (digamma(k - a) - v6)
+    return (float(o1 - o2), float(o3 - o4)), (float(d2 - d1), float(-d5), float(-d5), float(-d3 - d4))
+
+
+def _pitman_iterative(t: np.float64, a: np.float64, keys: np.ndarray, counts: np.ndarray, u: float,
+                      n: float) -> tuple[Vec, Mat]:
+    """``ModelPitman.getMasterFunctionIterative``'s ``evaluate``: Java's terms, summed in
+    Java's order (a cumulative sum adds one by one)."""
+    i_u, i_n = np.arange(1, math.ceil(u), dtype=np.float64), np.arange(1, math.ceil(n), dtype=np.float64)
+    val0 = t + i_u * a
+    inv, inv2 = 1.0 / val0, 1.0 / (val0 * val0)
+    d1, d5, d3 = _total(inv2), _total(i_u * inv2), _total(i_u * (i_u * inv2))
+    o1, o3 = _total(inv), _total(i_u * inv)
+    jm = np.arange(1, int(keys.max()) if len(keys) else 1, dtype=np.float64) - a
+    sq = np.concatenate(([0.0], np.cumsum(1.0 / (jm * jm))))
+    lin = np.concatenate(([0.0], np.cumsum(1.0 / jm)))
+    d4, o4 = _total(counts * sq[keys - 1]), _total(counts * lin[keys - 1])
+    ti = t + i_n
+    d2, o2 = _total(1.0 / (ti * ti)), _total(1.0 / ti)
+    return (o1 - o2, o3 - o4), (d2 - d1, -d5, -d5, -d3 - d4)
 
 
 def pitman(hist: Histogram, population: int) -> float:
@@ -283,15 +178,15 @@ def pitman(hist: Histogram, population: int) -> float:
         return _pitman_result(result, p)
 
 
-def _pitman_result(result: _Vec, p: float) -> float:
+def _pitman_result(result: Vec, p: float) -> float:
     """``ModelPitman.getResult``: the larger valid of the log-gamma and gamma forms."""
     t, a = result
     if math.isnan(a) or math.isnan(t) or a == 0:
         return math.nan
     power = float(np.power(np.float64(p), np.float64(a)))
-    val1 = float(np.exp(np.float64(_log_gamma(t + 1.0) - _log_gamma(t + a)))) * power
+    val1 = float(np.exp(np.float64(log_gamma(t + 1.0) - log_gamma(t + a)))) * power
     val1 = val1 if 0.0 <= val1 <= p else math.nan
-    val2 = float(np.float64(_gamma(t + 1.0)) / np.float64(_gamma(t + a))) * power
+    val2 = float(np.float64(gamma(t + 1.0)) / np.float64(gamma(t + a))) * power
     val2 = val2 if 0.0 <= val2 <= p else math.nan
     valid = [v for v in (val1, val2) if not math.isnan(v)]
     return max(valid) if valid else math.nan
@@ -311,12 +206,12 @@ def _shlosser(hist: Histogram, classes: float, c1: float, f: float) -> float:
     return float(classes + c1 * (np.float64(var1) / var2) * (np.float64(var3) / var4) ** 2)
 
 
-def _snb_master(k: float, f: float, c1: float, c2: float) -> Callable[[_Vec], tuple[_Vec, _Mat]]:
+def _snb_master(k: float, f: float, c1: float, c2: float) -> Callable[[Vec], tuple[Vec, Mat]]:
     """``ModelSNB.getObjectFunction`` and ``getDerivatives`` (ARX's Matlab-derived forms)."""
     def pw(x: Any, y: Any) -> float:
         return float(np.power(np.float64(x), np.float64(y)))
 
-    def evaluate(x: _Vec) -> tuple[_Vec, _Mat]:
+    def evaluate(x: Vec) -> tuple[Vec, Mat]:
         a, b = np.float64(x[0]), np.float64(x[1])
         dividend = (1 - f) * (1 - b)
         fx = k * f * pw(b / (1 - dividend), a) * ((a * dividend) / (1 - dividend) + 1) - c1

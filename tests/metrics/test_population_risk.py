@@ -14,19 +14,21 @@ rows whose 0-based index is a multiple of 10 (3,017 rows), the population all of
 both generalized to the levels shown by ARX's Adult hierarchies; k is the smallest ``pcount``
 over the subset's classes (``KMap.isAnonymous`` without an estimator), delta the range of
 count / pcount over every class of the population (``DPresence.isAnonymous``; 0 for a class
-without subset rows).
+without subset rows). On 59 random class-size histograms (17 of them with an SNB estimate)
+the same ARX gives the figures of ``tests/fixtures/arx_population_uniqueness.json``.
 """
 
 from __future__ import annotations
 
 import json
 from math import comb
+from pathlib import Path
 
 import pytest
 
 from anonymizer.errors import SpecError
 from anonymizer.measure import measure_table
-from anonymizer.metrics import population as P
+from anonymizer.metrics import arx_numerics as N, population as P
 from tests.conftest import arx_hierarchy
 
 A, B = ["age", "sex", "race"], ["age", "sex", "race", "marital-status"]
@@ -84,6 +86,20 @@ def test_the_histogram_is_arx_s(arx_adult):
     assert (by_size["sample_uniques"], by_size["sampling_fraction"]) == (62, 0.1)
 
 
+RANDOM = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "arx_population_uniqueness.json").read_text())
+
+
+@pytest.mark.parametrize("case", RANDOM["cases"], ids=lambda c: f"f{c['sampling_fraction']}-N{c['population_size']}")
+def test_population_uniqueness_matches_arx_on_random_histograms(case):
+    """ARX 3.9.2's estimates on random class-size histograms (tests/fixtures/
+    arx_population_uniqueness.json says how they were made), SNB's among them: equal to 1e-6."""
+    hist = [tuple(h) for h in case["histogram"]]
+    found = P.uniqueness(hist, case["population_size"])
+    for name in ("pitman", "zayatz", "snb", "dankar"):
+        assert found[name] == pytest.approx(case[name], rel=1e-6, abs=0), name
+    assert found["dankar_model"] == {"dankar": "none"}.get(case["model"], case["model"])
+
+
 # ---------------------------------------------------------------- worked by hand
 
 def test_zayatz_worked_example():
@@ -122,11 +138,11 @@ def test_arx_numerics():
     """ARX's digamma and trigamma (Gamma: Minka's approximations), including its trigamma's
     quirk (the asymptotic term is added only when the reduced argument reaches 12, so
     trigamma(10) = 0); its 16 start values; Newton-Raphson on x^2 = 4, y = 1."""
-    assert P.digamma(1.0) == pytest.approx(-0.5772156649015329)
-    assert P.trigamma(12.5) == pytest.approx(1 / 12.5 + 1 / (2 * 12.5**2) + 1 / (6 * 12.5**3) - 1 / (30 * 12.5**5))
-    assert P.trigamma(10.0) == 0.0
-    assert len(P.START_VALUES) == 16 and P.START_VALUES[0] == (0.0, 0.0) and P.START_VALUES[-1][0] == pytest.approx(0.99)
-    x, y = P.newton_raphson(lambda v: ((v[0] ** 2 - 4, v[1] - 1), (2 * v[0], 0.0, 0.0, 1.0)), (1.0, 5.0))
+    assert N.digamma(1.0) == pytest.approx(-0.5772156649015329)
+    assert N.trigamma(12.5) == pytest.approx(1 / 12.5 + 1 / (2 * 12.5**2) + 1 / (6 * 12.5**3) - 1 / (30 * 12.5**5))
+    assert N.trigamma(10.0) == 0.0
+    assert len(N.START_VALUES) == 16 and N.START_VALUES[0] == (0.0, 0.0) and N.START_VALUES[-1][0] == pytest.approx(0.99)
+    x, y = N.newton_raphson(lambda v: ((v[0] ** 2 - 4, v[1] - 1), (2 * v[0], 0.0, 0.0, 1.0)), (1.0, 5.0))
     assert x == pytest.approx(2.0, abs=1e-6) and y == 1.0
 
 
