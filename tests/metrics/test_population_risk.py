@@ -14,7 +14,7 @@ rows whose 0-based index is a multiple of 10 (3,017 rows), the population all of
 both generalized to the levels shown by ARX's Adult hierarchies; k is the smallest ``pcount``
 over the subset's classes (``KMap.isAnonymous`` without an estimator), delta the range of
 count / pcount over every class of the population (``DPresence.isAnonymous``; 0 for a class
-without subset rows). On 59 random class-size histograms (17 of them with an SNB estimate)
+without subset rows). On 60 random class-size histograms (18 of them with an SNB estimate)
 the same ARX gives the figures of ``tests/fixtures/arx_population_uniqueness.json``.
 """
 
@@ -92,11 +92,11 @@ RANDOM = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "arx_pop
 @pytest.mark.parametrize("case", RANDOM["cases"], ids=lambda c: f"f{c['sampling_fraction']}-N{c['population_size']}")
 def test_population_uniqueness_matches_arx_on_random_histograms(case):
     """ARX 3.9.2's estimates on random class-size histograms (tests/fixtures/
-    arx_population_uniqueness.json says how they were made), SNB's among them: equal to 1e-6."""
+    arx_population_uniqueness.json says how they were made), SNB's among them: equal to 1e-5."""
     hist = [tuple(h) for h in case["histogram"]]
     found = P.uniqueness(hist, case["population_size"])
     for name in ("pitman", "zayatz", "snb", "dankar"):
-        assert found[name] == pytest.approx(case[name], rel=1e-6, abs=0), name
+        assert found[name] == pytest.approx(case[name], rel=1e-5, abs=0), name
     assert found["dankar_model"] == {"dankar": "none"}.get(case["model"], case["model"])
 
 
@@ -144,6 +144,18 @@ def test_arx_numerics():
     assert len(N.START_VALUES) == 16 and N.START_VALUES[0] == (0.0, 0.0) and N.START_VALUES[-1][0] == pytest.approx(0.99)
     x, y = N.newton_raphson(lambda v: ((v[0] ** 2 - 4, v[1] - 1), (2 * v[0], 0.0, 0.0, 1.0)), (1.0, 5.0))
     assert x == pytest.approx(2.0, abs=1e-6) and y == 1.0
+
+
+def test_strict_math_is_java_s():
+    """fdlibm's log, sin and tan, bit for bit as Java 17's StrictMath gave them, on arguments
+    where the C library's or numpy's last bit differs."""
+    assert N.strict_log(736.4491978609626) == 6.601840255738086
+    for x, sin in ((-35153.522701466594, 0.7827622913921064), (32504.82814312246, 0.9428370895067437),
+                   (0.4916266706627668, 0.47206052986265845)):
+        assert N.strict_sin(x) == sin
+    for x, tan in ((0.4850142797532224, 0.5270009072629736), (18413.864591829148, 1.523839974117948),
+                   (-1.023141381678613, -1.6396579922221004)):
+        assert N.strict_tan(x) == tan
 
 
 def test_population_size_from_a_fraction_is_arx_s():
