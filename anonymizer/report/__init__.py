@@ -28,11 +28,14 @@ AUDIENCES = ("custodian", "recipient")
 
 
 def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
-                 audience: str = "custodian", source_catalog: str | None = None) -> str:
+                 population: dict[str, Any] | None = None, audience: str = "custodian",
+                 source_catalog: str | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
     audit row of its release), read through ``con`` (read-only is enough), for ``audience``
-    (:data:`AUDIENCES`). ``source_catalog``: an attached database holding the source, when
-    the release was written apart from it.
+    (:data:`AUDIENCES`); ``population`` (``{"population_size": N}`` or
+    ``{"sampling_fraction": f}``) adds the population uniqueness estimates
+    (:mod:`anonymizer.metrics.population`); ``source_catalog``: an attached database holding
+    the source, when the release was written apart from it.
 
     Raises:
         SpecError: no spec to read the roles from (see :func:`.subject.release_spec`).
@@ -46,7 +49,8 @@ def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_p
         source, said = source_state(engine, spec, row, source_catalog)
     released = published_view(engine, row)
     try:
-        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive])
+        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive],
+                          population)
     finally:
         engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
     header = {"release": row["release"], "version": row["version"], "view": row["view_name"],

@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
@@ -66,7 +66,7 @@ def record_risk(engine: Engine, relation: str, qis: Sequence[str]) -> list[dict[
 
 
 def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[str],
-           sensitive: Sequence[str]) -> dict[str, Any]:
+           sensitive: Sequence[str], population: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every figure the page shows that is not in the audit row, read from ``released`` (the
     quoted relation a reader of the release sees, :data:`VIEW`) and ``source`` (the quoted
     source table, or ``None`` when it is not there any more).
@@ -74,7 +74,8 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
     Returns ``{"attributes": [{name, role, before, after}], "measured": measure_table(...),
     "record_risk": [...]}``; ``before``/``after`` are :func:`distribution`'s, or ``None``
     where the column is not in that table (an anatomy release keeps its sensitive values
-    in a second table).
+    in a second table). ``population``: ``{"population_size": N}`` or ``{"sampling_fraction":
+    f}``, for measure_table's population uniqueness estimates (none without).
     """
     after_cols = _by_name(engine.columns(released))
     before_cols = _by_name(engine.columns(source)) if source is not None else {}
@@ -87,7 +88,7 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
                   for role, names in (("quasi-identifier", quasi), ("sensitive", sensitive)) for name in names]
     qis = [after_cols[q.lower()][0] for q in quasi if q.lower() in after_cols]
     return {"attributes": attributes,
-            "measured": measure_table(engine.con, VIEW, qis),
+            "measured": measure_table(engine.con, VIEW, qis, **(population or {})),
             "record_risk": record_risk(engine, released, qis)}
 
 

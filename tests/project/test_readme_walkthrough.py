@@ -37,7 +37,7 @@ def run(line: str, cwd: Path) -> subprocess.CompletedProcess:
 def checkout(tmp_path):
     """A folder laid out like the repository: examples/ (copied: releases write beside their
     spec) and the package's data where the examples' relative paths find it."""
-    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("dbt"))
+    shutil.copytree(ROOT / "examples", tmp_path / "examples", ignore=shutil.ignore_patterns("dbt", "*.duckdb", "out"))
     (tmp_path / "anonymizer").symlink_to(ROOT / "anonymizer", target_is_directory=True)
     return tmp_path
 
