@@ -1,8 +1,9 @@
 """Progress while one statement runs long: a release's algorithm may be a single statement (a
-Mondrian run as one recursive query, a lattice's frequency set), and a phase must not look
-stalled. A :class:`Heartbeat` watches the statement the engine is running and, every
-:data:`EVERY` seconds it is still running, reports ``"<template>: still running, N s"`` to the
-progress callback. One daemon thread per engine with a progress callback, started on its
+Mondrian run as one recursive query, a lattice's frequency set) or Python work between two
+(compiling or running MSB's greedy), and a phase must not look stalled. A :class:`Heartbeat`
+watches what the engine is running (a statement's template, or a label
+:meth:`~anonymizer.engine.session.Engine.watch` gives) and, every :data:`EVERY` seconds it is
+still running, reports ``"<what>: still running, N s"`` to the progress callback. One daemon thread per engine with a progress callback, started on its
 first statement; it reads no rows and touches no connection, and ends with its engine.
 """
 

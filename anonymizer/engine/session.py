@@ -126,6 +126,20 @@ class Engine:
         self.log.append(StatementLog(template, text, time.perf_counter() - start))
         return cur
 
+    @contextmanager
+    def watch(self, label: str) -> Iterator[None]:
+        """Report ``label`` every few seconds while the block runs (Python work between two
+        statements that may take long: compiling or running MSB's greedy), as a long
+        statement is (:mod:`.heartbeat`)."""
+        beat = self._heartbeat()
+        if beat is not None:
+            beat.running(label)
+        try:
+            yield
+        finally:
+            if beat is not None:
+                beat.running(None)
+
     def _heartbeat(self) -> Heartbeat | None:
         """This engine's :class:`Heartbeat`, started with its first statement (``None``
         without a progress callback)."""

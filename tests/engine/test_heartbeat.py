@@ -40,3 +40,10 @@ def test_without_a_progress_callback_there_is_no_watcher():
     engine = Engine(duckdb.connect())
     engine.execute("SELECT 1").fetchall()
     assert engine._beat is None
+
+
+def test_python_work_between_statements_is_watched_too():
+    engine, said = _engine(every=0.2)
+    with engine.watch("msb: the greedy phases"):
+        time.sleep(0.7)
+    assert any(m.startswith("msb: the greedy phases: still running, ") for m in said)
