@@ -187,3 +187,28 @@ def test_cli_reproduces_paper_001_experiment(tmp_path):
     assert {f["id"]: f["holds"] for f in out["findings"]}["V-b"] == "does not hold"
     for c in out["lattices"].values():
         assert c["best"]["100"]["dcp"]["value"] > c["best"]["2"]["dcp"]["value"]
+
+
+def test_holds_is_the_specs_verdict_with_suppression(con):
+    """Before: the lattice measured k alone, whatever the spec's l-diversity and suppression
+    limit. Now each node's ``holds`` is what a full-domain release at its levels decides (it
+    publishes, its failing classes suppressed within the limit, or is refused)."""
+    from anonymizer import anonymize
+    from anonymizer.errors import PrivacyCheckFailed
+    make_people(con)
+    spec = {**SPEC, "columns": {k: v for k, v in SPEC["columns"].items() if k != "my col"},
+            "default_role": "identifier", "suppression_limit": 0.2,
+            "models": [{"type": "k-anonymity", "k": 3}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "disease"}]}
+    lattice = evaluate_spec(con, load_spec(spec))
+    assert {n["holds"] for n in lattice.nodes} == {True, False}
+    for node in lattice.nodes:
+        levels = lattice.levels(node)
+        try:
+            result = anonymize({**spec, "release": "at_node", "algorithm": {"name": "full-domain", "levels": levels}},
+                               con, publish=False)
+            published = True
+            assert result.suppressed == node["failing_rows"], levels
+        except PrivacyCheckFailed:
+            published = False
+        assert node["holds"] == published, levels
+    assert lattice.holding()["distortion_ratio"]["holds"]
