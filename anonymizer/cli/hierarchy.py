@@ -156,10 +156,10 @@ def lattice(spec: str, db: str, table_name: str | None, plot: str | None, as_jso
     """Evaluate every node of the generalization lattice of SPEC's quasi-identifiers (one
     level per QI): its k, classes, discernibility penalty (DCP) and distortion ratio (paper
     001, Definition 9). DB is only read, unless --table-name keeps the table as
-    _anon_lattice.<name> there. The summary names the cheapest nodes reaching the spec's k
-    without suppression; the lattice measures k alone (the spec's other models and its
-    suppression_limit are checked by a release): apply a node with algorithm
-    {name: full-domain, levels: {age: 3, ...}}.
+    _anon_lattice.<name> there. Each node also says whether the spec holds there (every
+    model, failing rows suppressed within its suppression_limit). The summary names the
+    cheapest nodes reaching the spec's k without suppression (paper 001) and the cheapest
+    where the spec holds: apply one with algorithm {name: full-domain, levels: {age: 3, ...}}.
 
     \b
     Examples:
