@@ -36,7 +36,7 @@ from anonymizer.models.catalog import (
 )
 from anonymizer.models.check import evaluate_all, global_sql
 from anonymizer.engine.names import ident, table as qualified
-from anonymizer.metrics import risk as risk_models
+from anonymizer.metrics import population as population_models, risk as risk_models
 
 #: a record is "at risk" when its re-identification risk (1/|E| for the prosecutor) is above
 #: this (classes below 5 rows, the threshold El Emam et al. use for public releases).
@@ -136,7 +136,8 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
                   hierarchies: Mapping[str, str] | None = None,
                   reference: str | Sequence[str] | None = None, counted: Counted | None = None,
                   population: str | Sequence[str] | None = None, threshold: float = RISK_THRESHOLD,
-                  risky_classes: int = 0) -> dict[str, Any]:
+                  risky_classes: int = 0, population_size: int | None = None,
+                  sampling_fraction: float | None = None) -> dict[str, Any]:
     """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
 
     Args:
@@ -169,6 +170,11 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         threshold: the record risk above which a record (and its class) is at risk.
         risky_classes: list at most this many classes above the threshold (by prosecutor
             risk, the riskiest first) in ``risk["risky_classes"]``.
+        population_size: the size N of the population the table was sampled from: estimate
+            how many of its records are unique on the QIs (ARX's population uniqueness:
+            :mod:`anonymizer.metrics.population`) into ``risk["population_uniqueness"]``.
+        sampling_fraction: the same, N given as the table's share of it (N = rows /
+            fraction, rounded); give one of the two at most.
 
     Returns:
         a JSON-ready dict: ``table``, ``qis``, ``rows``, ``classes``, ``k``,
@@ -178,7 +184,10 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         ``share_at_risk``: the prosecutor's, kept at the top for older readers; then
         ``prosecutor``, ``journalist`` and ``marketer`` as
         :func:`anonymizer.metrics.risk.risk_profile` gives them, and ``risky_classes``
-        when asked), and ``sensitive``: ``{name: {distinct_l, entropy_l,
+        when asked; with a population table ``k_map`` and ``delta_presence`` as
+        :func:`anonymizer.metrics.risk.presence` gives them; with a population size
+        or sampling fraction ``population_uniqueness`` as :func:`anonymizer.metrics.population.
+        uniqueness` gives it), and ``sensitive``: ``{name: {distinct_l, entropy_l,
         recursive_l, c, t, distance, reference, alpha}}`` (``reference``: the table ``t``
         was measured against).
 
@@ -196,8 +205,14 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     number(c, "c", 0, low_open=True)
     number(threshold, "threshold", 0, 1)
     number(risky_classes, "risky_classes", 0, whole=True)
+    if population_size is not None and sampling_fraction is not None:
+        raise SpecError("sampling_fraction", "give the population size or the sampling fraction, not both")
+    if population_size is not None:
+        number(population_size, "population_size", 1, whole=True)
+    if sampling_fraction is not None:
+        number(sampling_fraction, "sampling_fraction", 0, 1, low_open=True)
     pop = population_of(engine, population, qis, cols)
-    risk = _Risk(pop, threshold, risky_classes)
+    risk = _Risk(pop, threshold, risky_classes, population_size, sampling_fraction)
     if counted is not None:
         return _measure(engine, counted, shown, qis, cols, sensitive, c, distance, hierarchies, reference, risk)
     weight, cls = (ident(next(w for w in (f"{stem}{i}" for i in range(len(cols) + 1)) if w not in cols))
@@ -230,11 +245,14 @@ def population_of(engine: Engine, population: str | Sequence[str] | None, qis: S
 @dataclass(frozen=True)
 class _Risk:
     """What :func:`measure_table` was asked about risk: the population, threshold, and how
-    many risky classes to list."""
+    many risky classes to list, and the population size or sampling fraction of the
+    population uniqueness estimates."""
 
     population: risk_models.Population | None
     threshold: float
     listed: int
+    size: int | None = None
+    fraction: float | None = None
 
 
 def _risk(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], asked: _Risk) -> dict[str, Any]:
@@ -256,6 +274,8 @@ def _risk(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], aske
         }
         if asked.listed:
             found["risky_classes"] = risk_models.risky_classes(engine, classes, qis, asked.threshold, asked.listed)
+        if asked.population is not None:
+            found.update(risk_models.presence(engine, classes, asked.population))
     return found
 
 
@@ -281,6 +301,10 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
         "risk": _risk(engine, counted, shown, qis, risk),
         "sensitive": {},
     }
+    if risk.size is not None or risk.fraction is not None:
+        size = population_models.population_size(rows, risk.size, risk.fraction)
+        result["risk"]["population_uniqueness"] = population_models.uniqueness(
+            population_models.class_size_histogram(engine, sizes_sql), size)
     ref_shown = shown
     if reference is not None:
         ref_parts = table_parts(reference)

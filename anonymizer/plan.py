@@ -29,7 +29,7 @@ from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.hierarchy import build_hierarchy, column_type
 from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
-from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
+from anonymizer.hierarchy.spec import FLOAT_TYPES, is_numeric_type, is_temporal_type
 from anonymizer.randomness import ReleaseKey
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
@@ -163,6 +163,9 @@ def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | Non
             engine.load_frame(data, target)
         else:
             engine.load_file(spec.source, target)
+        if engine.count(target) == 0:   # before its columns' types, which an empty file cannot show
+            raise DataError("the DataFrame" if data is not None else str(spec.source.location),
+                            "has no rows (a header alone, or nothing): there is nothing to anonymize")
         return target
     return source_relation(spec)
 
@@ -262,7 +265,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     spec, source, rows = check_source(engine, spec, source, resolved=source is not None)
     plan = Plan(spec.target, spec.algorithm.name, spec.algorithm.options, spec.models,
                 spec.suppression_limit, spec.nulls, source, rows, engine.work("base"), rows, spec.algorithm.seed,
-                key=ReleaseKey.for_seed(spec.algorithm.seed))
+                key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
     types = engine.columns(source)
     for i, col in enumerate(spec.quasi):
         plan.qis.append(_code_qi(engine, source, i, col, types[col.name]))
@@ -320,10 +323,18 @@ def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, d
     cols = ([c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")]
             + [c.flag for c in spec.columns if c.flag]
             + [c.name for c in spec.columns if c.name == spec.history.person and c.role != "individual"])
-    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols])
-    rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:]) if n}
+    types = engine.columns(source)
+    floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
+    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols],
+                     floats=[ident(c) for c in floats])
+    rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:len(cols) + 1]) if n}
     if rows == 0:
         raise DataError(source, "is empty: there is nothing to anonymize")
+    nonfinite = {c: n for c, n in zip(floats, row[len(cols) + 1:]) if n}
+    if nonfinite:
+        listing = ", ".join(f"{c} ({n} rows)" for c, n in nonfinite.items())
+        raise DataError(source, f"NaN or infinity in {listing}: a value to generalize must be a finite number; "
+                                "set those values to NULL (with 'nulls: suppress') or clean them")
     if spec.k > rows:
         raise SpecError("models", f"k={spec.k} is larger than the table ({rows} rows)", spec.k)
     if nulls and spec.nulls == "error":

@@ -10,10 +10,14 @@ order inside a class) draws from a :class:`ReleaseKey`:
   :mod:`secrets`. The key is a bound parameter (``$key``) of the statements that draw, and is
   never written to the audit, a log, an error message or a published table, so nothing an
   adversary holds (published views, the audit table, this code) re-derives a draw;
-- a **seeded** release (``algorithm.seed: <int>``) derives its key from the seed, so the same
-  seed gives the same release: for tests and experiments. Anyone who knows or guesses the
-  seed can replay every draw, so a seeded release is no stronger than its seed's secrecy. The
-  audit marks the release ``seeded`` (never the seed itself).
+- a **keyed** release (``algorithm.seed: {env: NAME}`` or ``{file: PATH}``,
+  :mod:`anonymizer.spec.seed`) derives its key from a secret key text of at least 32
+  characters, read at run time and never from the spec: the same key gives the same release,
+  and only its holder can replay it. The audit marks it ``keyed``;
+- a **seeded** release (``algorithm.seed: <int>`` in the spec) derives its key from the seed, so
+  the same seed gives the same release: for tests and experiments. Anyone who reads the spec
+  can replay every draw, so a seeded release is no stronger than its seed's secrecy (the spec
+  parser warns). The audit marks the release ``seeded`` (never the seed itself).
 
 In SQL a draw is ``md5_number($key || purpose || value)`` (macro ``draw`` of
 ``templates/_random.sql.j2``): MD5 keyed with 128 secret bits, used as a pseudorandom
@@ -47,6 +51,7 @@ class ReleaseKey:
 
     secret: str = field(repr=False)   # 32 hex digits; never stored, logged or published
     seeded: bool = False
+    keyed: bool = False               # from a secret key text, not a public seed
 
     @classmethod
     def fresh(cls) -> "ReleaseKey":
@@ -59,8 +64,17 @@ class ReleaseKey:
         return cls(hashlib.sha256(f"anonymizer-seed:{int(seed)}".encode()).hexdigest()[:32], True)
 
     @classmethod
-    def for_seed(cls, seed: int | None) -> "ReleaseKey":
-        """A fresh secret key when ``seed`` is ``None``, else the seed's key."""
+    def from_text(cls, text: str) -> "ReleaseKey":
+        """The key of a secret key text (``algorithm.seed: {env: ...}`` or ``{file: ...}``): 128
+        bits of its SHA-256, reproducible by whoever holds the text."""
+        return cls(hashlib.sha256(f"anonymizer-key:{text}".encode()).hexdigest()[:32], True, True)
+
+    @classmethod
+    def for_seed(cls, seed: int | None, secret: str | None = None) -> "ReleaseKey":
+        """The key of ``secret`` when given, else a fresh secret key when ``seed`` is ``None``,
+        else the seed's key."""
+        if secret is not None:
+            return cls.from_text(secret)
         return cls.fresh() if seed is None else cls.from_seed(seed)
 
     @classmethod
@@ -80,5 +94,11 @@ class ReleaseKey:
 
     @property
     def kind(self) -> str:
-        """What the audit records: ``"seeded"`` or ``"secret"``."""
-        return "seeded" if self.seeded else "secret"
+        """What the audit records: ``"keyed"``, ``"seeded"`` or ``"secret"``."""
+        return "keyed" if self.keyed else "seeded" if self.seeded else "secret"
+
+
+def key_seed(text: str) -> int:
+    """The whole number in [0, 2**63) a secret key text stands for where an option asks for a
+    seed (MSB's tie order): derived from the text, never stored."""
+    return int.from_bytes(hashlib.sha256(f"anonymizer-seed-of:{text}".encode()).digest()[:8], "big") % SEED_LIMIT

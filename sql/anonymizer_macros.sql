@@ -29,6 +29,7 @@
 --   anon_risky_classes(tbl, qis, threshold := 0.2, population := NULL)
 --                                                         class above the threshold: as anon_risk_classes
 --   anon_record_risk(tbl, qis, population := NULL)        row of tbl: its columns, prosecutor_risk, journalist_risk
+--   anon_presence(tbl, qis, population)                   table: population, k_map, delta_min, delta_max
 --   anon_sensitive_counts(tbl, qis, sensitive)            class, attribute and value: class, attribute, value, n
 --   anon_l_classes(tbl, qis, sensitive, c := 2)           class and attribute: class, attribute, size, distinct_l, entropy_l, recursive_l
 --   anon_l_diversity(tbl, qis, sensitive, c := 2)         attribute: attribute, distinct_l, entropy_l, recursive_l, c
@@ -209,6 +210,25 @@ FROM (SELECT *, struct_pack(*COLUMNS(lambda x_: list_contains(qis, x_))) AS __an
       FROM query_table(tbl)) AS t
 JOIN anon_risk_classes(tbl, qis, population := population) AS r
     ON t.__anon_class IS NOT DISTINCT FROM r.class;
+
+-- anon_presence(tbl, qis, population): k-map and delta-presence of the sample tbl against its
+-- population table (at the same generalization), one row: k_map = min F over tbl's classes
+-- (k-map holds for every k up to it: ARX's KMap without an estimator, pcount >= k; Sweeney
+-- 2002), delta_min and delta_max = the range of f/F over the population's classes, 0 for a
+-- population class without rows in tbl (ARX's DPresence, dmin <= f/F <= dmax; Nergiz, Atzori
+-- and Clifton 2007). The errors of anon_risk_classes when the population does not hold tbl.
+CREATE OR REPLACE MACRO anon_presence(tbl, qis, population) AS TABLE
+WITH c AS MATERIALIZED (
+    SELECT * FROM anon_risk_classes(tbl, qis,
+        population := coalesce(population, error('population: name the population table of ' || tbl)))
+)
+SELECT population AS population,
+       CAST(round(1.0 / max(journalist_risk)) AS BIGINT) AS k_map,   -- min F, through 1/F: its check runs
+       CASE WHEN (SELECT count(*) FROM (SELECT DISTINCT COLUMNS(lambda x_: list_contains(qis, x_))
+                                        FROM query_table(population))) > count(*) THEN 0.0
+            ELSE min(size / population_size) END AS delta_min,
+       max(size / population_size) AS delta_max
+FROM c;
 
 -- ---------------------------------------------------------------------------------------
 -- l-diversity (Machanavajjhala et al. 2007)

@@ -217,6 +217,34 @@ def test_risk_of_the_worked_example():
         con.execute("SELECT * FROM anon_risk('s2', ['g', 'h'], population := 'p')").fetchall()
 
 
+def test_presence_of_the_worked_example():
+    """k-map and delta-presence of the worked example (f = 4, 3, 2, 1; F = 8, 6, 5, 2, and a
+    population class of 9 without sample rows): k = 2, delta from 0 to 1/2, as measure_table."""
+    con = duckdb.connect()
+    install(con)
+    con.execute("CREATE TABLE s AS SELECT g FROM (VALUES (4), (3), (2), (1)) v(g), range(g)")
+    con.execute("CREATE TABLE p AS SELECT g FROM (VALUES (4, 8), (3, 6), (2, 5), (1, 2), (9, 9)) v(g, m), range(m)")
+    assert one(con, "SELECT * FROM anon_presence('s', ['g'], 'p')") == \
+        {"population": "p", "k_map": 2, "delta_min": 0.0, "delta_max": 0.5}
+    eng = measure_table(con, "s", ["g"], population="p")["risk"]
+    assert (eng["k_map"]["k"], eng["delta_presence"]["delta_min"], eng["delta_presence"]["delta_max"]) == (2, 0.0, 0.5)
+    with pytest.raises(duckdb.Error, match="population: name the population table of s"):
+        con.execute("SELECT * FROM anon_presence('s', ['g'], NULL)").fetchall()
+    with pytest.raises(duckdb.Error, match=re.escape("population: s is not a population of p")):
+        con.execute("SELECT * FROM anon_presence('p', ['g'], 's')").fetchall()
+
+
+def test_presence_of_a_sample_of_adult_equals_measure_table(mcon):
+    """A tenth of Adult against Adult, over age, sex, race: the macro's figures are the engine's."""
+    mcon.execute("CREATE OR REPLACE TABLE adult_tenth AS SELECT * FROM adult WHERE rowid % 10 = 0")
+    qis = ["age", "sex", "race"]
+    eng = measure_table(mcon, "adult_tenth", qis, population="adult")["risk"]
+    got = one(mcon, "SELECT * FROM anon_presence('adult_tenth', $q, 'adult')", q=qis)
+    assert got == {"population": "adult", "k_map": eng["k_map"]["k"],
+                   "delta_min": eng["delta_presence"]["delta_min"], "delta_max": eng["delta_presence"]["delta_max"]}
+    assert (got["k_map"], got["delta_min"], got["delta_max"]) == (1, 0.0, 1.0)   # ARX's, tests/metrics/test_population_risk.py
+
+
 def test_class_rows_agree_with_pycanon_on_a_release(mcon):
     """An independent oracle: pycanon's k and distinct l on a published Mondrian release."""
     from pycanon import anonymity
@@ -478,7 +506,7 @@ def test_cli_installs_into_a_database_file_usable_without_python_helpers(tmp_pat
         assert con.execute("SELECT k FROM anon_k('t', ['a'])").fetchone() == (6,)
         names = {n for n, _, _ in installed(con)}
     assert {"anon_classes", "anon_k", "anon_class_profile", "anon_prosecutor_risk", "anon_risk", "anon_risk_classes",
-            "anon_risky_classes", "anon_record_risk", "anon_l_diversity",
+            "anon_risky_classes", "anon_record_risk", "anon_presence", "anon_l_diversity",
             "anon_t_closeness", "anon_ncp_numeric", "anon_ncp_categorical", "anon_release", "anon_interval",
             "anon_mask", "anon_top_code", "anon_bottom_code", "anon_date_trunc"} <= names
     path = CliRunner().invoke(main, ["macros", "path"]).output.strip()

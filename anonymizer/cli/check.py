@@ -24,6 +24,12 @@ from anonymizer.cli.params import (Finite, csv_list, db_option, echo_json, engin
 @click.option("--population", default=None, metavar="TABLE",
               help="Population table of journalist and marketer risk: the table the measured one was drawn "
                    "from, with the same QI columns and labels (default: the measured table itself).")
+@click.option("--population-size", type=click.IntRange(1), default=None, metavar="N",
+              help="Size of the population the measured table was sampled from: estimate how many population "
+                   "records are unique on the QIs (ARX's Pitman, Zayatz and SNB models, Dankar's rule).")
+@click.option("--sampling-fraction", type=Finite(0, 1), default=None, metavar="F",
+              help="The same estimates, the population given as the table's share of it (0 < F <= 1; "
+                   "population = rows / F). Give this or --population-size.")
 @click.option("--risk-threshold", type=Finite(0, 1), default=0.2, show_default=True,
               help="A record is at risk when its re-identification risk is above this.")
 @click.option("--risky-classes", type=click.IntRange(0), default=0, show_default=True, metavar="N",
@@ -31,8 +37,8 @@ from anonymizer.cli.params import (Finite, csv_list, db_option, echo_json, engin
 @json_option
 @engine_options
 def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, reference: str | None,
-          population: str | None, risk_threshold: float, risky_classes: int, as_json: bool,
-          **engine: str | None) -> None:
+          population: str | None, population_size: int | None, sampling_fraction: float | None,
+          risk_threshold: float, risky_classes: int, as_json: bool, **engine: str | None) -> None:
     """Measure any table: k, l-diversity (distinct, entropy, recursive), t-closeness,
     re-identification risk and class sizes, grouping by the QI columns.
 
@@ -46,7 +52,15 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, re
     1/f, f = its class's rows), journalist (1/F, F = the rows of --population with its QI
     values; the prosecutor's without a population) and marketer (the expected share of
     records re-identified, sum f/F over rows). --risky-classes N lists the classes above
-    --risk-threshold.
+    --risk-threshold. With --population, k-map (the smallest F: every class is among at
+    least that many population records) and delta-presence (the range of f/F over the
+    population's classes: how sure an attacker is that a population record is in the table).
+
+    Population uniqueness (--population-size or --sampling-fraction): the table is a sample;
+    how many records of the whole population are unique on the QIs? ARX's estimators from
+    the sample's class sizes: Zayatz (1991), Pitman (Hoshino 2001), SNB (Chen and
+    Keller-McNulty 1998), and Dankar et al.'s (2012) choice among them (Pitman up to a 10%
+    sample, else the smaller of Zayatz and SNB); 0 where a model finds no estimate.
 
     With --engine spark the table is one of Spark's catalog and the figures are computed
     by Spark.
@@ -55,13 +69,15 @@ def check(db: str, table: str, qi: str, sensitive: tuple[str, ...], c: float, re
     Examples:
       anonymizer check --db d.duckdb --table published.adult --qi age,sex,race --sensitive occupation
       anonymizer check --db d.duckdb --table sample --qi age,zip --population everyone --risky-classes 10
+      anonymizer check --db d.duckdb --table adult --qi age,sex,race --sampling-fraction 0.01
       anonymizer check --engine spark --spark-warehouse wh/ --table published.adult --qi age,sex,race
     """
     from anonymizer.measure import measure_table
     sens = [s for item in sensitive for s in csv_list(item)]
     with open_engine(engine_choice(**engine, db_given=given("db")), db, read_only=True) as con:
         result = measure_table(con, table, csv_list(qi), sens, c=c, reference=reference, population=population,
-                               threshold=risk_threshold, risky_classes=risky_classes)
+                               threshold=risk_threshold, risky_classes=risky_classes,
+                               population_size=population_size, sampling_fraction=sampling_fraction)
     if as_json:
         echo_json(result)
     else:
@@ -116,6 +132,17 @@ def _risk_lines(risk: Mapping[str, Any]) -> list[str]:
                      f"{_count(m['classes_at_risk'], 'class', 'classes')} with risk {above}")
     lines.append(f"  marketer risk (population {risk['marketer']['population']}): "
                  f"{_fmt(risk['marketer']['average'])} (expected share of records re-identified)")
+    if "k_map" in risk:
+        kmap, delta = risk["k_map"], risk["delta_presence"]
+        lines.append(f"  k-map (population {kmap['population']}): k = {kmap['k']} (smallest population class); "
+                     f"delta-presence: delta from {_fmt(delta['delta_min'])} to {_fmt(delta['delta_max'])}")
+    if "population_uniqueness" in risk:
+        u = risk["population_uniqueness"]
+        lines.append(f"  population uniques (population {u['population_size']}, sampling fraction "
+                     f"{_fmt(u['sampling_fraction'])}, {_count(u['sample_uniques'], 'sample unique')}): "
+                     + ", ".join(f"{name} {_fmt(u[name + '_share'])}" for name in ("pitman", "zayatz", "snb"))
+                     + f"; Dankar's rule ({u['dankar_model']}) {_fmt(u['dankar_share'])} of the population"
+                     f" ({u['dankar']:.1f} records)")
     if "risky_classes" in risk:
         shown = risk["risky_classes"]
         lines.append(f"  classes with prosecutor risk {above}: {risk['prosecutor']['classes_at_risk']}"

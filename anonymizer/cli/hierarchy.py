@@ -146,7 +146,8 @@ def format_shown(shown) -> str:
 @hierarchy.command()
 @click.argument("spec", type=click.Path(dir_okay=False))
 @db_option()
-@click.option("--table-name", help="Table name in schema _anon_lattice (default: the release name).")
+@click.option("--table-name", help="Keep the table in DB as _anon_lattice.TABLE_NAME (default: nothing is written "
+                                   "to DB, which is opened read-only).")
 @click.option("--plot", type=click.Path(dir_okay=False), metavar="PNG",
               help="Also plot k and DCP against cost.")
 @json_option
@@ -154,9 +155,11 @@ def format_shown(shown) -> str:
 def lattice(spec: str, db: str, table_name: str | None, plot: str | None, as_json: bool, quiet: bool) -> None:
     """Evaluate every node of the generalization lattice of SPEC's quasi-identifiers (one
     level per QI): its k, classes, discernibility penalty (DCP) and distortion ratio (paper
-    001, Definition 9), into the table _anon_lattice.<release> of DB, which is kept. The
-    summary names the cheapest nodes reaching the spec's k; apply one with algorithm
-    {name: full-domain, levels: {age: 3, ...}}.
+    001, Definition 9). DB is only read, unless --table-name keeps the table as
+    _anon_lattice.<name> there. Each node also says whether the spec holds there (every
+    model, failing rows suppressed within its suppression_limit). The summary names the
+    cheapest nodes reaching the spec's k without suppression (paper 001) and the cheapest
+    where the spec holds: apply one with algorithm {name: full-domain, levels: {age: 3, ...}}.
 
     \b
     Examples:
@@ -167,7 +170,7 @@ def lattice(spec: str, db: str, table_name: str | None, plot: str | None, as_jso
     from anonymizer.families.generalized.lattice.evaluate import evaluate_spec, format_lattice
     from anonymizer.spec.parse import load_spec
     parsed = load_spec(spec)
-    with open_db(db) as con, progress(quiet or as_json) as say:
+    with open_db(db, read_only=table_name is None and db is not None) as con, progress(quiet or as_json) as say:
         found = evaluate_spec(con, parsed, table_name, say)
     if plot:
         from anonymizer.reproduce.p001_hierarchies.plots import plot_lattice

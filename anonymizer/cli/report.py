@@ -16,7 +16,7 @@ import json
 import click
 
 from anonymizer.errors import DataError, SpecError
-from anonymizer.cli.params import db_option, echo_json, json_option, open_db, progress
+from anonymizer.cli.params import Finite, db_option, echo_json, json_option, open_db, progress
 
 
 
@@ -34,8 +34,23 @@ from anonymizer.cli.params import db_option, echo_json, json_option, open_db, pr
                    "attribute's distribution before and after, suppressed rows, timings, version history.")
 @click.option("--spec", "spec", metavar="SPEC", type=click.Path(dir_okay=False, exists=True), default=None,
               help="With --html: the release's spec file, for a version whose audit row does not hold its spec text.")
+@click.option("--for", "audience", type=click.Choice(["custodian", "recipient"]), default="custodian",
+              show_default=True,
+              help="With --html: who may read the page. custodian: the source's distributions beside the release's "
+                   "(keep it with the source); recipient: the release's figures and totals only, nothing of the "
+                   "source (hand it out with the release).")
+@click.option("--source-db", "source_db", metavar="FILE", type=click.Path(dir_okay=False, exists=True), default=None,
+              help="With --html: the DuckDB file that holds the source table, when the release was written to "
+                   "another database (output.database); opened read-only, for the 'before' distributions.")
+@click.option("--population-size", type=click.IntRange(1), default=None, metavar="N",
+              help="With --html: the size of the population the release's source was sampled from; the page "
+                   "estimates how many population records are unique on the QIs (ARX's Pitman, Zayatz, SNB, "
+                   "Dankar's rule).")
+@click.option("--sampling-fraction", type=Finite(0, 1), default=None, metavar="F",
+              help="With --html: the same, the population given as the released rows' share of it (0 < F <= 1).")
 @json_option
 def report(release: str | None, db: str, version: int | None, schema: str, html: str | None, spec: str | None,
+           audience: str, source_db: str | None, population_size: int | None, sampling_fraction: float | None,
            as_json: bool) -> None:
     """Report what was published into DB, from its audit table: without RELEASE one line per
     release (latest version, view, rows in and out, when); with RELEASE every version of it
@@ -48,11 +63,23 @@ def report(release: str | None, db: str, version: int | None, schema: str, html:
       anonymizer report adult_demo --db warehouse.duckdb
       anonymizer report adult_demo --version 2 --db warehouse.duckdb --json
       anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html
+      anonymizer report adult_demo --db warehouse.duckdb --html for_them.html --for recipient
+      anonymizer report adult_demo --db published.duckdb --source-db warehouse.duckdb --html adult_demo.html
+      anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html --sampling-fraction 0.01
     """
     if version is not None and release is None:
         raise SpecError("--version", "needs a RELEASE")
+    population = {k: v for k, v in (("population_size", population_size), ("sampling_fraction", sampling_fraction))
+                  if v is not None}
+    for option, given in (("--for", audience != "custodian"), ("--source-db", source_db is not None),
+                          ("--population-size", population_size is not None),
+                          ("--sampling-fraction", sampling_fraction is not None)):
+        if given and html is None:
+            raise SpecError(option, "applies to the HTML page: add --html FILE")
+    if source_db is not None and audience == "recipient":
+        raise SpecError("--source-db", "gives the source's distributions, which a recipient's page leaves out")
     if html is not None:
-        _html(release, db, version, schema, html, spec, as_json)
+        _html(release, db, version, schema, html, spec, as_json, population, audience, source_db)
         return
     with open_db(db, read_only=True) as con:
         audit = _audit_table(con, db, schema)
@@ -71,8 +98,11 @@ def report(release: str | None, db: str, version: int | None, schema: str, html:
 
 
 def _html(release: str | None, db: str, version: int | None, schema: str, path: str, spec: str | None,
-          as_json: bool) -> None:
-    """``--html``: the page of ``release``'s ``version`` (default: its latest), written to ``path``."""
+          as_json: bool, population: dict, audience: str = "custodian", source_db: str | None = None) -> None:
+    """``--html``: the page of ``release``'s ``version`` (default: its latest) for ``audience``,
+    written to ``path``; ``population``: the population estimates' size or fraction;
+    ``source_db``: the file holding the source, attached read-only."""
+    from anonymizer.engine.names import ident
     from anonymizer.report import release_page, write_page
     if release is None:
         raise SpecError("--html", "needs a RELEASE")
@@ -82,11 +112,15 @@ def _html(release: str | None, db: str, version: int | None, schema: str, path: 
     with open_db(db, read_only=True) as con:
         rows = _versions(con, _audit_table(con, db, schema), db, release, None)
         row = rows[-1] if version is None else _versions(con, _audit_table(con, db, schema), db, release, version)[0]
-        written = write_page(path, release_page(con, rows, row, spec))
+        catalog = None
+        if source_db is not None:
+            catalog = "_anon_report_source"
+            con.execute(f"ATTACH $path AS {ident(catalog)} (READ_ONLY)", {"path": str(source_db)})
+        written = write_page(path, release_page(con, rows, row, spec, population, audience, catalog))
     if as_json:
-        echo_json({"release": release, "version": row["version"], "html": written})
+        echo_json({"release": release, "version": row["version"], "html": written, "for": audience})
     else:
-        click.echo(f"report of {release} v{row['version']} written to {written}")
+        click.echo(f"report of {release} v{row['version']} for the {audience} written to {written}")
 
 
 _LATEST = """

@@ -63,6 +63,7 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
     """
     if path is None or str(path) == MEMORY:
         with duckdb.connect(MEMORY) as con:
+            _quiet(con)
             yield con
         return
     p = Path(path)
@@ -78,6 +79,7 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
             raise DatabaseOpenError(p, explain(exc, p, read_only)) from None
     except DatabaseOpenError as exc:
         raise type(exc)(path, exc.problem, label) from None
+    _quiet(con)
     try:
         yield con
     except BaseException:
@@ -86,6 +88,13 @@ def open_database(path: str | Path | None, *, read_only: bool = False, must_exis
             _remove_created(p)
         raise
     con.close()
+
+
+def _quiet(con: duckdb.DuckDBPyConnection) -> None:
+    """No DuckDB progress bar on a connection the command line opened: DuckDB prints it to
+    standard output, piped or not, in the middle of ``--json`` output; the command's own
+    progress (on standard error) reports long statements instead."""
+    con.execute("SET enable_progress_bar = false")
 
 
 @contextmanager

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 import duckdb
 
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
+from anonymizer.engine.heartbeat import Heartbeat
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
 
@@ -95,6 +96,7 @@ class Engine:
     log: list[StatementLog] = field(default_factory=list)
     work_schema: str | None = None
     settings: Settings | None = None
+    _beat: Heartbeat | None = field(default=None, init=False, repr=False, compare=False)
     dialect: ClassVar[str] = "duckdb"
 
     # -- rendering and execution -------------------------------------------------
@@ -108,14 +110,44 @@ class Engine:
         return self.execute(text, params, template=template)
 
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
-        """Execute SQL text with bound parameters, logging its time."""
+        """Execute SQL text with bound parameters, logging its time; a statement that runs
+        long is reported while it runs (:mod:`.heartbeat`)."""
         start = time.perf_counter()
+        beat = self._heartbeat()
+        if beat is not None:
+            beat.running(template)
         try:
             cur = self.con.execute(text, params) if params else self.con.execute(text)
         except duckdb.Error as exc:
             raise TemplateError(template, f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            if beat is not None:
+                beat.running(None)
         self.log.append(StatementLog(template, text, time.perf_counter() - start))
         return cur
+
+    @contextmanager
+    def watch(self, label: str) -> Iterator[None]:
+        """Report ``label`` every few seconds while the block runs (Python work between two
+        statements that may take long: compiling or running MSB's greedy), as a long
+        statement is (:mod:`.heartbeat`)."""
+        beat = self._heartbeat()
+        if beat is not None:
+            beat.running(label)
+        try:
+            yield
+        finally:
+            if beat is not None:
+                beat.running(None)
+
+    def _heartbeat(self) -> Heartbeat | None:
+        """This engine's :class:`Heartbeat`, started with its first statement (``None``
+        without a progress callback)."""
+        if self.progress is None:
+            return None
+        if self._beat is None:
+            self._beat = Heartbeat(self, self.progress)
+        return self._beat
 
     def one(self, template: str, params: dict | None = None, **context: Any) -> tuple:
         """Run a template that returns one row (an aggregate) and return it (``None``: no row).

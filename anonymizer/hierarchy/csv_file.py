@@ -24,6 +24,11 @@ def load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> t
     ncols = len(engine.columns(raw))
     if ncols < 2:
         raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")
+    twice, value, a, b = engine.one("hierarchy/csv_conflicts.sql.j2", raw=raw, levels=ncols - 1)
+    if twice:
+        raise SpecError(f"hierarchy {path}", f"lists {twice} value(s) under two different parents, e.g. {value!r} as "
+                                             f"{a!r} and as {b!r}: a hierarchy is a tree, so give each value one line "
+                                             "(or one path)")
     engine.run("hierarchy/csv_leaves.sql.j2", target=leaves, raw=raw, levels=ncols - 1)
     return leaves, ncols - 1
 

@@ -35,6 +35,7 @@ DATE_UNITS = ("day", "month", "quarter", "year", "decade", "century")
 NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
                  "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE", "REAL", "DECIMAL")
 INTEGER_TYPES = NUMERIC_TYPES[:9]
+FLOAT_TYPES = NUMERIC_TYPES[9:12]   # the types that hold NaN and infinity
 IOTF_NODES = (24, 16, 4)  # paper 001, Table 4: IOTF's nodes at levels 1-3 (hours-per-week)
 _OPTIONS = {"csv": {"delimiter"}, "ordered": {"sizes"}}
 

@@ -24,6 +24,12 @@ RiskModelSampleSummary`` (version of 2025-09, ``getProsecutorRisk``, ``getJourna
 - **marketer** (``getMarketerRisk``): the expected share of records re-identified when
   every record is attacked, ``average`` = sum_j (f_j/F_j) / n; J/n without a population.
 
+With a population, :func:`presence` gives two more figures: **k-map** (Sweeney 2002; El Emam
+and Dankar 2008; ARX's ``KMap`` without an estimator holds a class when its ``pcount >= k``):
+the largest k the sample meets, min F_j; and **delta-presence** (Nergiz, Atzori and Clifton
+2007; ARX's ``DPresence``: dmin <= f_j / F_j <= dmax for every class of the population,
+delta = 0 for a population class without sample rows): the smallest and largest delta.
+
 The population must be given **at the sample's generalization**: its QI columns (same names)
 hold the same labels as the sample's (in ARX the population is the whole data set under the
 same transformation, the sample a research subset of it). A class the population lacks, or
@@ -114,3 +120,21 @@ def record_risk_sql(source: str, qis: Sequence[str], population: Population | No
     return render("metrics/record_risk.sql.j2", source=source, qis=[ident(q) for q in qis],
                   population=population.sizes_sql() if population else None,
                   prosecutor=ident(columns[0]), journalist=ident(columns[1]))
+
+
+def presence(engine: Engine, classes: str, population: Population) -> dict[str, dict[str, Any]]:
+    """k-map and delta-presence of the sample's ``classes`` (:func:`classes_sql` with
+    ``population``, checked by :func:`risk_profile`) against ``population``
+    (``metrics/presence.sql.j2``).
+
+    Returns:
+        ``{"k_map": {population, k}, "delta_presence": {population, delta_min, delta_max}}``:
+        k = min F_j over the sample's classes (k-map holds for every k up to it); delta_min
+        = the smallest f_j / F_j over the population's classes (0 when one of them has no
+        sample row), delta_max the largest.
+    """
+    k, low, high, mine, theirs = engine.one("metrics/presence.sql.j2", classes=classes,
+                                            population=population.sizes_sql())
+    delta_min = 0.0 if int(theirs) > int(mine) else float(low)
+    return {"k_map": {"population": population.shown, "k": int(k)},
+            "delta_presence": {"population": population.shown, "delta_min": delta_min, "delta_max": float(high)}}

@@ -31,7 +31,7 @@ from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
-                             spec_fingerprint)
+                             source_relation, spec_fingerprint)
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
@@ -135,6 +135,9 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
             return _unchanged_result(engine, spec.target, spec.algorithm.name, current)
+        named = None if data is not None else spec.source.location or source_relation(spec)
+        if not force:
+            _check_same_source(engine, spec, named)
         clock["load"] = time.perf_counter() - start
         if family.gate and not dry_run:
             combination.check_state_home(engine, spec.target)
@@ -152,7 +155,21 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             if dry_run and inspect is not None:
                 inspect(engine, plan, ready)
             return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
-                                                        "spec_text": spec_text(spec)}, ready, dry_run)
+                                                        "spec_text": spec_text(spec), "source": named}, ready, dry_run)
+
+
+def _check_same_source(engine: Engine, spec: ReleaseSpec, named: str | None) -> None:
+    """Refuse a release whose last version was published from another source table or file
+    (its audit row's ``parameters.source``): a release's versions are one table's, and a name
+    reused by mistake would publish another table's rows as the next version without a word.
+    A DataFrame source has no name and is not compared."""
+    last = latest(engine, spec.target)
+    parameters = (last or {}).get("parameters") or {}
+    before = (json.loads(parameters) if isinstance(parameters, str) else parameters).get("source")
+    if last and before and named and before != named:
+        raise SpecError("source", f"release {spec.release} was published from {before} (v{last['version']}), and "
+                                  f"this spec reads {named}: give the release another name, or, if the table moved, "
+                                  "publish anyway with --force (force=True)")
 
 
 def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
@@ -248,8 +265,11 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
     node, where the spec's ``levels`` are empty); ``prints`` holds the spec's hash and text (its
     seed left out: a seed would replay every draw) and the source's fingerprint."""
     options = {"name": plan.algorithm, **asdict(plan.options)}
+    prints = dict(prints)
+    source = prints.pop("source", None)
     return {**prints, "algorithm": plan.algorithm,
-            "parameters": {"models": [str(m) for m in plan.models], "algorithm": options, "chosen": picked,
+            "parameters": {"source": source, "models": [str(m) for m in plan.models], "algorithm": options,
+                           "chosen": picked,
                            "randomness": plan.key.kind, "suppression_limit": plan.suppression_limit,
                            "nulls": plan.nulls},
             "figures": figures, "rows_in": plan.rows if rows_in is None else rows_in, "rows_out": rows_out, "suppressed": suppressed,

@@ -21,26 +21,43 @@ from anonymizer.report.page import page, versions
 from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
 
 
-def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None) -> str:
+#: who a page is for: the data's custodian (the source's own distributions beside the
+#: release's; keep it with the source) or a recipient of the release (nothing of the source
+#: but totals: sdcMicro's ``report(internal = FALSE)``)
+AUDIENCES = ("custodian", "recipient")
+
+
+def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
+                 population: dict[str, Any] | None = None, audience: str = "custodian",
+                 source_catalog: str | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
-    audit row of its release), read through ``con`` (read-only is enough).
+    audit row of its release), read through ``con`` (read-only is enough), for ``audience``
+    (:data:`AUDIENCES`); ``population`` (``{"population_size": N}`` or
+    ``{"sampling_fraction": f}``) adds the population uniqueness estimates
+    (:mod:`anonymizer.metrics.population`); ``source_catalog``: an attached database holding
+    the source, when the release was written apart from it.
 
     Raises:
         SpecError: no spec to read the roles from (see :func:`.subject.release_spec`).
     """
     engine = Engine(con)
     spec, text, notes = release_spec(row, spec_path)
-    source, said = source_state(engine, spec, row)
+    if audience == "recipient":
+        source, said = None, ("For a recipient: this page shows the release and totals only; no distribution, "
+                              "value count or other figure of the source table is on it.")
+    else:
+        source, said = source_state(engine, spec, row, source_catalog)
     released = published_view(engine, row)
     try:
-        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive])
+        gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive],
+                          population)
     finally:
         engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
     header = {"release": row["release"], "version": row["version"], "view": row["view_name"],
               "snapshot": row["snapshot"], "when": str(row.get("published_at") or row["created_at"])[:19],
               "library_version": row.get("library_version") or "(not recorded)",
               "engine_version": row.get("engine_version") or "DuckDB (version not recorded)"}
-    return page(header, text, [said, *notes], row, gathered, history)
+    return page(dict(header, audience=audience), text, [said, *notes], row, gathered, history)
 
 
 class DryRun:
@@ -64,7 +81,8 @@ class DryRun:
     def page(self, result) -> str:
         """The page of the dry run whose result is ``result`` (a ReleaseResult)."""
         header = {"release": result.release, "version": None, "view": result.view, "snapshot": None,
-                  "when": datetime.now().isoformat(sep=" ", timespec="seconds"), **versions()}
+                  "when": datetime.now().isoformat(sep=" ", timespec="seconds"), "audience": "custodian",
+                  **versions()}
         row = {"release": result.release, "algorithm": result.algorithm.get("name"),
                "figures": {"models": result.models, "utility": result.utility}, "parameters": self.parameters,
                "rows_in": result.rows_in, "rows_out": result.rows_out, "suppressed": result.suppressed,

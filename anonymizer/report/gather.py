@@ -2,8 +2,8 @@
 
 * the distribution of each QI and sensitive attribute, in the source and in the release: a
   frequency table of its :data:`TOP` most frequent values and the rest
-  (``report/value_counts.sql.j2``), or, for a numeric column, an equal-width histogram of
-  :data:`BINS` bins (``report/numeric_bins.sql.j2``);
+  (``report/value_counts.sql.j2``), or, for a numeric or date column, an equal-width
+  histogram of :data:`BINS` bins (``report/numeric_bins.sql.j2``);
 * the release's privacy figures from :func:`anonymizer.measure.measure_table` (k, the class
   sizes, the risk profile: prosecutor risk after El Emam and Dankar 2008, and whatever
   further risk figures it returns);
@@ -13,13 +13,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Mapping, Sequence
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.engine.rendering import render
 from anonymizer.measure import measure_table
-from anonymizer.hierarchy.spec import is_numeric_type
+from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 
 #: values listed one by one in a frequency table; the rest are summed as "other"
 TOP = 12
@@ -35,15 +36,21 @@ def distribution(engine: Engine, relation: str, column: str, col_type: str) -> d
     """The distribution of ``column`` (a name) of the quoted ``relation``.
 
     Returns ``{"kind": "bins", "rows", "missing", "bins": [{low, high, rows}]}`` for a
-    numeric column, else ``{"kind": "values", "rows", "distinct", "values": [{value, rows}]}``
+    numeric column (a date column's edges as datetimes, and ``unit``, one day: the width of
+    a bin whose edges are equal), else ``{"kind": "values", "rows", "distinct", "values": [{value, rows}]}``
     with the missing value labelled ``(missing)`` and the values beyond the :data:`TOP`
     most frequent summed in one entry ``other (N values)``.
     """
-    if is_numeric_type(col_type):
-        found = engine.rows("report/numeric_bins.sql.j2", {"bins": BINS}, relation=relation, column=ident(column))
-        bins = [{"low": float(lo), "high": float(hi), "rows": int(n)} for b, lo, hi, n in found if b is not None]
+    temporal = is_temporal_type(col_type)
+    if is_numeric_type(col_type) or temporal:
+        found = engine.rows("report/numeric_bins.sql.j2", {"bins": BINS}, relation=relation, column=ident(column),
+                            temporal=temporal)
+        edge: Callable[[Any], Any] = ((lambda x: datetime.fromtimestamp(float(x), timezone.utc).replace(tzinfo=None))
+                                      if temporal else float)
+        bins = [{"low": edge(lo), "high": edge(hi), "rows": int(n)} for b, lo, hi, n in found if b is not None]
         missing = sum(int(n) for b, _, _, n in found if b is None)
-        return {"kind": "bins", "rows": missing + sum(b["rows"] for b in bins), "missing": missing, "bins": bins}
+        return {"kind": "bins", "rows": missing + sum(b["rows"] for b in bins), "missing": missing, "bins": bins,
+                **({"unit": timedelta(days=1)} if temporal else {})}
     found = engine.rows("report/value_counts.sql.j2", {"top": TOP}, relation=relation, column=ident(column))
     values = [{"value": value if listed and value is not None else "(missing)" if listed else f"other ({count} values)",
                "rows": int(n)} for value, listed, n, count in found]
@@ -59,7 +66,7 @@ def record_risk(engine: Engine, relation: str, qis: Sequence[str]) -> list[dict[
 
 
 def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[str],
-           sensitive: Sequence[str]) -> dict[str, Any]:
+           sensitive: Sequence[str], population: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Every figure the page shows that is not in the audit row, read from ``released`` (the
     quoted relation a reader of the release sees, :data:`VIEW`) and ``source`` (the quoted
     source table, or ``None`` when it is not there any more).
@@ -67,7 +74,8 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
     Returns ``{"attributes": [{name, role, before, after}], "measured": measure_table(...),
     "record_risk": [...]}``; ``before``/``after`` are :func:`distribution`'s, or ``None``
     where the column is not in that table (an anatomy release keeps its sensitive values
-    in a second table).
+    in a second table). ``population``: ``{"population_size": N}`` or ``{"sampling_fraction":
+    f}``, for measure_table's population uniqueness estimates (none without).
     """
     after_cols = _by_name(engine.columns(released))
     before_cols = _by_name(engine.columns(source)) if source is not None else {}
@@ -80,7 +88,7 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
                   for role, names in (("quasi-identifier", quasi), ("sensitive", sensitive)) for name in names]
     qis = [after_cols[q.lower()][0] for q in quasi if q.lower() in after_cols]
     return {"attributes": attributes,
-            "measured": measure_table(engine.con, VIEW, qis),
+            "measured": measure_table(engine.con, VIEW, qis, **(population or {})),
             "record_risk": record_risk(engine, released, qis)}
 
 

@@ -52,7 +52,9 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
 
     Args:
         header: ``release``, ``version`` (``None``: a dry run), ``view``, ``snapshot``,
-            ``when``, ``library_version``, ``engine_version``.
+            ``when``, ``library_version``, ``engine_version``, ``audience`` (``custodian``
+            or ``recipient``: a recipient's page says the source is not shown, not that it
+            is missing).
         spec_text: the spec as written.
         notes: sentences shown under the header (the source changed, the spec differs, ...).
         row: the audit row (or a dry run's equivalent): ``figures`` (``models``,
@@ -80,7 +82,9 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "sizes_plot": plots.class_sizes(measured["class_sizes"]),
         "utility": {k: v for k, v in utility.items() if isinstance(v, (int, float)) and not isinstance(v, bool)},
         "loss_plots": {name: plots.bars(list(value), list(value.values()), name) for name, value in per_attribute.items()},
-        "attributes": [dict(a, plot=plots.distribution(f"{a['name']} ({a['role']})", a["before"], a["after"]))
+        "attributes": [dict(a, plot=plots.distribution(f"{a['name']} ({a['role']})", a["before"], a["after"],
+                                                        "not shown to a recipient"
+                                                        if header["audience"] == "recipient" else "not in this table"))
                        for a in gathered["attributes"]],
         "suppressed_share": (row.get("suppressed") or 0) / rows_in if rows_in else 0.0,
         "timings": timings, "total": timings.get("total", sum(phases.values())),

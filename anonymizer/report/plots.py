@@ -65,30 +65,33 @@ def bars(labels: Sequence[str], values: Sequence[float], title: str, color: str 
     return svg(fig)
 
 
-def _distribution_panel(ax, found: dict[str, Any] | None, color: str, title: str) -> None:
+def _distribution_panel(ax, found: dict[str, Any] | None, color: str, title: str, absent: str) -> None:
     if found is None:
         ax.set_axis_off()
-        ax.set_title(f"{title}: not in this table", loc="left", fontsize=9)
+        ax.set_title(f"{title}: {absent}", loc="left", fontsize=9)
         return
     title = f"{title}: {found['rows']:,} rows"
     if found["kind"] == "values":
         _barh(ax, [v["value"] for v in found["values"]], [v["rows"] for v in found["values"]], color,
               f"{title}, {found['distinct']:,} distinct values")
         return
-    bins = found["bins"]
-    ax.bar([b["low"] for b in bins], [b["rows"] for b in bins], width=[b["high"] - b["low"] or 1 for b in bins],
+    bins = found["bins"]   # numbers, or datetimes for a date column (matplotlib draws a date axis)
+    ax.bar([b["low"] for b in bins], [b["rows"] for b in bins],
+           width=[b["high"] - b["low"] if b["high"] != b["low"] else found.get("unit", 1) for b in bins],
            align="edge", color=color, edgecolor="white", linewidth=0.5)
     missing = f", {found['missing']:,} missing" if found["missing"] else ""
     ax.set_title(title + missing, loc="left", fontsize=9)
     ax.set_ylabel("rows")
 
 
-def distribution(title: str, before: dict[str, Any] | None, after: dict[str, Any] | None) -> str:
-    """An attribute before (source) and after (release), side by side."""
+def distribution(title: str, before: dict[str, Any] | None, after: dict[str, Any] | None,
+                 absent: str = "not in this table") -> str:
+    """An attribute before (source) and after (release), side by side; ``absent`` says why a
+    side is not shown."""
     longest = max(len(d["values"]) if d and d["kind"] == "values" else 8 for d in (before, after))
     fig, axes = _figure(9.6, max(1.7, 0.7 + 0.24 * longest), panels=2)
-    _distribution_panel(axes[0][0], before, BEFORE, "source")
-    _distribution_panel(axes[0][1], after, AFTER, "release")
+    _distribution_panel(axes[0][0], before, BEFORE, "source", absent)
+    _distribution_panel(axes[0][1], after, AFTER, "release", "not in this table")
     fig.suptitle(title, x=0.01, ha="left", fontsize=10, fontweight="bold")
     fig.tight_layout()
     return svg(fig)

@@ -20,7 +20,7 @@ import sqlglot
 import yaml
 from sqlglot import exp
 
-from anonymizer.engine.names import ident, table
+from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import fingerprint, source_relation, spec_fingerprint
@@ -59,15 +59,20 @@ def release_spec(row: dict[str, Any], given: str | None) -> tuple[ReleaseSpec, s
     return load_spec({**raw, "columns": columns}), text, notes
 
 
-def source_state(engine: Engine, spec: ReleaseSpec, row: dict[str, Any]) -> tuple[str | None, str]:
-    """The quoted source table (``None`` if it is not in the database) and a sentence on it."""
-    source = source_relation(spec)
+def source_state(engine: Engine, spec: ReleaseSpec, row: dict[str, Any],
+                 catalog: str | None = None) -> tuple[str | None, str]:
+    """The quoted source table (``None`` if it is not in the database) and a sentence on it.
+    ``catalog``: the attached database that holds it (``--source-db``), when the release was
+    written apart from its source."""
+    source = source_relation(spec) if catalog is None else in_catalog(catalog, spec.source.schema or "main",
+                                                                      spec.source.table)
     shown = f"{spec.source.schema + '.' if spec.source.schema else ''}{spec.source.table}"
     try:
         engine.columns(source, shown)
     except Exception:   # any DataError or catalog error: the source is not readable here
-        return None, (f"The source table {shown} is not in this database: the distributions before "
-                      "anonymization are not shown.")
+        where = "the --source-db database" if catalog is not None else "this database"
+        return None, (f"The source table {shown} is not in {where}: the distributions before anonymization are not "
+                      "shown" + ("." if catalog is not None else " (--source-db names the database that holds it)."))
     _, now = fingerprint(engine, spec.columns, source)
     if now == row.get("source_fingerprint"):
         return source, f"The source table {shown} is unchanged since this version was published."

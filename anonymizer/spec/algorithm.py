@@ -4,19 +4,21 @@ declares: :class:`anonymizer.families.Family`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from anonymizer import families
 from anonymizer.errors import SpecError
 from anonymizer.families.base import Family
 from anonymizer.models import PrivacyModel
-from anonymizer.randomness import SEED_LIMIT
 from anonymizer.fields import mapping_field
+from anonymizer.spec.seed import parse_seed
 from anonymizer.spec.types import Algorithm, Column
 
 
-def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
-    """The algorithm's name and seed; its family parses the options the name reads."""
+def parse_algorithm(value: Any, columns: tuple[Column, ...], base: Path = Path(".")) -> Algorithm:
+    """The algorithm's name and seed (:mod:`anonymizer.spec.seed`; ``base``: the spec's folder,
+    where a key file's path starts); its family parses the options the name reads."""
     if isinstance(value, str):
         value = {"name": value}
     v = mapping_field(value, "algorithm", {"name"} | {o for f in families.FAMILIES for a in f.algorithms.values()
@@ -28,13 +30,10 @@ def parse_algorithm(value: Any, columns: tuple[Column, ...]) -> Algorithm:
     allowed = family.algorithms[name]
     for key in sorted(set(v) - {"name"} - allowed):
         raise SpecError(f"algorithm.{key}", f"does not apply to {name} (its options: {', '.join(sorted(allowed))})")
-    seed = v.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT):
-        raise SpecError("algorithm.seed", "must be a whole number in [0, 2**63) for a reproducible (seeded) release, "
-                                          "or left out for a secret one", seed)
+    seed, secret = parse_seed(v.get("seed"), base)
     quasi = {c.name for c in columns if c.role == "quasi"}
     options = {k: x for k, x in v.items() if k not in ("name", "seed")}
-    return Algorithm(name, family.options().parse(name, options, quasi, seed), seed)
+    return Algorithm(name, family.options().parse(name, options, quasi, seed), seed, secret)
 
 
 def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:

@@ -154,7 +154,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
     nulls = data.get("nulls", "error")
     if nulls not in NULL_POLICIES:
         raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
-    algorithm = parse_algorithm(data.get("algorithm", {"name": "mondrian"}), columns)
+    algorithm = parse_algorithm(data.get("algorithm", {"name": "mondrian"}), columns, base)
     pair(algorithm, models, columns)
     return ReleaseSpec(
         release=release,

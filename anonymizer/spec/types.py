@@ -99,12 +99,16 @@ class Algorithm:
     ``seed`` (every algorithm): ``None`` (the default) draws every random choice of the
     release from a fresh secret key that is never stored; a whole number in [0, 2**63) makes
     the release reproducible, for tests and experiments, and is marked ``seeded`` in the
-    audit (see :mod:`anonymizer.randomness`).
+    audit; ``secret``: the key text of ``seed: {env: NAME}`` or ``{file: PATH}``, whose key
+    the release draws from (``seed`` then a number derived from it, for the options that
+    ask whether there is one), marked ``keyed`` (:mod:`anonymizer.spec.seed`,
+    :mod:`anonymizer.randomness`).
     """
 
     name: str
     options: Any
     seed: int | None = None
+    secret: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def family(self) -> Family:

@@ -124,3 +124,11 @@ def test_every_runtime_dependency_is_weighed(monkeypatch):
     names = {d.name for d in deps.outside()}
     assert {"rich", "duckdb", "click"} <= names and "pyspark" not in names
     assert "rich 99.0 (tested >=13,<16: OUTSIDE" in deps.version_text()
+
+
+def test_a_connection_the_command_line_opens_prints_no_progress_bar(tmp_path):
+    """DuckDB prints its progress bar to standard output even into a pipe, in the middle of a
+    command's --json; the command line's connections turn it off (before: on)."""
+    for path in (None, tmp_path / "quiet.duckdb"):
+        with open_database(path) as con:
+            assert con.execute("SELECT current_setting('enable_progress_bar')").fetchone()[0] is False

@@ -55,6 +55,11 @@ def test_a_parquet_source_from_python_gives_what_duckdb_gives(spark, parquet):
     measured = measure_table(spark, "published.people_py", ["age", "edu"], ["disease"])   # anonymizer check
     assert (measured["rows"], measured["classes"], measured["k"]) == \
         (on_duckdb.rows_out, on_duckdb.classes, on_duckdb.measures["k"])
+    population = {"population": "published.people_py", "sampling_fraction": 0.1}   # k-map, delta, uniques
+    assert {k: v for k, v in measure_table(spark, "published.people_py", ["age", "edu"], **population)["risk"].items()
+            if k in ("k_map", "delta_presence", "population_uniqueness")} == \
+        {k: v for k, v in measure_table(on_duckdb.con, "published.people_py", ["age", "edu"], **population)["risk"].items()
+         if k in ("k_map", "delta_presence", "population_uniqueness")}
     assert not [d.name for d in spark.catalog.listDatabases() if d.name.startswith("_anon_work_")]   # the run's and the check's work databases are gone
     with pytest.raises(SpecError, match="not both"):
         anonymize(spec, con=duckdb.connect(), spark=spark)

@@ -167,7 +167,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
         "a": "quasi", "b": {"role": "quasi", "order": ["1", "0"]}}, "models": [{"type": "k-anonymity", "k": 2}]}, con)
     _identity_reserved(con)
     measure_table(con, "published.adult", ["age", "sex"], ["occupation", "income"])
-    measure_table(con, "published.adult", ["age", "sex"], population="published.adult", risky_classes=3)   # risk
+    measure_table(con, "published.adult", ["age", "sex"], population="published.adult", risky_classes=3,
+                  sampling_fraction=0.5)   # risk, k-map, delta-presence, population uniqueness
     record_risk(con, "published.adult", ["age", "sex"], population="published.adult").limit(1).fetchall()
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup

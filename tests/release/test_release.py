@@ -105,6 +105,9 @@ def test_full_domain_over_suppression_limit_fails(con):
     ("CREATE TABLE t AS SELECT CASE WHEN range = 3 THEN NULL ELSE range END AS a, 'x' AS b FROM range(10)", {},
      DataError, "NULLs in a (1 NULLs)"),
     ("CREATE TABLE other AS SELECT 1 AS a", {}, DataError, "does not exist"),
+    # before: published as classes labelled 'nan' and 'inf'
+    ("CREATE TABLE t AS SELECT CASE range WHEN 3 THEN 'nan'::DOUBLE WHEN 4 THEN '-inf'::DOUBLE ELSE range END AS a, "
+     "'x' AS b FROM range(10)", {}, DataError, "NaN or infinity in a (2 rows)"),
 ])
 def test_bad_input_is_a_clear_error(con, setup, spec_change, error, text):
     con.execute(setup)

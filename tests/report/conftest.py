@@ -32,5 +32,5 @@ def demo_page(demo_db):
     out = demo_db.parent / "adult_demo.html"
     res = run_cli("report", "adult_demo", "--db", demo_db, "--html", out, "--spec", SPEC)
     assert res.exit_code == 0, res.output
-    assert f"report of adult_demo v2 written to {out}" in res.output
+    assert f"report of adult_demo v2 for the custodian written to {out}" in res.output
     return out

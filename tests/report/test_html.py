@@ -92,6 +92,22 @@ def test_the_page_shows_the_audit_and_measure_figures(demo_db, demo_page):
     assert "The source table adult is unchanged since this version was published." in html
 
 
+def test_the_page_shows_population_uniqueness_when_asked(demo_db, tmp_path):
+    """`--sampling-fraction` adds ARX's population uniqueness estimates of the released rows,
+    measure_table's figures; without --html it is refused."""
+    out = tmp_path / "page.html"
+    ran = run_cli("report", "adult_demo", "--db", demo_db, "--html", out, "--sampling-fraction", "0.01")
+    assert ran.exit_code == 0, ran.output
+    rows = {row[0]: row[1:] for row in Tables(out.read_text()).sections["risk"] if len(row) == 3}
+    with duckdb.connect(str(demo_db), read_only=True) as con:
+        found = measure_table(con, "published.adult", QUASI, sampling_fraction=0.01)["risk"]["population_uniqueness"]
+    assert rows["Pitman (Hoshino 2001)"] == [number(found["pitman"]), number(found["pitman_share"])]
+    assert rows[f"Dankar et al.'s rule (2012): {found['dankar_model']}"] == [number(found["dankar"]),
+                                                                             number(found["dankar_share"])]
+    alone = run_cli("report", "adult_demo", "--db", demo_db, "--sampling-fraction", "0.01")
+    assert alone.exit_code == 2 and "--sampling-fraction: applies to the HTML page" in alone.output
+
+
 def test_the_page_names_no_address_and_runs_no_script(demo_page):
     html = demo_page.read_text()
     assert "http://" not in html and "https://" not in html and "<script" not in html.lower()
@@ -130,7 +146,7 @@ def test_an_older_version_reads_its_own_snapshot(demo_db, tmp_path):
     out = tmp_path / "v1.html"
     res = run_cli("report", "adult_demo", "--db", demo_db, "--version", "1", "--html", out, "--spec", SPEC, "--json")
     assert res.exit_code == 0 and json.loads(res.stdout) == {"ok": True, "release": "adult_demo", "version": 1,
-                                                             "html": str(out)}
+                                                             "html": str(out), "for": "custodian"}
     tables = Tables(out.read_text()).sections
     assert tables["models"][1][:2] == ["10-anonymity", "10"]
     risk = {row[0]: row[1:] for row in tables["risk"] if len(row) == 8}

@@ -47,7 +47,10 @@ def split_name(name: str) -> tuple[str, bool]:
 def msb(engine: Engine, plan: Plan) -> MsbResult:
     """Run the spec's MSB algorithm on ``plan.base`` (see the module docstring); its seconds
     leave out compiling the greedy (:func:`.greedy.warm`)."""
-    warm()
+    engine.say(f"{plan.algorithm}: loading the compiled greedy phases (numba compiles them once per installation, "
+               "about 20 s; later runs load them from its cache)")
+    with engine.watch(f"{plan.algorithm}: compiling the greedy phases with numba (once per installation)"):
+        warm()
     start = time.perf_counter()
     model = cast("LslDiversity | MultiLDiversity", plan.models[0])   # the release's one model (options.pair)
     policy, mslf = split_name(plan.algorithm)
@@ -58,7 +61,8 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
         buckets = uniform(buckets)
     t0 = time.perf_counter()
     batch = options.of(plan).batch
-    outcome = run_greedy(buckets, policy, mslf, batch)
+    with engine.watch(f"{plan.algorithm}: the greedy phases over {len(buckets.size)} buckets"):
+        outcome = run_greedy(buckets, policy, mslf, batch)
     greedy_seconds = time.perf_counter() - t0
     engine.say(f"{plan.algorithm}: {outcome.groups} groups in {outcome.iterations} greedy steps, "
                f"{outcome.residual_added} records added, {outcome.suppressed} suppressed")

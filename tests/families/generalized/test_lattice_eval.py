@@ -160,7 +160,7 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
     res = invoke("hierarchy", "lattice", spec, "--db", db, "--plot", png, "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
-    assert out["table"] == "_anon_lattice.small" and out["k"] == 2
+    assert out["table"] is None and out["k"] == 2   # before: _anon_lattice.small, written into the source's database
     assert len(out["nodes"]) == (out["heights"][0] + 1) * (out["heights"][1] + 1) * (out["heights"][2] + 1)
     assert out["best"]["dcp"]["k"] >= 2 and out["best"]["distortion_ratio"]["k"] >= 2
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -170,7 +170,7 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
     with duckdb.connect(str(db)) as con:
         tables = con.execute("SELECT table_name FROM duckdb_tables() WHERE schema_name = '_anon_lattice' "
                              "ORDER BY 1").fetchall()
-        assert tables == [("again",), ("small",)]
+        assert tables == [("again",)]   # only the one asked for
         work = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name LIKE '_anon_work_%'").fetchone()
         assert work == (0,)
     assert invoke("hierarchy", "lattice", "--db", db).exit_code == 2
@@ -187,3 +187,28 @@ def test_cli_reproduces_paper_001_experiment(tmp_path):
     assert {f["id"]: f["holds"] for f in out["findings"]}["V-b"] == "does not hold"
     for c in out["lattices"].values():
         assert c["best"]["100"]["dcp"]["value"] > c["best"]["2"]["dcp"]["value"]
+
+
+def test_holds_is_the_specs_verdict_with_suppression(con):
+    """Before: the lattice measured k alone, whatever the spec's l-diversity and suppression
+    limit. Now each node's ``holds`` is what a full-domain release at its levels decides (it
+    publishes, its failing classes suppressed within the limit, or is refused)."""
+    from anonymizer import anonymize
+    from anonymizer.errors import PrivacyCheckFailed
+    make_people(con)
+    spec = {**SPEC, "columns": {k: v for k, v in SPEC["columns"].items() if k != "my col"},
+            "default_role": "identifier", "suppression_limit": 0.2,
+            "models": [{"type": "k-anonymity", "k": 3}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "disease"}]}
+    lattice = evaluate_spec(con, load_spec(spec))
+    assert {n["holds"] for n in lattice.nodes} == {True, False}
+    for node in lattice.nodes:
+        levels = lattice.levels(node)
+        try:
+            result = anonymize({**spec, "release": "at_node", "algorithm": {"name": "full-domain", "levels": levels}},
+                               con, publish=False)
+            published = True
+            assert result.suppressed == node["failing_rows"], levels
+        except PrivacyCheckFailed:
+            published = False
+        assert node["holds"] == published, levels
+    assert lattice.holding()["distortion_ratio"]["holds"]

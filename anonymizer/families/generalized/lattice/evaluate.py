@@ -35,8 +35,8 @@ the rows:
 3. the table: levels, height, k, classes, DCP, distortion and distortion ratio per node
    (``families/generalized/lattice/evaluate/write_table.sql.j2``, the per-node figures bound as lists).
 
-The table is the deliverable: it is written outside the run's work schema, by default in
-``_anon_lattice.<release>``, and kept.
+The table is the deliverable: the figures are returned, and the table is kept, outside the
+run's work schema, in ``_anon_lattice.<name>`` only when a name is given.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from typing import Callable
 import duckdb
 
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
+from anonymizer.families.generalized.lattice.lattice import Lattice
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import Plan, prepare
@@ -57,7 +58,7 @@ from anonymizer.spec.types import ReleaseSpec
 from anonymizer.engine.names import ident, table
 
 SCHEMA = "_anon_lattice"
-METRICS = ("height", "k", "classes", "dcp", "distortion", "distortion_ratio")
+METRICS = ("height", "k", "classes", "dcp", "distortion", "distortion_ratio", "failing_rows", "holds")
 MOST_NODES = 100_000  # one GROUP BY each, about a millisecond on a small frequency set
 LOOPS = ("python", "recursive")
 
@@ -68,7 +69,7 @@ class LatticeTable:
 
     Attributes:
         table: the quoted table.
-        name: ``schema.table`` as people read it.
+        name: ``schema.table`` as people read it, or ``None`` for a table not kept (a work table).
         qis: the QI names (the level columns), in order.
         heights: the top level of each QI's hierarchy.
         records: the rows of the table evaluated.
@@ -78,7 +79,7 @@ class LatticeTable:
     """
 
     table: str
-    name: str
+    name: str | None
     qis: tuple[str, ...]
     heights: tuple[int, ...]
     records: int
@@ -99,20 +100,31 @@ class LatticeTable:
             >>> {key: node["a"] for key, node in t.best(2).items()}
             {'distortion_ratio': 1, 'dcp': 1}
         """
-        reaching = [n for n in self.nodes if n["k"] >= k]
-        if not reaching:
-            return {"distortion_ratio": None, "dcp": None}
-        return {"distortion_ratio": min(reaching, key=lambda n: (n["distortion_ratio"], n["dcp"], n["height"])),
-                "dcp": min(reaching, key=lambda n: (n["dcp"], n["distortion_ratio"], n["height"]))}
+        return _least([n for n in self.nodes if n["k"] >= k])
+
+    def holding(self) -> dict[str, dict | None]:
+        """As :meth:`best`, among the nodes where the spec holds: every declared model (l, t,
+        ...), its failing rows suppressed within the spec's ``suppression_limit`` (``holds``)."""
+        return _least([n for n in self.nodes if n["holds"]])
 
     def levels(self, node: dict) -> dict[str, int]:
         """A node's levels as the spec's ``algorithm.levels`` mapping."""
         return {q: node[q] for q in self.qis}
 
     def to_dict(self, k: int) -> dict:
-        """Everything, with the nodes reaching ``k`` at the least distortion ratio and DCP."""
+        """Everything, with the nodes reaching ``k`` at the least distortion ratio and DCP
+        (``best``) and those where the spec holds (``holding``)."""
         return {"table": self.name, "qis": list(self.qis), "heights": list(self.heights), "records": self.records,
-                "seconds": self.seconds, "k": k, "best": self.best(k), "nodes": self.nodes}
+                "seconds": self.seconds, "k": k, "best": self.best(k), "holding": self.holding(), "nodes": self.nodes}
+
+
+def _least(nodes: list[dict]) -> dict[str, dict | None]:
+    """The node of ``nodes`` with the least distortion ratio and the one with the least DCP
+    (ties: the other figure, then the lower node)."""
+    if not nodes:
+        return {"distortion_ratio": None, "dcp": None}
+    return {"distortion_ratio": min(nodes, key=lambda n: (n["distortion_ratio"], n["dcp"], n["height"])),
+            "dcp": min(nodes, key=lambda n: (n["dcp"], n["distortion_ratio"], n["height"]))}
 
 
 def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: str = "python") -> LatticeTable:
@@ -128,7 +140,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     engine.run("families/generalized/lattice/level_sums.sql.j2", target=levels, freq=freq.table,
                qis=[{"code": ident(q.code), "hier": q.hier} for q in plan.qis])          # step 1
     nodes = list(itertools.product(*(range(h + 1) for h in freq.heights)))
-    engine.say(f"lattice {'.'.join(target)}: {len(nodes)} nodes over {freq.size} distinct QI combinations "
+    engine.say(f"lattice: {len(nodes)} nodes over {freq.size} distinct QI combinations "
                f"of {freq.rows} rows")
     loop_start = time.perf_counter()
     figures = (_node_figures(engine, plan, freq, nodes) if loop == "recursive" else
@@ -136,17 +148,22 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
                            nodes=[ident(freq.node(i, lv)) for i, lv in enumerate(node)])
                 for node in nodes])                                                      # step 2
     loop_seconds = time.perf_counter() - loop_start
+    budget = plan.allowed - plan.null_suppressed
+    judge = Lattice(engine, plan, freq, budget)           # every declared model, its failing rows suppressed
+    failing = [judge.judge(node, "evaluate").failing_rows for node in nodes]
     schema, name = target
-    engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
+    if schema != engine.work_schema:   # a table kept in the user's database
+        engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
     params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
-    params.update(k=[f[0] for f in figures], classes=[f[1] for f in figures], dcp=[f[2] for f in figures])
+    params.update(k=[f[0] for f in figures], classes=[f[1] for f in figures], dcp=[f[2] for f in figures],
+                  failing=failing, budget=budget)
     out = table(schema, name)
     engine.run("families/generalized/lattice/evaluate/write_table.sql.j2", params, target=out, levels=levels,
                qis=[{"name": ident(q.name)} for q in plan.qis])                          # step 3
     cur = engine.execute(f"SELECT * FROM {out}")
     columns = [d[0] for d in cur.description]
     rows = [dict(zip(columns, row)) for row in cur.fetchall()]   # one per node, not per record
-    return LatticeTable(out, f"{schema}.{name}", tuple(q.name for q in plan.qis), freq.heights, freq.rows, rows,
+    return LatticeTable(out, None if schema == engine.work_schema else f"{schema}.{name}", tuple(q.name for q in plan.qis), freq.heights, freq.rows, rows,
                         time.perf_counter() - start, loop, round(loop_seconds, 4))
 
 
@@ -175,8 +192,10 @@ def _node_figures(engine: Engine, plan: Plan, freq: FrequencySet, nodes: list[tu
 def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str | None = None,
                   progress: Callable[[str], None] | None = None, loop: str = "python") -> LatticeTable:
     """Load ``spec``'s source, code its QIs with their hierarchies and evaluate their lattice
-    into ``_anon_lattice.<name>`` (default: the release name), by ``loop`` (see
-    :func:`evaluate_lattice`). The run's work schema is dropped.
+    by ``loop`` (see :func:`evaluate_lattice`). With a ``name``, the table is kept as
+    ``_anon_lattice.<name>`` in ``con``'s database; without, it is a work table, dropped with
+    the run's work schema, and nothing is written to ``con``'s database (which may be opened
+    read-only).
 
     Example:
         >>> from anonymizer.spec.parse import load_spec
@@ -190,7 +209,7 @@ def evaluate_spec(con: duckdb.DuckDBPyConnection, spec: ReleaseSpec, name: str |
     engine = Engine(con, progress=progress)
     with engine.workspace():
         plan = prepare(engine, spec)
-        return evaluate_lattice(engine, plan, (SCHEMA, name or spec.release), loop)
+        return evaluate_lattice(engine, plan, (SCHEMA, name) if name else (engine.open_work(), "lattice"), loop)
 
 
 def _check_plan(plan: Plan) -> None:
@@ -212,17 +231,24 @@ def format_lattice(lattice: LatticeTable, k: int) -> str:
     shape = ", ".join(f"{q} 0..{h}" for q, h in zip(lattice.qis, lattice.heights))
     lowest, top = lattice.nodes[0], lattice.nodes[-1]
     reaching = sum(n["k"] >= k for n in lattice.nodes)
+    holding = sum(n["holds"] for n in lattice.nodes)
     rows = [("columns", f"{', '.join(lattice.qis)} (levels), {', '.join(METRICS)}"),
             ("k", f"{lowest['k']} at the values .. {top['k']} fully generalized (the smallest class)"),
             (f"k >= {k}", f"{reaching} of {len(lattice.nodes)} nodes (without suppression)")]
     rows += [(f"least {'DCP' if key == 'dcp' else 'ratio'}", _node_text(lattice, node))
              for key, node in lattice.best(k).items() if node is not None]
+    rows.append(("spec holds", f"{holding} of {len(lattice.nodes)} nodes: every model of the spec, failing rows "
+                               "suppressed within its suppression_limit"))
+    rows += [(f"  least {'DCP' if key == 'dcp' else 'ratio'}", _node_text(lattice, node))
+             for key, node in lattice.holding().items() if node is not None]
     rows.append(("elapsed", f"{lattice.seconds:.2f}s"))
-    head = f"lattice table {lattice.name}: {len(lattice.nodes)} nodes ({shape}), {lattice.records} rows"
+    kept = lattice.name or "(not kept: give --table-name to keep it)"
+    head = f"lattice table {kept}: {len(lattice.nodes)} nodes ({shape}), {lattice.records} rows"
     return "\n".join([head] + [f"  {label:<13} {text}" for label, text in rows])
 
 
 def _node_text(lattice: LatticeTable, node: dict) -> str:
     levels = ", ".join(f"{q}: {lv}" for q, lv in lattice.levels(node).items())
-    return (f"levels {{{levels}}}: k {node['k']}, {node['classes']} classes, "
+    suppressed = f", {node['failing_rows']} rows suppressed" if node["holds"] and node["failing_rows"] else ""
+    return (f"levels {{{levels}}}: k {node['k']}{suppressed}, {node['classes']} classes, "
             f"distortion ratio {node['distortion_ratio']:.4f}, DCP {node['dcp']}")

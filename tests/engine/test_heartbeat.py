@@ -1,0 +1,49 @@
+"""A statement that runs long is reported while it runs (anonymizer.engine.heartbeat): the
+algorithm phase of a release may be one statement, and no phase may look stalled."""
+
+from __future__ import annotations
+
+import time
+
+import duckdb
+
+from anonymizer.engine.heartbeat import Heartbeat
+from anonymizer.engine.session import Engine
+
+
+def _engine(every: float) -> tuple[Engine, list[str]]:
+    said: list[str] = []
+    engine = Engine(duckdb.connect(), progress=said.append)
+    engine._beat = Heartbeat(engine, said.append, every=every)
+    return engine, said
+
+
+def test_a_long_statement_is_reported_while_it_runs():
+    engine, said = _engine(every=0.2)
+    start = time.monotonic()
+    engine.execute("SELECT count(DISTINCT i), median(i) FROM range(30000000) AS r(i)", template="slow.sql.j2").fetchall()
+    took = time.monotonic() - start
+    beats = [m for m in said if m.startswith("slow.sql.j2: still running, ")]
+    assert took < 0.4 or beats   # (a machine that runs it in under two beats has nothing to report)
+    assert len(beats) <= took / 0.2 + 1
+
+
+def test_short_statements_are_not_reported():
+    engine, said = _engine(every=0.5)
+    for _ in range(50):
+        engine.execute("SELECT 1", template="fast.sql.j2").fetchall()
+    time.sleep(0.7)   # the watcher has looked more than once since
+    assert said == []
+
+
+def test_without_a_progress_callback_there_is_no_watcher():
+    engine = Engine(duckdb.connect())
+    engine.execute("SELECT 1").fetchall()
+    assert engine._beat is None
+
+
+def test_python_work_between_statements_is_watched_too():
+    engine, said = _engine(every=0.2)
+    with engine.watch("msb: the greedy phases"):
+        time.sleep(0.7)
+    assert any(m.startswith("msb: the greedy phases: still running, ") for m in said)

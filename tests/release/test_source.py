@@ -1,0 +1,33 @@
+"""What a release reads: a file with a header and no rows is refused as empty, and a release
+name is bound to the table its versions come from."""
+
+from __future__ import annotations
+
+import pytest
+
+from anonymizer import anonymize
+from anonymizer.errors import DataError, SpecError
+
+SPEC = {"release": "r", "columns": {"a": {"role": "quasi", "type": "numeric"}, "s": "sensitive"},
+        "models": [{"type": "k-anonymity", "k": 2}], "history": "independent"}
+
+
+def test_a_header_only_file_is_refused_as_empty(con, tmp_path):
+    """Before: 'columns.a.type: is numeric but the column is VARCHAR' (an empty file's types)."""
+    path = tmp_path / "people.csv"
+    path.write_text("a,s\n")
+    with pytest.raises(DataError, match="has no rows"):
+        anonymize({**SPEC, "source": {"path": str(path)}}, con)
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal").fetchone()[0] == 0
+
+
+def test_a_release_name_stays_with_its_source_table(con):
+    """Before: v2 was published from the other table without a word."""
+    con.execute("CREATE TABLE t AS SELECT (i % 50)::INT AS a, (i % 3)::VARCHAR AS s FROM range(200) AS r(i)")
+    con.execute("CREATE TABLE u AS SELECT (i % 40)::INT AS a, (i % 3)::VARCHAR AS s FROM range(200) AS r(i)")
+    assert anonymize({**SPEC, "source": {"table": "t"}}, con).version == 1
+    with pytest.raises(SpecError, match=r'release r was published from "t" \(v1\), and this spec reads "u"'):
+        anonymize({**SPEC, "source": {"table": "u"}}, con)
+    assert con.execute("SELECT list(version) FROM _anon_releases._audit").fetchone()[0] == [1]
+    assert anonymize({**SPEC, "source": {"table": "u"}}, con, force=True).version == 2   # the table moved
+    assert anonymize({**SPEC, "source": {"table": "u"}, "models": [{"type": "k-anonymity", "k": 3}]}, con).version == 3
