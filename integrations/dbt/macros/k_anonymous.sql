@@ -17,7 +17,7 @@
   `ref('that_model')`: dbt then runs the test after that model (dbt build runs tests on
   sources first otherwise, before the view exists). Not used in the SQL.
 
-  release_k_anonymous (release_tests.sql) takes k and the QIs from a release step instead.
+  release_k_anonymous (release_tests.sql) takes k and the QIs from a release (an anonymized model) instead.
 -#}
 {% test k_anonymous(model, quasi_identifiers, k, published_by=none) %}
 {{ anonymizer.anon_k_anonymous_sql(anonymizer.anon_table_literal(model, 'k_anonymous'), quasi_identifiers, k, 'k_anonymous') }}

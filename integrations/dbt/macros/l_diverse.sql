@@ -21,7 +21,7 @@
 
   published_by (optional): as in k_anonymous, `ref('the_model')` that publishes a source.
 
-  release_l_diverse (release_tests.sql) takes the models from a release step instead.
+  release_l_diverse (release_tests.sql) takes the models from a release (an anonymized model) instead.
 -#}
 {% test l_diverse(model, quasi_identifiers, sensitive, l, kind='distinct', c=2, published_by=none) %}
 {{ anonymizer.anon_l_diverse_sql(anonymizer.anon_table_literal(model, 'l_diverse'), quasi_identifiers, sensitive, l, kind, c, 'l_diverse') }}
