@@ -60,13 +60,16 @@ def snapshot_state(db) -> dict:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     """The example project with the package from a git repository, ``dbt deps``, then built
-    twice with ``dbt build``; the runs' results and the release's state after each."""
+    twice with ``dbt build`` (on a database holding a table at the model's name, which the
+    materialization replaces); the runs' results and the release's state after each."""
     root = tmp_path_factory.mktemp("dbt")
     project = copy_example(root)
     url = git_repository(root / "anonymizer-repo", "v0.1.0")
     (project / "packages.yml").write_text(yaml.safe_dump(
         {"packages": [{"git": url, "subdirectory": "integrations/dbt", "revision": "v0.1.0"}]}))
     db = root / "warehouse.duckdb"
+    with connect(db) as con:   # the table a Python release step of the same name left (the earlier form)
+        con.execute("CREATE TABLE main.adult_release AS SELECT 'adult_k5' AS release, 1 AS version")
     with pytest.MonkeyPatch.context() as mp:
         offline(mp, db)
         deps = dbt(project, "deps")
@@ -159,7 +162,7 @@ def test_audit_row_and_the_specs_figures_recorded(built):
     release, version, view_name, _hash, _fp, rows_in, rows_out, suppressed = audit
     assert (release, version, view_name, rows_in) == ("adult_k5", 1, "main.adult_release", SEED_ROWS)
     assert rows_out + suppressed == rows_in
-    assert "adult_k5__v1 AS r" in state["view_sql"][0][0]
+    assert "adult_k5__v1 AS r" in state["view_sql"][0][0]   # the view replaced the table at its name
     assert state["tables"] == [("_anon_releases.adult_k5__v1",), ("_anon_releases.adult_k5__v1__classes",),
                                ("main._anon_dbt_releases",), ("main.adult_people",), ("main.adult_sample",),
                                ("main.income_by_age_band",)]   # no main.adult_release__anon_source
