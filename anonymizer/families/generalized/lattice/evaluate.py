@@ -154,7 +154,7 @@ def evaluate_lattice(engine: Engine, plan: Plan, target: tuple[str, str], loop: 
     schema, name = target
     if schema != engine.work_schema:   # a table kept in the user's database
         engine.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(schema)}")
-    params = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
+    params: dict[str, list[int] | int] = {f"l{i}": [node[i] for node in nodes] for i in range(len(plan.qis))}
     params.update(k=[f[0] for f in figures], classes=[f[1] for f in figures], dcp=[f[2] for f in figures],
                   failing=failing, budget=budget)
     out = table(schema, name)
