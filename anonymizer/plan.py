@@ -152,6 +152,14 @@ def source_relation(spec: ReleaseSpec) -> str:
     return table(src.schema, src.table) if src.schema else ident(src.table)
 
 
+def source_shown(spec: ReleaseSpec, frame: bool = False) -> str:
+    """The source as messages name it: the DataFrame, the file (``source.path``), or the
+    table; never the work table a file or frame is staged in."""
+    if frame:
+        return "the DataFrame"
+    return f"the file {spec.source.location}" if spec.source.location is not None else source_relation(spec)
+
+
 def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | None" = None) -> str:
     """The quoted relation a release reads. A table source is read where it is. A file source
     (CSV/Parquet ``source.path``) or a DataFrame ``data`` is staged in the run's work database
@@ -171,7 +179,8 @@ def load_source(engine: Engine, spec: ReleaseSpec, data: "pandas.DataFrame | Non
 
 
 def resolve_columns(spec: ReleaseSpec, types: dict[str, str], relation: str) -> ReleaseSpec:
-    """Match spec columns to the table's (case-insensitively), infer QI types, check types."""
+    """Match spec columns to the table's (case-insensitively), infer QI types, check types;
+    ``relation`` names the source in messages (:func:`source_shown`)."""
     by_lower = {n.lower(): n for n in types}
     resolved, listed = [], set()
     for col in spec.columns:
@@ -250,7 +259,7 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     """
     source = source or load_source(engine, spec)
     if not resolved:
-        spec = resolve_columns(spec, engine.columns(source), source)
+        spec = resolve_columns(spec, engine.columns(source), source_shown(spec))
     rows, _ = _null_counts(engine, spec, source)
     return spec, source, rows
 

@@ -26,7 +26,7 @@ import duckdb
 from anonymizer.engine.session import Engine
 from anonymizer.engine.database import open_database
 from anonymizer.errors import SpecError
-from anonymizer.plan import load_source, resolve_columns
+from anonymizer.plan import load_source, resolve_columns, source_shown
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import Column, Source
 from anonymizer.measure import table_parts
@@ -121,7 +121,7 @@ def show_spec_column(spec_path: str | Path, column: str, db: str | None = None, 
     with _connect(None if spec.source.location else db) as con:
         engine = Engine(con)
         relation = load_source(engine, spec)
-        spec = resolve_columns(spec, engine.columns(relation), relation)
+        spec = resolve_columns(spec, engine.columns(relation), source_shown(spec))
         col = next((c for c in spec.quasi if c.name.lower() == column.lower()), None)
         if col is None:
             raise SpecError("--column", f"is not a quasi-identifier of {spec_path} "

@@ -203,8 +203,14 @@ class Engine:
                 params["delim"] = src.delimiter
             if src.null_string is not None:
                 params["nullstr"] = src.null_string
-        self.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
-                 has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
+        try:
+            self.run("prepare/load_file.sql.j2", params, target=target, reader=reader,
+                     has_delim=bool(src.delimiter), has_nullstr=src.null_string is not None)
+        except TemplateError as exc:   # the file, not our SQL: DuckDB's reason, first line, named by the field
+            reason = _file_reason(str(exc.__cause__ or exc))
+            hint = "source.delimiter, source.header or source.format" if reader == "csv" else "source.format"
+            raise SpecError("source.path", f"cannot be read as {reader}: {reason} (check the file, or {hint})",
+                            str(src.path)) from None
 
     def load_frame(self, data: "pandas.DataFrame", target: str) -> None:
         """Copy the DataFrame ``data`` into the new table ``target`` (quoted)."""
@@ -401,3 +407,14 @@ def drop_stale_work(engine: Engine) -> list[str]:
         engine.execute(f"DROP SCHEMA {ident(name)} CASCADE")
         engine.say(f"dropped {name}, the work schema a killed run left behind")
     return stale
+
+
+def _file_reason(message: str) -> str:
+    """DuckDB's reason a file could not be read, on one line: up to its suggestions or our SQL."""
+    lines = []
+    for line in (part.strip() for part in message.splitlines()):
+        if line.startswith(("Possible Solution", "LINE ")):
+            break
+        if line and not line.startswith("Original Line"):
+            lines.append(line)
+    return "; ".join(lines).split("Error: ", 1)[-1][:400]

@@ -31,7 +31,7 @@ from anonymizer.engine.backend import engine_for, is_spark
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
-                             source_relation, spec_fingerprint)
+                             source_relation, source_shown, spec_fingerprint)
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
@@ -126,7 +126,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)
-        spec = resolve_columns(spec, engine.columns(source), source)
+        spec = resolve_columns(spec, engine.columns(source), source_shown(spec, data is not None))
         if views:
             check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
         spec_hash = spec_fingerprint(spec, engine)

@@ -31,3 +31,23 @@ def test_a_release_name_stays_with_its_source_table(con):
     assert con.execute("SELECT list(version) FROM _anon_releases._audit").fetchone()[0] == [1]
     assert anonymize({**SPEC, "source": {"table": "u"}}, con, force=True).version == 2   # the table moved
     assert anonymize({**SPEC, "source": {"table": "u"}, "models": [{"type": "k-anonymity", "k": 3}]}, con).version == 3
+
+
+@pytest.mark.parametrize("name,content,reason", [
+    ("bad.parquet", b"not parquet", r"cannot be read as parquet: File '.*' too small to be a Parquet file \("),
+    ("latin.csv", b"a,s\n\xff\xfe1,x\n", r"cannot be read as csv: .*not utf-8 encoded"),
+])
+def test_an_unreadable_file_is_named_by_its_field(con, tmp_path, name, content, reason):
+    """Before: exit 4 as our bug, 'template prepare/load_file.sql.j2: InvalidInputException ...'."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(SpecError, match=reason) as err:
+        anonymize({**SPEC, "source": {"path": str(path)}}, con)
+    assert err.value.field == "source.path" and "template" not in str(err.value) and "LINE" not in str(err.value)
+
+
+def test_a_missing_column_names_the_file_not_the_work_table(con, tmp_path):
+    path = tmp_path / "people.csv"
+    path.write_text("b,s\n1,x\n")
+    with pytest.raises(SpecError, match=r"columns.a: is not a column of the file .*people.csv \(columns: b, s\)"):
+        anonymize({**SPEC, "source": {"path": str(path)}}, con)
