@@ -48,7 +48,7 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
     if plan.populations:
         found = _population_checks(engine, plan, candidate)
         results += found
-        entries += [{"model": r.model, "figure": r.figure, "holds": r.holds, "population": m.population,
+        entries += [{"model": r.model, "figure": r.figure, "holds": r.holds, "population": getattr(m, "population"),
                      **({"delta_min": r.lowest, "delta_max": r.figure} if r.lowest is not None else {})}
                     for m, r in zip((m for m in plan.models if m.needs_population), found)]
     view = plan.target.view
