@@ -11,7 +11,9 @@ Models and their papers: k-anonymity (Sweeney 2002); distinct, entropy and recur
 (c,l)-diversity (Machanavajjhala, Kifer, Gehrke and Venkitasubramaniam 2007, Sec. 4 and
 Defs. 4.1, 4.2); t-closeness with the Earth Mover's Distance under equal, ordered and
 hierarchical ground distances (Li, Li and Venkatasubramanian 2007, Sec. 4.2);
-(alpha,k)-anonymity (Wong, Li, Fu and Wang 2006). The SQL of each is in
+(alpha,k)-anonymity (Wong, Li, Fu and Wang 2006); k-map (Sweeney 2002; El Emam and Dankar
+2008) and delta-presence (Nergiz, Atzori and Clifton 2007) against a population's classes
+``pop`` (:mod:`anonymizer.models.population`; ARX's ``KMap``, ``DPresence``). The SQL of each is in
 ``templates/models/<name>.sql.j2`` with its equation in the header.
 """
 
@@ -37,8 +39,9 @@ class ModelResult:
         figure: the table's figure (``min`` or ``max`` of the per-class figures, see
             ``figure_agg``): smallest class for k, fewest distinct values for distinct l,
             ``exp`` of the smallest entropy, the largest recursive l holding at ``c``,
-            the largest EMD for t, the largest frequency for alpha. ``None`` when the
-            table has no class.
+            the largest EMD for t, the largest frequency for alpha, the smallest
+            population class for k-map, the largest delta for delta-presence. ``None`` when
+            the table has no class.
         failing: how many equivalence classes fail the model.
         classes: how many equivalence classes there are.
         holds: whether every class satisfies the model.
@@ -130,8 +133,9 @@ def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | No
         raise SpecError(str(model), "hierarchical distance needs a hierarchy relation (s, level, node)")
     if model.needs_population and pop is None:
         raise SpecError(str(model), "needs the population's classes (pop)")
-    return render(model.template, dialect, hist=hist, p=prefix, glob=glob, hier=hier, pop=pop,
-                  has_value=getattr(model, "value", None) is not None)
+    population = {"pop": pop} if model.needs_population else {}
+    return render(model.template, dialect, hist=hist, p=prefix, glob=glob, hier=hier,
+                  has_value=getattr(model, "value", None) is not None, **population)
 
 
 def uses_asof_join(model: PrivacyModel) -> bool:
