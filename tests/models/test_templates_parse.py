@@ -35,6 +35,8 @@ CONTEXTS = {
     "models/population_gaps.sql.j2": [{"base": ident("base"), "codes": ident("c c"), "qis": CODES}],
     "models/population_classes.sql.j2": [{"codes": ident("c c"), "qis": CODES}],
     "metrics/class_summary.sql.j2": [{"sizes": SIZES}],
+    "metrics/class_size_histogram.sql.j2": [{"sizes": SIZES}],
+    "metrics/presence.sql.j2": [{"classes": CLASSES, "population": POP}],
     "metrics/size_distribution.sql.j2": [{"sizes": SIZES}],
     "metrics/ncp.sql.j2": [{"candidate": ident("cand"), "qis": QIS},
                            {"candidate": ident("cells"), "qis": QIS, "weight": ident("__w")}],
