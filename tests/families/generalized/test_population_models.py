@@ -188,3 +188,12 @@ def test_k_map_s_k_is_not_the_release_s_k(adult):
     release's classes need not hold k rows (ARX's KMap without an estimator)."""
     result = anonymize(spec([k_map(3018)], full_domain({"age": 4, "sex": 1, "race": 1})), adult)
     assert result.models[0]["figure"] == 3017 and result.models[1]["figure"] == 30162
+
+
+def test_optimal_with_delta_presence_and_suppression(adult):
+    """delta-presence is not monotonic: the search never prunes on it, the bound counts the
+    monotonic k-map only, and the node chosen passes the gate with its failing classes suppressed."""
+    result = anonymize(spec([k_map(10), delta(0.0, 0.12)], {"name": "optimal"}, limit=0.05), adult)
+    _, kmap, presence = result.models
+    assert kmap["figure"] >= 10 and presence["delta_max"] <= 0.12
+    assert 0 < result.suppressed <= 0.05 * 3017 and result.algorithm["pruning"]
