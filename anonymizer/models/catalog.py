@@ -3,9 +3,10 @@
 Citations: k-anonymity (Sweeney 2002); distinct, entropy and recursive (c,l)-diversity
 (Machanavajjhala et al. 2007, Defs. 4.1 and 4.2 and the distinct variant); t-closeness
 with the Earth Mover's Distance, equal, ordered and hierarchical ground distances (Li,
-Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006); k-map (Sweeney 2002; El Emam and Dankar 2008) and
-delta-presence (Nergiz, Atzori and Clifton 2007) against a population table, as ARX 3.9.2's
-``org.deidentifier.arx.criteria.KMap`` (without an estimator) and ``DPresence`` judge a class.
+Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006);
+k-map (Sweeney 2002; El Emam and Dankar 2008) and delta-presence (Nergiz, Atzori and
+Clifton 2007) against a population table, as ARX 3.9.2's ``org.deidentifier.arx.criteria.
+KMap`` (without an estimator) and ``DPresence`` judge a class.
 
 The models only one family reaches are that family's (``families/<family>/models.py``:
 L_sl- and multi-attribute l-diversity of paper 002, l-uniqueness of local buckets of paper

@@ -123,8 +123,8 @@ def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | No
 
     ``glob`` (``(s, p, rnk)``) is required by t-closeness, ``hier`` (``(s, level,
     node)``) by its hierarchical distance and ``pop`` (``(gid, F, sampled)``, the population's
-    classes: :mod:`anonymizer.models.population`) by k-map and delta-presence. Bind ``model.params(prefix)`` (or pass the
-    text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
+    classes: :mod:`anonymizer.models.population`) by k-map and delta-presence. Bind
+    ``model.params(prefix)`` (or pass the text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
     form of the template is taken (:func:`~anonymizer.engine.rendering.render`).
     """
     if model.needs_global and glob is None:
@@ -228,7 +228,8 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
     """
     models = list(models)
     return _check(engine, models, [f"{prefix}{i}" for i in range(len(models))], source, group_cols,
-                  column_of, dict(globs or {}), {k: v for k, v in (hiers or {}).items()}, weight, dict(pops or {}), dict(levels or {}))
+                  column_of, dict(globs or {}), {k: v for k, v in (hiers or {}).items()}, weight, dict(pops or {}),
+                  dict(levels or {}))
 
 
 def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], source: str,
