@@ -5,6 +5,8 @@ After :func:`prepare` the run's work schema holds, for each quasi-identifier ``i
 - ``dom{i}(code, value, num)``: its distinct values coded ``0..m-1`` in generalization
   order (numeric order; a hierarchy's leaf order, so that every node is a contiguous code
   range; a declared order; or alphabetical), ``num`` the numeric value or NULL;
+  With a population model (k-map, delta-presence) the values are the source's and the
+  population's together (:mod:`anonymizer.models.population`);
 - ``hier{i}(code, level, label, lo, hi, distortion)``: each value's node at every level,
   level 0 the value itself and the top level ``*``, with the node's range of leaf codes and
   its distortion (built by :mod:`anonymizer.hierarchy`, one builder per kind);
@@ -30,6 +32,7 @@ from anonymizer.hierarchy import build_hierarchy, column_type
 from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import FLOAT_TYPES, is_numeric_type, is_temporal_type
+from anonymizer.models import population
 from anonymizer.randomness import ReleaseKey
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
@@ -109,6 +112,8 @@ class Plan:
     individual: Kept | None = None   # paper 004: the column naming the person, in base as ``i0``
     person: Kept | None = None   # ``history.person``: the same person across versions, in base as ``p0``
     key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
+    #: model index -> its coded population (k-map, delta-presence: :mod:`anonymizer.models.population`)
+    populations: dict[int, str] = field(default_factory=dict)
 
     @property
     def k(self) -> int:
@@ -276,8 +281,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                 spec.suppression_limit, spec.nulls, source, rows, engine.work("base"), rows, spec.algorithm.seed,
                 key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
     types = engine.columns(source)
+    coding = population.coding_source(engine, spec.models, source, [c.name for c in spec.quasi])
     for i, col in enumerate(spec.quasi):
-        plan.qis.append(_code_qi(engine, source, i, col, types[col.name]))
+        plan.qis.append(_code_qi(engine, coding, i, col, types[col.name]))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -300,6 +306,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
     if plan.null_suppressed > spec.suppression_limit * rows:
         raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
                                 f"{spec.suppression_limit:g} allows ({int(spec.suppression_limit * rows)} rows)")
+    plan.populations = population.code_populations(engine, plan)
     return plan
 
 

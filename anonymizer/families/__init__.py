@@ -80,9 +80,9 @@ def of(algorithm: str) -> Family:
     raise KeyError(algorithm)
 
 
-def accepting(model_type: str) -> list[Family]:
-    """The families that accept a model type."""
-    return [f for f in FAMILIES if model_type in f.models]
+def algorithms_accepting(model_type: str) -> str:
+    """The algorithms that take a model type, for an error message: ``full-domain, optimal``."""
+    return ", ".join(a for f in FAMILIES for a in f.algorithms if model_type in f.models_of(a))
 
 
 def reading(feature: str) -> list[Family]:

@@ -43,6 +43,9 @@ class Family:
             without it a re-publication is refused under ``history: invariant``.
         own_models: it has models no other family reaches, in its ``models`` module (their
             ``MODEL_TYPES``: :func:`anonymizer.families.model_types`).
+        refuses: per algorithm, the model types of ``models`` it does not take (Mondrian's
+            local cuts cannot generalize a population table as the release is: k-map and
+            delta-presence are the lattice algorithms').
     """
 
     name: str
@@ -54,7 +57,12 @@ class Family:
     units: str = "classes"
     gate: bool = False
     own_models: bool = False
+    refuses: Mapping[str, frozenset[str]] = field(default_factory=dict)
     package: str = field(default="", compare=False)
+
+    def models_of(self, algorithm: str) -> frozenset[str]:
+        """The model types ``algorithm`` (one of this family's) takes."""
+        return self.models - self.refuses.get(algorithm, frozenset())
 
     def steps(self) -> FamilySteps[Any, Any, Any]:
         """The family's five steps, ``STEPS`` of its ``steps`` module (imported on first use:

@@ -6,9 +6,11 @@ from __future__ import annotations
 from anonymizer.models.base import PrivacyModel
 from anonymizer.models.catalog import (
     AlphaKAnonymity,
+    DeltaPresence,
     DistinctLDiversity,
     EntropyLDiversity,
     KAnonymity,
+    KMap,
     RecursiveCLDiversity,
     TCloseness,
     build_model,
@@ -23,6 +25,8 @@ __all__ = [
     "RecursiveCLDiversity",
     "TCloseness",
     "AlphaKAnonymity",
+    "KMap",
+    "DeltaPresence",
     "build_model",
     "MODEL_TYPES",
 ]

@@ -8,7 +8,10 @@ candidate halves of a Mondrian split, and generalized classes of a lattice node.
 
 A model's template (``templates/models/<template>.sql.j2``) renders a ``SELECT gid,
 figure, ok`` over ``{{ hist }}``; models that compare with the whole table (t-closeness)
-also read ``{{ glob }}``, the table-wide distribution ``(s, p, rnk)``. Parameters are
+also read ``{{ glob }}``, the table-wide distribution ``(s, p, rnk)``; models that compare with
+a population table (k-map, delta-presence) read ``{{ pop }}``, its classes at the same
+generalization ``(gid, F, sampled)``: F population rows, ``sampled`` whether the research
+sample (the release's input) holds rows of the class. Parameters are
 bound, named ``$<prefix>_<name>`` so that several models can share one statement.
 """
 
@@ -39,6 +42,8 @@ class PrivacyModel:
     monotonic_with_suppression: ClassVar[bool] = False
     #: whether the check needs the table-wide distribution ``glob``.
     needs_global: ClassVar[bool] = False
+    #: whether the check needs the population's classes ``pop`` (its ``population`` table).
+    needs_population: ClassVar[bool] = False
     #: the model's ``type`` in a spec (``k-anonymity``); a family declares the types it
     #: accepts (:class:`anonymizer.families.Family`), so no model carries a family flag.
     spec_type: ClassVar[str] = ""

@@ -3,7 +3,10 @@
 Citations: k-anonymity (Sweeney 2002); distinct, entropy and recursive (c,l)-diversity
 (Machanavajjhala et al. 2007, Defs. 4.1 and 4.2 and the distinct variant); t-closeness
 with the Earth Mover's Distance, equal, ordered and hierarchical ground distances (Li,
-Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006).
+Li and Venkatasubramanian 2007, section 4.2); (alpha,k)-anonymity (Wong et al. 2006);
+k-map (Sweeney 2002; El Emam and Dankar 2008) and delta-presence (Nergiz, Atzori and
+Clifton 2007) against a population table, as ARX 3.9.2's ``org.deidentifier.arx.criteria.
+KMap`` (without an estimator) and ``DPresence`` judge a class.
 
 The models only one family reaches are that family's (``families/<family>/models.py``:
 L_sl- and multi-attribute l-diversity of paper 002, l-uniqueness of local buckets of paper
@@ -152,6 +155,53 @@ class AlphaKAnonymity(PrivacyModel):
         return f"({self.alpha:g},{self.k})-anonymity on {self.attribute!r}{on}"
 
 
+@dataclass(frozen=True)
+class KMap(PrivacyModel):
+    """Every class of the release (the research sample) matches at least ``k`` rows of the
+    ``population`` table at the same generalization (ARX's ``KMap.isAnonymous`` without an
+    estimator: ``pcount >= k``). Figure: the smallest population class F over the classes.
+    Monotonic, also with suppression: a class's parts have at most its F."""
+    spec_type: ClassVar[str] = "k-map"
+    monotonic_with_suppression: ClassVar[bool] = True
+    needs_population: ClassVar[bool] = True
+
+    k: int
+    population: str
+    template: ClassVar[str] = "models/k_map.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"k": self.k}
+
+    def __str__(self) -> str:
+        return f"{self.k}-map against {self.population!r}"
+
+
+@dataclass(frozen=True)
+class DeltaPresence(PrivacyModel):
+    """Every class of the ``population`` table at the release's generalization has delta =
+    f / F (its sample rows over its population rows) in [``dmin``, ``dmax``]; a population
+    class without sample rows has delta 0 (ARX's ``DPresence.isAnonymous``). Figure: the
+    largest delta (the smallest is recorded beside it). Not monotonic (ARX's ``DPresence``
+    is not): a search never prunes on it. As ARX's ``HashGroupify.analyze`` does, a class with
+    sample rows failing it may be suppressed like any failing class, but a population class
+    without sample rows failing ``dmin`` fails the whole node."""
+    spec_type: ClassVar[str] = "delta-presence"
+    monotonic: ClassVar[bool] = False
+    needs_population: ClassVar[bool] = True
+    figure_agg: ClassVar[str] = "max"
+
+    dmin: float
+    dmax: float
+    population: str
+    template: ClassVar[str] = "models/delta_presence.sql.j2"
+
+    def values(self) -> dict[str, Any]:
+        return {"dmin": float(self.dmin), "dmax": float(self.dmax)}
+
+    def __str__(self) -> str:
+        return f"({self.dmin:g},{self.dmax:g})-presence against {self.population!r}"
+
+
 def number_of(entry: dict, key: str, where: str, kind: type, low: float, high: float | None = None,
               strict_low: bool = False):
     """``entry[key]``, a finite number (whole if ``kind`` is int) in its range (NaN and
@@ -165,6 +215,16 @@ def sensitive_of(entry: dict, where: str) -> str:
     value = entry.get("sensitive")
     if not isinstance(value, str) or not value:
         raise SpecError(f"{where}.sensitive", "must name a sensitive column", value)
+    return value
+
+
+def population_of(entry: dict, where: str) -> str:
+    """The entry's ``population``: the name of a table (``[catalog.][schema.]table``), checked
+    against the database when the release is planned."""
+    value = entry.get("population")
+    if not isinstance(value, str) or not all(value.split(".")) or len(value.split(".")) > 3:
+        raise SpecError(f"{where}.population", "must name a table ([catalog.][schema.]table) holding the "
+                                               "population, with the release's quasi-identifier columns", value)
     return value
 
 
@@ -199,6 +259,17 @@ def _alpha_k(e, w):
                            sensitive_of(e, w), None if value is None else str(value))
 
 
+def _k_map(e, w):
+    return KMap(number_of(e, "k", w, int, 1), population_of(e, w))
+
+
+def _delta(e, w):
+    dmin, dmax = number_of(e, "dmin", w, float, 0, 1), number_of(e, "dmax", w, float, 0, 1)
+    if dmin > dmax:
+        raise SpecError(f"{w}.dmin", f"must be at most dmax ({dmax:g})", dmin)
+    return DeltaPresence(dmin, dmax, population_of(e, w))
+
+
 def open_unit(e, key, w):
     if key not in e:
         raise SpecError(f"{w}.{key}", "is required")
@@ -213,6 +284,8 @@ MODEL_TYPES: Mapping[str, ModelType] = {
     "recursive-cl-diversity": ModelType(_recursive, frozenset({"c", "l", "sensitive"})),
     "t-closeness": ModelType(_t, frozenset({"t", "sensitive", "distance"})),
     "alpha-k-anonymity": ModelType(_alpha_k, frozenset({"alpha", "k", "sensitive", "value"})),
+    "k-map": ModelType(_k_map, frozenset({"k", "population"})),
+    "delta-presence": ModelType(_delta, frozenset({"dmin", "dmax", "population"})),
 }
 
 

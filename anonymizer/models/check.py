@@ -11,7 +11,9 @@ Models and their papers: k-anonymity (Sweeney 2002); distinct, entropy and recur
 (c,l)-diversity (Machanavajjhala, Kifer, Gehrke and Venkitasubramaniam 2007, Sec. 4 and
 Defs. 4.1, 4.2); t-closeness with the Earth Mover's Distance under equal, ordered and
 hierarchical ground distances (Li, Li and Venkatasubramanian 2007, Sec. 4.2);
-(alpha,k)-anonymity (Wong, Li, Fu and Wang 2006). The SQL of each is in
+(alpha,k)-anonymity (Wong, Li, Fu and Wang 2006); k-map (Sweeney 2002; El Emam and Dankar
+2008) and delta-presence (Nergiz, Atzori and Clifton 2007) against a population's classes
+``pop`` (:mod:`anonymizer.models.population`; ARX's ``KMap``, ``DPresence``). The SQL of each is in
 ``templates/models/<name>.sql.j2`` with its equation in the header.
 """
 
@@ -37,11 +39,14 @@ class ModelResult:
         figure: the table's figure (``min`` or ``max`` of the per-class figures, see
             ``figure_agg``): smallest class for k, fewest distinct values for distinct l,
             ``exp`` of the smallest entropy, the largest recursive l holding at ``c``,
-            the largest EMD for t, the largest frequency for alpha. ``None`` when the
-            table has no class.
+            the largest EMD for t, the largest frequency for alpha, the smallest
+            population class for k-map, the largest delta for delta-presence. ``None`` when
+            the table has no class.
         failing: how many equivalence classes fail the model.
         classes: how many equivalence classes there are.
         holds: whether every class satisfies the model.
+        lowest: for delta-presence, whose figure is the largest delta, the smallest (``None``
+            for the other models).
     """
 
     model: str
@@ -49,6 +54,7 @@ class ModelResult:
     failing: int
     classes: int
     holds: bool
+    lowest: float | None = None
 
 
 def histogram_sql(source: str, group_cols: Iterable[str], sensitive_col: str | None,
@@ -112,20 +118,24 @@ def reference_sql(base: str, sensitive_col: str) -> str:
 
 
 def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | None = None,
-              hier: str | None = None, dialect: str = "duckdb") -> str:
+              hier: str | None = None, dialect: str = "duckdb", pop: str | None = None) -> str:
     """Render ``model``'s per-class ``SELECT gid, figure, ok`` over the relation ``hist``.
 
-    ``glob`` (``(s, p, rnk)``) is required by t-closeness and ``hier`` (``(s, level,
-    node)``) by its hierarchical distance. Bind ``model.params(prefix)`` (or pass the
-    text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
+    ``glob`` (``(s, p, rnk)``) is required by t-closeness, ``hier`` (``(s, level,
+    node)``) by its hierarchical distance and ``pop`` (``(gid, F, sampled)``, the population's
+    classes: :mod:`anonymizer.models.population`) by k-map and delta-presence. Bind
+    ``model.params(prefix)`` (or pass the text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
     form of the template is taken (:func:`~anonymizer.engine.rendering.render`).
     """
     if model.needs_global and glob is None:
         raise SpecError(str(model), "needs the table-wide distribution (glob)")
     if getattr(model, "distance", None) == "hierarchical" and hier is None:
         raise SpecError(str(model), "hierarchical distance needs a hierarchy relation (s, level, node)")
+    if model.needs_population and pop is None:
+        raise SpecError(str(model), "needs the population's classes (pop)")
+    population = {"pop": pop} if model.needs_population else {}
     return render(model.template, dialect, hist=hist, p=prefix, glob=glob, hier=hier,
-                  has_value=getattr(model, "value", None) is not None)
+                  has_value=getattr(model, "value", None) is not None, **population)
 
 
 def uses_asof_join(model: PrivacyModel) -> bool:
@@ -156,13 +166,15 @@ def _run(engine: Engine, models: list[PrivacyModel], ctes: list[str], parts: lis
         agg = "max" if model.figure_agg == "max" else "min"
         cols.append(f"(SELECT {agg}(figure) FROM {ident(name)}) AS f{i}, "
                     f"(SELECT count(*) FILTER (WHERE NOT ok) FROM {ident(name)}) AS x{i}, "
-                    f"(SELECT count(*) FROM {ident(name)}) AS c{i}")
+                    f"(SELECT count(*) FROM {ident(name)}) AS c{i}, "
+                    f"(SELECT min(figure) FROM {ident(name)}) AS l{i}")
     text = "WITH " + ",\n".join(ctes) + "\nSELECT " + ",\n       ".join(cols)
     row = engine.execute(text, used_params(text, params), template="models/check").fetchone()
     out = []
     for i, model in enumerate(models):
-        figure, failing, classes = row[3 * i], int(row[3 * i + 1]), int(row[3 * i + 2])
-        out.append(ModelResult(str(model), figure, failing, classes, failing == 0))
+        figure, failing, classes, lowest = row[4 * i], int(row[4 * i + 1]), int(row[4 * i + 2]), row[4 * i + 3]
+        out.append(ModelResult(str(model), figure, failing, classes, failing == 0,
+                               lowest if model.needs_population and model.figure_agg == "max" else None))
     return out
 
 
@@ -183,7 +195,7 @@ def evaluate(engine: Engine, model: PrivacyModel, source: str, group_cols: Itera
         hier: ``(s, level, node)`` relation for the hierarchical distance.
     """
     return _check(engine, [model], [prefix], source, group_cols, lambda _attr: sensitive_col,
-                  {0: glob} if glob else {}, {0: hier} if hier else {}, None)[0]
+                  {0: glob} if glob else {}, {0: hier} if hier else {}, None, {}, {})[0]
 
 
 def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
@@ -191,7 +203,8 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
                  column_of: Mapping[str, str] | Callable[[str], str | None],
                  globs: Mapping[int, str] | None = None,
                  hiers: Mapping[int, str] | Mapping[str, str] | Mapping[int | str, str] | None = None,
-                 prefix: str = "m", weight: str | None = None) -> list[ModelResult]:
+                 prefix: str = "m", weight: str | None = None,
+                 pops: Mapping[int, str] | None = None, levels: Mapping[str, int] | None = None) -> list[ModelResult]:
     """Check several models on one table in a single statement (one histogram per
     sensitive column, shared by the models protecting it).
 
@@ -206,25 +219,30 @@ def evaluate_all(engine: Engine, models: Iterable[PrivacyModel], source: str,
         weight: quoted column of row counts when ``source`` is a histogram of the table
             to check (one pass over the table serves many checks, see
             :func:`anonymizer.measure.measure_table`).
+        pops: the population's classes ``(gid, F, sampled)`` per model index, for k-map and
+            delta-presence (grouped as ``source`` is by ``group_cols``), and ``levels``, the
+            ``$level<i>`` they read (:func:`anonymizer.models.population.classes_sql`).
 
     Returns:
         one :class:`ModelResult` per model, in order.
     """
     models = list(models)
     return _check(engine, models, [f"{prefix}{i}" for i in range(len(models))], source, group_cols,
-                  column_of, dict(globs or {}), {k: v for k, v in (hiers or {}).items()}, weight)
+                  column_of, dict(globs or {}), {k: v for k, v in (hiers or {}).items()}, weight, dict(pops or {}),
+                  dict(levels or {}))
 
 
 def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], source: str,
            group_cols: Iterable[str], column_of: Mapping[str, str] | Callable[[str], str | None],
-           globs: Mapping[int, str], hiers: Mapping[int | str, str], weight: str | None) -> list[ModelResult]:
+           globs: Mapping[int, str], hiers: Mapping[int | str, str], weight: str | None,
+           pops: Mapping[int, str], levels: Mapping[str, int]) -> list[ModelResult]:
     group_cols = list(group_cols)
     lookup = column_of if callable(column_of) else (lambda a: column_of.get(a))  # type: ignore[union-attr]
     ctes: list[str] = []
     hist_of: dict[str | None, str] = {}
     glob_of: dict[str | None, str] = {}
     parts: list[tuple[str, str]] = []
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = dict(levels)
     cols = []
     for i, model in enumerate(models):
         attr = model.sensitive
@@ -249,7 +267,7 @@ def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], sour
             glob = ident(glob_of[col])
         hier = hiers.get(i, hiers.get(attr)) if attr is not None else None
         p = prefixes[i]
-        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier, engine.dialect)))
+        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier, engine.dialect, pops.get(i))))
         params.update(model.params(p))
     if not models:
         return []

@@ -44,11 +44,12 @@ def pair(algorithm: Algorithm, models: tuple[PrivacyModel, ...], columns: tuple[
     family.options().pair(algorithm.name, algorithm.options, models, columns)
     _reads(family, algorithm, "flag", [f"columns.{c.name}.flag" for c in columns if c.flag],
            "per-cell flags are read by")
+    taken = family.models_of(algorithm.name)
     for i, m in enumerate(models):
-        if m.spec_type not in family.models:
+        if m.spec_type not in taken:
             raise SpecError(f"models[{i}]", f"{m.spec_type} is not a model of {algorithm.name} (it takes "
-                                            f"{', '.join(sorted(family.models))}); {m.spec_type} is reached by "
-                                            f"{families.names(families.accepting(m.spec_type))}")
+                                            f"{', '.join(sorted(taken))}); {m.spec_type} is reached by "
+                                            f"{families.algorithms_accepting(m.spec_type)}")
     _reads(family, algorithm, "individual", [f"columns.{c.name}.role" for c in columns if c.role == "individual"],
            "role 'individual' is read by")
 

@@ -27,8 +27,9 @@ NULL_POLICIES = ("error", "suppress")
 
 
 def largest_k(models: tuple[PrivacyModel, ...]) -> int:
-    """The largest k any model demands (1 if none does)."""
-    return max([getattr(m, "k", 1) for m in models] or [1])
+    """The largest k any model demands of the release's classes (1 if none does); k-map's k
+    counts population rows, not the release's."""
+    return max([getattr(m, "k", 1) for m in models if not m.needs_population] or [1])
 
 
 @dataclass(frozen=True)

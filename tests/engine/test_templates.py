@@ -96,6 +96,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(dict(WEIRD, release="w_opt_t", algorithm={"name": "optimal"}, suppression_limit=0.3,   # bounds
                    models=[{"type": "k-anonymity", "k": 2}, {"type": "t-closeness", "t": 0.5, "sensitive": 'a"b'}]),
               con)
+    anonymize(dict(WEIRD, release="w_pop", algorithm={"name": "optimal"}, suppression_limit=0.5, models=[   # populations
+        {"type": "k-map", "k": 2, "population": "my table"},
+        {"type": "delta-presence", "dmin": 0, "dmax": 1, "population": "my table"}]), con)
     anonymize(dict(WEIRD, release="w_t", models=[
         {"type": "recursive-cl-diversity", "c": 3, "l": 2, "sensitive": 'a"b'},
         {"type": "alpha-k-anonymity", "alpha": 0.8, "k": 2, "sensitive": 'a"b'},

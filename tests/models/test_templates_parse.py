@@ -11,7 +11,10 @@ from anonymizer.metrics import qi
 from anonymizer.engine.names import ident, table
 
 HIST = f"(SELECT * FROM {table('my schema', 'hist')})"
-MODEL = {"hist": HIST, "p": "m0", "glob": ident("g l"), "hier": ident('h"r'), "has_value": True}
+MODEL = {"hist": HIST, "p": "m0", "glob": ident("g l"), "hier": ident('h"r'), "has_value": True,
+         "pop": ident("p o p")}
+CODES = [{"code": ident("q0"), "dom": ident("dom 0"), "col": ident("select"), "hier": ident("hier 0")},
+         {"code": ident("q1"), "dom": ident("dom1"), "col": ident('a"b'), "hier": ident("hier1")}]
 SIZES = render("models/class_sizes.sql.j2", source=ident("t"), qis=[ident("select")])
 POP = render("metrics/population_sizes.sql.j2", population=ident("p p"), qis=[ident("select")])
 POP_ALL = render("metrics/population_sizes.sql.j2", population=ident("p p"), qis=[])
@@ -27,7 +30,13 @@ CONTEXTS = {
     "models/global_distribution.sql.j2": [{"source": ident("t"), "sensitive": ident("select")},
                                           {"source": HIST, "sensitive": "s", "weight": "n"}],
     "models/t_closeness_keep.sql.j2": [dict(MODEL, distance=d) for d in ("equal", "ordered", "hierarchical")],
+    "models/population_codes.sql.j2": [{"target": ident("c c"), "population": table("my schema", "p"),
+                                         "base": ident("base"), "qis": CODES}],
+    "models/population_gaps.sql.j2": [{"base": ident("base"), "codes": ident("c c"), "qis": CODES}],
+    "models/population_classes.sql.j2": [{"codes": ident("c c"), "qis": CODES}],
     "metrics/class_summary.sql.j2": [{"sizes": SIZES}],
+    "metrics/class_size_histogram.sql.j2": [{"sizes": SIZES}],
+    "metrics/presence.sql.j2": [{"classes": CLASSES, "population": POP}],
     "metrics/size_distribution.sql.j2": [{"sizes": SIZES}],
     "metrics/ncp.sql.j2": [{"candidate": ident("cand"), "qis": QIS},
                            {"candidate": ident("cells"), "qis": QIS, "weight": ident("__w")}],

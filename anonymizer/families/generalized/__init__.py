@@ -30,6 +30,9 @@ from anonymizer.families.base import Family
 #: the generic models of the kind packages (:mod:`anonymizer.models`)
 GENERIC_MODELS = ("k-anonymity", "distinct-l-diversity", "entropy-l-diversity", "recursive-cl-diversity",
                   "t-closeness", "alpha-k-anonymity")
+#: the models against a population table (ARX's KMap, DPresence), generalized at the release's
+#: hierarchy levels: the lattice algorithms' (full-domain, optimal, privacyfrost2), not Mondrian's
+POPULATION_MODELS = ("k-map", "delta-presence")
 
 FAMILY = Family(
     "generalized", None,
@@ -38,4 +41,5 @@ FAMILY = Family(
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"})},
-    models=frozenset(GENERIC_MODELS), parts=("classes",), gate=True, package=__name__)
+    models=frozenset(GENERIC_MODELS + POPULATION_MODELS), parts=("classes",), gate=True,
+    refuses={"mondrian": frozenset(POPULATION_MODELS)}, package=__name__)

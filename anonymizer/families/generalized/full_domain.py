@@ -29,7 +29,7 @@ from typing import Any, Mapping
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed, SpecError
-from anonymizer.models import KAnonymity, TCloseness, check
+from anonymizer.models import KAnonymity, TCloseness, check, population
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized.result import AlgorithmResult
@@ -49,6 +49,8 @@ class LevelCheck:
         per_model: ``(model text, failing classes, failing rows)`` per declared model.
         bound_rows: with ``bounds``, rows that suppression must remove at this node *and at
             every finer node* (:func:`check_levels`); 0 when not asked.
+        blocked: population classes without sample rows failing delta-presence's ``dmin``:
+            no suppression helps, the node fails (ARX's ``HashGroupify.analyze``).
     """
 
     levels: dict[str, int]
@@ -57,6 +59,11 @@ class LevelCheck:
     failing_rows: int
     per_model: tuple[tuple[str, int, int], ...]
     bound_rows: int = 0
+    blocked: int = 0
+
+    def fits(self, budget: int) -> bool:
+        """Whether the models hold at this node once at most ``budget`` failing rows are suppressed."""
+        return self.failing_rows <= budget and not self.blocked
 
 
 def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None) -> AlgorithmResult:
@@ -66,7 +73,7 @@ def full_domain(engine: Engine, plan: Plan, levels: dict[str, int] | None = None
     levels = validate_levels(plan, options.of(plan).levels if levels is None else levels)
     found = check_levels(engine, plan, levels)                      # step 1
     limit = plan.allowed
-    if found.failing_rows + plan.null_suppressed > limit:           # step 2
+    if not found.fits(limit - plan.null_suppressed):                # step 2
         _fail(plan, found, limit)
     assign = engine.work("assign")
     context, params = _context(engine, plan, levels)
@@ -95,7 +102,8 @@ def check_levels(engine: Engine, plan: Plan, levels: dict[str, int],
     context["bounded"] = context["bounds"] and not all(m["sticky"] for m in context["models"])
     text = engine.sql("families/generalized/full_domain/check.sql.j2", **context)
     row = engine.execute(text, check.used_params(text, params), template="families/generalized/full_domain/check.sql.j2")
-    return _level_check(plan, levels, row.fetchone(), context["bounds"], context["bounded"])
+    blocking = any(m["blocks"] for m in context["models"])
+    return _level_check(plan, levels, row.fetchone(), context["bounds"], context["bounded"], blocking)
 
 
 def kept_loss(engine: Engine, plan: Plan, levels: dict[str, int], freq: FrequencySet,
@@ -114,18 +122,21 @@ def kept_loss(engine: Engine, plan: Plan, levels: dict[str, int], freq: Frequenc
     return int(kept or 0), float(cells or 0.0)
 
 
-def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, bounded: bool) -> LevelCheck:
+def _level_check(plan: Plan, levels: dict[str, int], row: tuple, bounds: bool, bounded: bool,
+                 blocking: bool) -> LevelCheck:
     """Read ``check.sql.j2``'s row: a single model's counts are the totals, and with
-    ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``."""
+    ``bounds`` and no ``bound_rows`` column (every model sticky) the bound is ``bad_rows``;
+    with a ``blocking`` model (delta-presence) the ``blocked`` column follows the totals."""
     classes, bad_classes, bad_rows = (int(v) for v in row[:3])
+    blocked, at = (int(row[3]), 4) if blocking else (0, 3)
     models = plan.models
     per_model: tuple[tuple[str, int, int], ...]
     if len(models) == 1:
         per_model = ((str(models[0]), bad_classes, bad_rows),)
     else:
-        per_model = tuple((str(m), int(row[3 + 2 * i]), int(row[4 + 2 * i])) for i, m in enumerate(models))
+        per_model = tuple((str(m), int(row[at + 2 * i]), int(row[at + 1 + 2 * i])) for i, m in enumerate(models))
     bound = int(row[-1]) if bounded else bad_rows if bounds else 0
-    return LevelCheck(dict(levels), classes, bad_classes, bad_rows, per_model, bound)
+    return LevelCheck(dict(levels), classes, bad_classes, bad_rows, per_model, bound, blocked)
 
 
 def validate_levels(plan: Plan, levels: Mapping[str, int]) -> dict[str, int]:
@@ -154,7 +165,7 @@ def _context(engine: Engine, plan: Plan, levels: dict[str, int],
         context["qis"] = [{"node": ident(freq.node(q.index, levels[q.name]))} for q in plan.qis]
     else:
         context["qis"] = [{"col": ident(q.code), "hier": q.hier} for q in plan.qis]
-        params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})
+    params.update({f"level{i}": levels[q.name] for i, q in enumerate(plan.qis)})   # populations read them too
     context.update(base=freq.table if freq else plan.base, freq=freq is not None)
     return context, params
 
@@ -164,6 +175,9 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     columns they read) and ``models`` (rendered per-class checks, which read the reference
     distribution of t-closeness, :func:`reference_tables`, the input's, from its work table),
     with every model's parameters (bind through :func:`~anonymizer.models.check.used_params`).
+
+    k-map and delta-presence read the population's classes at the same levels (``pop``:
+    :func:`anonymizer.models.population.classes_sql`, bound ``$level<i>``).
 
     ``bounds``: also what ``check.sql.j2`` needs to count the rows no finer node can keep
     (``bound_rows``): per model ``sticky`` (a failing class fails in every part of it:
@@ -181,7 +195,10 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     params: dict[str, Any] = {}
     for i, m in enumerate(plan.models):
         params.update(m.params(f"m{i}"))
-        if m.sensitive is None:
+        if m.needs_population:          # k-map, delta-presence: class sizes against pop<i>
+            models.append({"sql": check.model_sql(m, "sizes", f"m{i}", dialect=engine.dialect, pop=f"pop{i}"),
+                           "population": population.classes_sql(engine, plan, i)})
+        elif m.sensitive is None:
             models.append({"sql": None})
         else:
             j = sens.index(column[m.sensitive])
@@ -192,6 +209,8 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
                 models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=refs[sens[j]],
                                                 p=f"m{i}", distance=m.distance, hier=plan.hier_of(m))
         models[-1].setdefault("keep", None)
+        models[-1].setdefault("population", None)
+        models[-1]["blocks"] = not m.monotonic and m.needs_population   # delta-presence
         models[-1]["at"] = i
         models[-1]["sticky"] = bounds and m.monotonic_with_suppression
     if bounds:
@@ -221,6 +240,12 @@ def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
 
 
 def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
+    if found.blocked:
+        model = next(str(m) for m in plan.models if m.needs_population and not m.monotonic)
+        raise PrivacyCheckFailed(model, 0.0, found.blocked,
+                                 reason=f"{found.blocked} class(es) of the population at these levels hold no row of "
+                                        "the source (delta 0, below dmin); suppression cannot help (ARX's "
+                                        "HashGroupify.analyze)")
     worst = max(found.per_model, key=lambda m: m[2])
     needed = found.failing_rows + plan.null_suppressed
     nulls = f", {plan.null_suppressed} with missing values" if plan.null_suppressed else ""

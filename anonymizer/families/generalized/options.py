@@ -124,11 +124,19 @@ def of(plan: Plan) -> Options:
 
 
 def pair(name: str, options: Options, models: tuple[PrivacyModel, ...], columns: tuple[Column, ...]) -> None:
-    """Full-domain generalization needs a level for every quasi-identifier."""
+    """Full-domain generalization needs a level for every quasi-identifier; a population model
+    (k-map, delta-presence) compares the population's classes at one level vector, which
+    partial-domain de-generalization leaves."""
     if name == "full-domain":
         for c in columns:
             if c.role == "quasi" and c.name not in options.levels:
                 raise SpecError(f"algorithm.levels.{c.name}", "is required for full-domain generalization")
+    if options.partial:
+        for i, m in enumerate(models):
+            if m.needs_population:
+                raise SpecError(f"models[{i}]", f"{m.spec_type} compares the population at one level vector; "
+                                                "partial-domain de-generalization (algorithm.partial) gives classes "
+                                                "their own levels", m.spec_type)
 
 
 def mondrian_inputs(plan: Plan) -> Inputs:

@@ -6,10 +6,10 @@ from __future__ import annotations
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
-from anonymizer.families.generalized.form import Candidate
+from anonymizer.families.generalized.form import CLASS_SIZE, Candidate
 from anonymizer.measure import Counted
-from anonymizer.models import KAnonymity
-from anonymizer.models.check import REFERENCE, evaluate_all, reference_sql
+from anonymizer.models import KAnonymity, population
+from anonymizer.models.check import REFERENCE, ModelResult, evaluate_all, reference_sql
 from anonymizer.plan import Plan
 
 
@@ -23,9 +23,17 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
     every search uses (:func:`anonymizer.models.check.reference_sql` says why), so a node a
     search accepts passes here. Its entry says so: ``reference: input``.
 
+    k-map and delta-presence (:mod:`anonymizer.models.population`) are checked on the class
+    table's hierarchy nodes (``__lo<i>``, at the release's one level vector, ``<qi>_level``)
+    against the population generalized to the same levels; delta-presence also fails on a
+    population class without input rows whose delta 0 is below ``dmin`` (ARX's
+    ``HashGroupify.analyze``; a class whose input rows were all suppressed is not one). Their
+    entries name the population; delta-presence's figure is the largest delta, beside
+    ``delta_min``.
+
     Raises PrivacyCheckFailed for the first model that does not hold.
     """
-    models = list(plan.models)
+    models = [m for m in plan.models if not m.needs_population]
     if not any(isinstance(m, KAnonymity) for m in models):
         models.insert(0, KAnonymity(1))
     column_of = {k.column.name: ident(k.column.name) for k in plan.sensitive}
@@ -35,12 +43,35 @@ def verify(engine: Engine, plan: Plan, candidate: Candidate, counted: Counted | 
     source, groups, weight = ((counted.table, [counted.cls], counted.weight) if counted else
                               (candidate.table, [ident(c) for c in candidate.grouping], None))
     results = evaluate_all(engine, models, source, groups, column_of, globs=globs, hiers=plan.hiers, weight=weight)
+    entries = [{"model": r.model, "figure": r.figure, "holds": r.holds,
+                **({"reference": REFERENCE} if m.needs_global else {})} for m, r in zip(models, results)]
+    if plan.populations:
+        found = _population_checks(engine, plan, candidate)
+        results += found
+        entries += [{"model": r.model, "figure": r.figure, "holds": r.holds, "population": getattr(m, "population"),
+                     **({"delta_min": r.lowest, "delta_max": r.figure} if r.lowest is not None else {})}
+                    for m, r in zip((m for m in plan.models if m.needs_population), found)]
     view = plan.target.view
     for r in results:
         if not r.holds:
             raise PrivacyCheckFailed(r.model, r.figure, r.failing, view)
-    return [{"model": r.model, "figure": r.figure, "holds": r.holds,
-             **({"reference": REFERENCE} if m.needs_global else {})} for m, r in zip(models, results)]
+    return entries
+
+
+def _population_checks(engine: Engine, plan: Plan, candidate: Candidate) -> list[ModelResult]:
+    """k-map and delta-presence on the candidate's classes (:func:`verify`)."""
+    vectors = engine.execute(f"SELECT DISTINCT {', '.join(ident(f'{q.name}_level') for q in plan.qis)} "
+                             f"FROM {candidate.class_table}").fetchall()
+    if len(vectors) != 1:
+        raise PrivacyCheckFailed(", ".join(str(m) for m in plan.models if m.needs_population), None, len(vectors),
+                                 plan.target.view, reason="its classes are not at one level vector of the "
+                                                          "hierarchies, which the population is generalized to")
+    levels = {f"level{i}": lv for i, lv in enumerate(vectors[0])}
+    indices = [i for i, m in enumerate(plan.models) if m.needs_population]
+    pops = {j: f"({population.classes_sql(engine, plan, i)})" for j, i in enumerate(indices)}
+    groups = [f"CAST(__lo{q.index} AS INTEGER)" for q in plan.qis]
+    return evaluate_all(engine, [plan.models[i] for i in indices], candidate.class_table, groups, {},
+                        prefix="p", weight=ident(CLASS_SIZE), pops=pops, levels=levels)
 
 
 def input_reference(engine: Engine, plan: Plan) -> tuple[str, str] | None:

@@ -128,5 +128,5 @@ def test_search_shortcuts_give_the_checked_figures(arx_adult, models):
         assert 0 < inferring.checks < len(nodes) // 2
         for n in nodes[::5]:
             rows = at_node(engine, freq, n)
-            drop_failing(engine, plan, freq, rows)
+            drop_failing(engine, plan, freq, rows, n)
             assert _node_loss(checked, n) == pytest.approx(rows_loss(engine, plan, rows), abs=1e-12), n

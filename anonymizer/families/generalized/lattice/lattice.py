@@ -75,7 +75,7 @@ class Lattice:
 
     def ok(self, node: Node, phase: str, score: float | None = None) -> bool:
         """Whether every declared model holds at ``node`` (failing rows within the budget)."""
-        return self.judge(node, phase, score).failing_rows <= self.budget
+        return self.judge(node, phase, score).fits(self.budget)
 
     def judge(self, node: Node, phase: str, score: float | None = None) -> LevelCheck:
         """The node's :class:`LevelCheck` (computed once; later calls are cached).
@@ -94,7 +94,7 @@ class Lattice:
             self.checks += 1
             self.check_seconds += time.perf_counter() - start
         found = self._seen[node]
-        self.note(node, phase, found.failing_rows <= self.budget, score, cached=cached)
+        self.note(node, phase, found.fits(self.budget), score, cached=cached)
         return found
 
     @property
@@ -195,9 +195,21 @@ def apply_classes(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, acc
                mode=mode)
 
 
-def drop_failing(engine: Engine, plan: Plan, freq: FrequencySet, rows: str) -> None:
-    """Remove from ``rows`` the classes failing a model (the rows suppression removes)."""
-    accepted, _ = passing_classes(engine, plan, freq, rows)
+def drop_failing(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, node: Node) -> None:
+    """Remove from ``rows`` (every class at ``node``) the classes failing a model (the rows
+    suppression removes). With k-map or delta-presence, whose population classes are the
+    node's, the classes are judged as the node check judges them
+    (``families/generalized/lattice/node_accepted.sql.j2``)."""
+    if not plan.populations:
+        accepted, _ = passing_classes(engine, plan, freq, rows)
+    else:
+        accepted = engine.work("accepted")
+        ctx, params = model_context(engine, plan)
+        ctx.update(target=accepted, base=freq.table,
+                   qis=[{"node": ident(freq.node(q.index, lv))} for q, lv in zip(plan.qis, node)])
+        params.update({f"level{i}": lv for i, lv in enumerate(node)})
+        text = engine.sql("families/generalized/lattice/node_accepted.sql.j2", **ctx)
+        engine.execute(text, used_params(text, params), template="families/generalized/lattice/node_accepted.sql.j2")
     apply_classes(engine, plan, freq, rows, accepted, mode="keep")
 
 

@@ -36,6 +36,10 @@ this checks 65 of 4,320 nodes, where the search without the bound checked 4,302.
 Pruning needs nested hierarchies (DBGH's may not be), otherwise every node up to the
 answer is checked (still exact, only slower).
 
+delta-presence (``DeltaPresence``) is not monotonic: a node failing it says nothing of the
+nodes below, so with it nothing prunes without a suppression budget, and with one the
+bound counts only the monotonic models' rows; a failing top node does not end the search.
+
 t-closeness compares each class with the input's distribution
 (:func:`~anonymizer.models.check.reference_sql`), which neither the node nor its
 suppressed classes change: that is what makes a class's verdict its own (and the bound
@@ -46,6 +50,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from typing import NoReturn
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
@@ -73,7 +78,7 @@ def optimal(engine: Engine, plan: Plan) -> AlgorithmResult:
     with engine.small(freq.size):   # hundreds of statements over the frequency set
         lattice, nodes, best, best_loss = _search(engine, plan, freq)
     rows = at_node(engine, freq, best)
-    drop_failing(engine, plan, freq, rows)
+    drop_failing(engine, plan, freq, rows, best)
     assign, classes = publish_levels(engine, plan, rows)
     kept = engine.count(assign)
     notes = {"levels": lattice.levels(best), "loss": best_loss, "checks": lattice.checks,
@@ -98,12 +103,9 @@ def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, li
     failed: list[Node] = []
     best, best_loss = None, float("inf")
     top = tuple(tops)
-    if not lattice.ok(top, "optimal (top)"):
-        failing = lattice.judge(top, "optimal (top)").failing_classes
-        raise PrivacyCheckFailed(", ".join(map(str, plan.models)), "no node of the lattice", failing,
-                                 reason=f"the optimal full-domain search finds no node where they hold: even the "
-                                        f"top node {dict(zip((q.name for q in plan.qis), top))} leaves "
-                                        f"{failing} equivalence class(es) failing beyond the suppression limit")
+    monotonic = all(m.monotonic for m in plan.models)
+    if monotonic and not lattice.ok(top, "optimal (top)"):   # delta-presence may hold below a failing top
+        _none_holds(plan, lattice, top)
     for node in nodes:
         bound = base_loss + sum(level_loss[i][lv] for i, lv in enumerate(node)) / d
         if bound >= best_loss:
@@ -111,16 +113,27 @@ def _search(engine: Engine, plan: Plan, freq: FrequencySet) -> tuple[Lattice, li
         if prune and any(all(a <= b for a, b in zip(node, f)) for f in failed):
             continue
         found = lattice.judge(node, "optimal", bound)
-        if found.failing_rows <= budget:
+        if found.fits(budget):
             loss = bound if found.failing_rows == 0 else _node_loss(lattice, node)
             if loss < best_loss:
                 best, best_loss = node, loss
         elif prune and lattice.hopeless(node, "optimal"):
             failed.append(_climb(lattice, node, top, level_loss))
-    assert best is not None   # the top node holds (checked above), so the search keeps a node
+    if best is None:          # only without a monotonic verdict at the top: every node was checked
+        _none_holds(plan, lattice, top)
     engine.say(f"optimal: node {lattice.levels(best)} loss {best_loss:.4f} after {lattice.checks} checks "
                f"of {len(nodes)} nodes")
     return lattice, nodes, best, best_loss
+
+
+def _none_holds(plan: Plan, lattice: Lattice, top: Node) -> NoReturn:
+    found = lattice.judge(top, "optimal (top)")
+    blocked = f" and {found.blocked} population class(es) without sample rows failing dmin" if found.blocked else ""
+    raise PrivacyCheckFailed(", ".join(map(str, plan.models)), "no node of the lattice", found.failing_classes,
+                             reason=f"the optimal full-domain search finds no node where they hold: even the "
+                                    f"top node {dict(zip((q.name for q in plan.qis), top))} leaves "
+                                    f"{found.failing_classes} equivalence class(es) failing beyond the suppression "
+                                    f"limit{blocked}")
 
 
 def _level_loss(engine: Engine, plan: Plan, freq: FrequencySet) -> list[list[float]]:

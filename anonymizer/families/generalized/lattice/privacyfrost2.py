@@ -229,7 +229,7 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
         rows, partial = partial_domain(engine, plan, frost, node)
     else:
         rows, partial = at_node(engine, freq, node), []
-        drop_failing(engine, plan, freq, rows)
+        drop_failing(engine, plan, freq, rows, node)
     score = _partial_score(engine, plan, frost, rows) if opts.partial else s
     partial_seconds = time.perf_counter() - partial_start if opts.partial else 0.0
     assign, classes = publish_levels(engine, plan, rows)
@@ -251,7 +251,7 @@ def partial_domain(engine: Engine, plan: Plan, frost: _Frost, node: Node) -> tup
     are dropped first. Returns the levels table and one entry per change made."""
     freq = frost.lattice.freq
     rows = at_node(engine, freq, node)
-    drop_failing(engine, plan, freq, rows)
+    drop_failing(engine, plan, freq, rows, node)
     changes, changed = [], True
     while changed:
         changed = False
