@@ -22,7 +22,7 @@ from typing import Any
 
 from anonymizer import families
 from anonymizer.engine.choice import ENGINES
-from anonymizer.hierarchy.spec import DATE_UNITS, KINDS
+from anonymizer.hierarchy.spec import DATE_UNITS, IOTF_NODES, KINDS
 from anonymizer.models.catalog import PARAMETERS
 from anonymizer.randomness import SEED_LIMIT
 from anonymizer.spec.types import MAX_THREADS, NULL_POLICIES, ROLES, TYPES
@@ -80,9 +80,9 @@ def _hierarchy() -> dict:
         "dbgh": _text("paper 001, Algorithm 1", **paper),
         "cbgh": _text("paper 001, Algorithm 2", **paper),
         "iotf": _text("paper 001's baseline, Table 4", **_mapping(
-            {"nodes": _text("nodes per level, bottom up, decreasing", type="array",
-                            items={"type": "integer", "minimum": 2}),
-             "range": _pair("[low, high] (default: the data's min and max)")}, ("nodes",))),
+            {"nodes": _text("nodes per level, bottom up, decreasing", type="array", minItems=1,
+                            items={"type": "integer", "minimum": 2}, default=list(IOTF_NODES)),
+             "range": _pair("[low, high] (default: the data's min and max)")})),
     }
     full = _mapping(kinds, minProperties=1)
     return _either(f"a generalization hierarchy: a CSV file, or one of {', '.join(KINDS)}",
@@ -134,7 +134,7 @@ def _algorithm() -> dict:
     for family in families.FAMILIES:
         options.update(family.options().SCHEMA)
         for name, reads in family.algorithms.items():
-            allowed = {"name": {}, **{o: {} for o in sorted(reads)}}
+            allowed: dict[str, dict] = {"name": {}, **{o: {} for o in sorted(reads)}}
             branches.append({"if": {"properties": {"name": {"const": name}}},
                              "then": {"properties": allowed, "additionalProperties": False}})
     names = _text("the algorithm", type="string", enum=list(families.ALGORITHMS))

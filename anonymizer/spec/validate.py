@@ -52,10 +52,20 @@ def _position(spec: Any, path: list[Any]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _present(value: Any) -> Any:
+    """``value`` without the keys given no value (``key:`` alone, YAML's null): the parser
+    reads them as left out (and says so where a value is needed)."""
+    if isinstance(value, dict):
+        return {k: _present(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_present(v) for v in value]
+    return value
+
+
 def _canonical(data: dict) -> dict:
-    """The spec with the spellings the parser also accepts made canonical: a model ``type`` in
-    any case and with ``_`` for ``-``, an algorithm ``name`` with ``_`` for ``-``."""
-    out = dict(data)
+    """The spec as the parser reads it: a key given no value left out (:func:`_present`), a
+    model ``type`` in any case and with ``_`` for ``-``, an algorithm ``name`` with ``_`` for ``-``."""
+    out = _present(data)
     if isinstance(out.get("models"), list):
         out["models"] = [{**m, "type": m["type"].replace("_", "-").lower()}
                          if isinstance(m, dict) and isinstance(m.get("type"), str) else m for m in out["models"]]
