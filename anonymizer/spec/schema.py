@@ -91,9 +91,10 @@ def _hierarchy() -> dict:
 
 def _column() -> dict:
     role = _text("what the column is: " + ", ".join(ROLES), type="string", enum=list(ROLES))
-    level = {"type": "integer", "minimum": 0, "maximum": 2}
+    level = _text("a security level: 0 (none), 1 (low) or 2 (high)", type="integer", minimum=0, maximum=2)
     security = _either("security levels of a sensitive column's values (paper 002): 0 none, 1 low, 2 high",
-                       level, _mapping({"default": level, "values": {"type": "object", "additionalProperties": level}}))
+                       level, _mapping({"default": level, "values": _text("each sensitive value's security level", type="object",
+                                                     additionalProperties=level)}))
     entry = _mapping({
         "role": role,
         "type": _text("numeric or categorical (default: from the table)", enum=list(TYPES)),

@@ -142,7 +142,8 @@ def _branch(error: ValidationError) -> Iterator[tuple[list[Any], SpecError]]:
 
 
 def _problem(error: ValidationError) -> str:
-    """The problem of a schema error of a bound, a length or a type, as the parser says it."""
+    """The problem of a schema error of a bound, a length or a type, as the parser says it,
+    with what the field is (its description)."""
     kind, limit = error.validator, error.validator_value
     said = {"minimum": f"must be >= {limit}", "maximum": f"must be <= {limit}",
             "exclusiveMinimum": f"must be > {limit}", "exclusiveMaximum": f"must be < {limit}",
@@ -151,5 +152,20 @@ def _problem(error: ValidationError) -> str:
             "minProperties": "must not be empty", "uniqueItems": "must not repeat a value"}
     if kind == "type":
         kinds = [limit] if isinstance(limit, str) else list(limit)
-        return "must be " + " or ".join(_TYPES.get(k, k) for k in kinds)
-    return said.get(kind, error.message)
+        problem = "must be " + " or ".join(_TYPES.get(k, k) for k in kinds)
+    else:
+        problem = said.get(kind, error.message)
+    what = _description(error)
+    return f"{problem} ({what})" if what else problem
+
+
+def _description(error: ValidationError | None) -> str | None:
+    """What the field of an error is: its schema's description, or that of the ``anyOf`` it is
+    a branch of (the same field)."""
+    while error is not None:
+        if isinstance(error.schema, dict) and error.schema.get("description"):
+            return error.schema["description"]
+        if error.relative_path:
+            return None
+        error = error.parent
+    return None

@@ -60,8 +60,9 @@ class MultiLDiversity(PrivacyModel):
 
 
 #: the JSON Schema of lsl-diversity's ``l`` (:mod:`anonymizer.spec.schema`)
-_LSL_L = {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 3, "maxItems": 3,
-          "default": [1, 2, 3], "description": "l0, l1, l2: the l of security levels 0, 1 and 2, not decreasing"}
+_LSL_L = {"type": "array", "minItems": 3, "maxItems": 3, "default": [1, 2, 3],
+          "items": {"type": "integer", "minimum": 1, "description": "one of the three whole numbers >= 1: l0, l1, l2"},
+          "description": "l0, l1, l2: three whole numbers >= 1, the l of security levels 0, 1 and 2, not decreasing"}
 
 
 def _lsl(e, w):
