@@ -123,7 +123,7 @@ def fail(exc: BaseException, as_json: bool = False) -> NoReturn:
         message, details = str(err), fields(err)
     if code != EXIT_PRIVACY:
         message, details = _untested(message, details)
-    logs.error(message)
+    logs.problem(message)
     if as_json:
         echo_failure(code, message, details)
     sys.exit(code)
@@ -149,7 +149,7 @@ def interrupted(as_json: bool = False) -> NoReturn:
     transaction, so an interrupted run has published all of it or nothing."""
     message = ("interrupted: the command stopped before it finished (a release publishes in one "
                "transaction: all of it or nothing)")
-    logs.error(message)
+    logs.problem(message)
     if as_json:
         echo_failure(EXIT_INTERRUPTED, message)
     sys.exit(EXIT_INTERRUPTED)

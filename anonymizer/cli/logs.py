@@ -78,9 +78,19 @@ def option(command):
                              "for pipelines (one JSON object a line: time, level, logger, message).")(command)
 
 
-def error(message: str) -> None:
-    """A command's failure line on stderr: ``error: message``, or a JSON line of level ERROR."""
+def problem(message: str, level: int = logging.ERROR) -> None:
+    """A command's failure (or warning, ``level``) on stderr: ``error: message``
+    (``warning: ...``), or a JSON line of that level."""
     if structured():
-        logging.getLogger(f"{LOGGER}.cli").error(message)
+        logging.getLogger(f"{LOGGER}.cli").log(level, message)
     else:
-        click.echo(f"error: {message}", err=True)
+        click.echo(f"{logging.getLevelName(level).lower()}: {message}", err=True)
+
+
+def step(message: str) -> None:
+    """A progress message of a command without a bar (the benchmarks): ``· message``, or a JSON
+    line of the ``anonymizer.progress`` logger."""
+    if structured():
+        logging.getLogger(f"{LOGGER}.progress").info(message)
+    else:
+        click.echo(f"· {message}", err=True)

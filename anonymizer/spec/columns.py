@@ -31,7 +31,8 @@ def parse_columns(value: Any, base: Path) -> tuple[Column, ...]:
         if isinstance(entry, str):
             entry = {"role": entry}
         e = mapping_field(entry, where, {"role", "type", "hierarchy", "order", "security", "flag", "domain"})
-        role, ctype = e.get("role"), e.get("type")   # among ROLES and TYPES: the spec's schema says so
+        role: str = e["role"]   # one of ROLES, and the type one of TYPES: the spec's schema says so
+        ctype: str | None = e.get("type")
         order = e.get("order")
         if order is not None:
             if not isinstance(order, list) or not order or len(set(map(str, order))) != len(order):
