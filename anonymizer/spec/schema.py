@@ -114,7 +114,8 @@ def _models() -> dict:
     for kind, how in types.items():
         params = {key: how.params.get(key, PARAMETERS[key]) for key in sorted(how.keys)}
         then = _mapping({"type": {}, **params}, tuple(sorted(how.keys - how.optional)))
-        branches.append({"if": {"properties": {"type": {"const": kind}}}, "then": _text(how.doc or kind, **then)})
+        branches.append({"if": {"properties": {"type": {"const": kind}}},
+                         "then": _text(how.doc or kind, title=kind, **then)})
     item = {"type": "object", "required": ["type"], "allOf": branches,
             "properties": {"type": _text("the privacy model", enum=list(types))}}
     return _text("the privacy models the release must satisfy (each is verified before publishing)",
@@ -137,7 +138,7 @@ def _algorithm() -> dict:
         for name, reads in family.algorithms.items():
             allowed: dict[str, dict] = {"name": {}, **{o: {} for o in sorted(reads)}}
             branches.append({"if": {"properties": {"name": {"const": name}}},
-                             "then": {"properties": allowed, "additionalProperties": False}})
+                             "then": {"title": name, "properties": allowed, "additionalProperties": False}})
     names = _text("the algorithm", type="string", enum=list(families.ALGORITHMS))
     full = {"type": "object", "allOf": branches,
             "properties": {"name": {**names, "default": "mondrian"}, "seed": _seed(), **options}}

@@ -111,8 +111,10 @@ def _explain(error: ValidationError) -> Iterator[tuple[list[Any], SpecError]]:
     elif kind == "additionalProperties":
         allowed = list(schema.get("properties", {}))
         for key in [k for k in value if k not in schema.get("properties", {})]:
-            listed = f" (fields: {_listed(allowed)})" if len(allowed) <= _LISTED else ""
-            yield [*at, key], SpecError(where([*at, key]), f"is not a field here{listed}{_suggest(key, allowed)}")
+            listed = f"fields: {_listed(allowed)}" if len(allowed) <= _LISTED else ""
+            said = (f"does not apply to {schema['title']} (its {listed})" if "title" in schema
+                    else f"is not a field here ({listed})" if listed else "is not a field here")
+            yield [*at, key], SpecError(where([*at, key]), said + _suggest(key, allowed))
     elif kind == "required":
         missing = error.validator_value
         for key in [k for k in missing if k not in value]:
