@@ -1,7 +1,9 @@
 """The release spec: what to anonymize, how, and where to publish it.
 
-A spec is a YAML file or a dict, validated completely before the first query. Errors name
-the field (``columns.age.role``) and the value. A spec looks like::
+A spec is a YAML file or a dict, validated completely before the first query: against its
+JSON Schema first (:mod:`.validate`: every error at once, with "did you mean" for a misspelled
+key or value), then by the checks below that a schema cannot state. Errors name the field
+(``columns.age.role``) and the value. A spec looks like::
 
     release: adult_k5
     source: {table: adult}            # or {path: adult.csv, table: adult, delimiter: ';'}
