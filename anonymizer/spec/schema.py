@@ -162,7 +162,7 @@ def _source() -> dict:
 def _output() -> dict:
     export = _mapping({"path": {"type": "string", "minLength": 1},
                        "format": _text("default: from the file name", enum=list(EXPORT_FORMATS))}, ("path",))
-    columns = {"type": "string", "minLength": 1}
+    columns = _text("a published column name", type="string", minLength=1)
     return _text("where the release is published", **_mapping({
         "view": _name("the published view (default: the release's name)"),
         "schema": _name("the schema of the published view (default: published)"),

@@ -111,9 +111,9 @@ def _explain(error: ValidationError) -> Iterator[tuple[list[Any], SpecError]]:
     elif kind == "additionalProperties":
         allowed = list(schema.get("properties", {}))
         for key in [k for k in value if k not in schema.get("properties", {})]:
-            listed = f"fields: {_listed(allowed)}" if len(allowed) <= _LISTED else ""
-            said = (f"does not apply to {schema['title']} (its {listed})" if "title" in schema
-                    else f"is not a field here ({listed})" if listed else "is not a field here")
+            said = (f"is not a spec field (fields: {_listed(allowed)})" if not at
+                    else f"does not apply to {schema['title']} (its options: {_listed(allowed)})" if "title" in schema
+                    else f"is not an option here (options: {_listed(allowed)})")
             yield [*at, key], SpecError(where([*at, key]), said + _suggest(key, allowed))
     elif kind == "required":
         missing = error.validator_value
