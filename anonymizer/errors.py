@@ -30,12 +30,39 @@ class SpecError(AnonymizerError, ValueError):
         field: dotted path of the offending field, e.g. ``columns.age.type``.
         problem: what is wrong, as a sentence fragment.
         value: the offending value, if any (shown with ``repr``).
+
+    Attributes:
+        errors: every error found at once (the spec's schema finds them all,
+            :mod:`anonymizer.spec.validate`); this one alone unless made by :meth:`of`.
     """
 
     def __init__(self, field: str, problem: str, value: object = ...):
         self.field, self.problem, self.value = field, problem, value
+        self._all: tuple[SpecError, ...] = (self,)
         shown = "" if value is ... else f" (got {value!r})"
         super().__init__(f"{field}: {problem}{shown}")
+
+    @classmethod
+    def of(cls, errors: list[SpecError]) -> SpecError:
+        """One error standing for several: the first's ``field``, ``problem`` and ``value``, a
+        message listing them all (on one line, ``; `` between them) and all as ``errors``.
+
+        Example:
+            >>> err = SpecError.of([SpecError("a", "is required"), SpecError("b.c", "must be >= 1", 0)])
+            >>> err.field, str(err)
+            ('a', '2 errors in the spec: a: is required; b.c: must be >= 1 (got 0)')
+        """
+        if len(errors) == 1:
+            return errors[0]
+        first = errors[0]
+        err = cls(first.field, first.problem, first.value)
+        err.args = (f"{len(errors)} errors in the spec: " + "; ".join(str(e) for e in errors),)
+        err._all = tuple(errors)
+        return err
+
+    @property
+    def errors(self) -> tuple[SpecError, ...]:
+        return self._all
 
 
 class DataError(AnonymizerError, ValueError):

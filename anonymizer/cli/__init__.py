@@ -47,13 +47,15 @@ import importlib
 
 import click
 
+from anonymizer.cli import logs
 from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail, interrupted
 
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
 COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report",
             "history": "history", "rollback": "history", "prune": "history", "hierarchy": "hierarchy",
-            "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce"}
+            "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce",
+            "schema": "schema"}
 #: whether the command line asked for ``--json`` (so a failure prints its JSON object too)
 JSON = "anonymizer.cli.json"
 
@@ -114,6 +116,7 @@ class _Commands(Group):
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the version, and the versions of DuckDB, sqlglot, jinja2, pandas, numpy and pyspark "
                    "in use, each against the range CI has tested; then exit.")
+@logs.option
 def main() -> None:
     """Anonymize tables inside DuckDB and publish them as verified views.
 
@@ -138,6 +141,8 @@ def main() -> None:
                                            time Mondrian against a plain GROUP BY scan
       anonymizer reproduce p004 --plots plots/
                                            a paper's experiment (p000 ... p004)
+      anonymizer schema --output anonymizer.schema.json
+                                           the spec's JSON Schema, for editors
 
     Every release is checked again in SQL before it is published; a release that fails
     publishes nothing and exits with status 1. `anonymizer COMMAND --help` explains each
@@ -155,4 +160,6 @@ def main() -> None:
     130  interrupted by Ctrl-C (a release publishes all of it or nothing)
     With --json a command prints one JSON object on stdout, also when it fails:
     {"ok": false, "exit_status": N, "error": {"kind": ..., "message": ...}}.
+    With --log-format json (before the command) progress, warnings and the failure
+    line on stderr are JSON lines: {"time", "level", "logger", "message"}.
     """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from anonymizer.cli import Group
+from anonymizer.cli import Group, logs
 from anonymizer.cli.params import (
     Finite,
     batch_option,
@@ -169,7 +169,7 @@ def spark(rows: tuple[int, ...], repeat: int, k: int, master: str, conf: dict[st
     import json
 
     from anonymizer.bench.spark import format_spark_bench, run_spark_bench
-    say = None if quiet else (lambda message: click.echo(f"· {message}", err=True))
+    say = None if quiet else logs.step
     runs = []
     for run in run_spark_bench(list(rows), repeat=repeat, master=master, conf=conf, k=k, say=say,
                                directory=data_dir, floor=floor):
@@ -341,5 +341,5 @@ def arx_grid(groups: tuple[str, ...], repeat: int, quiet: bool) -> None:
       anonymizer bench arx-grid --group t-closeness --group local --repeat 1
     """
     from anonymizer.bench.arx import GROUPS, format_arx_grid, run_arx_grid
-    say = None if quiet else (lambda message: click.echo(f"· {message}", err=True))
+    say = None if quiet else logs.step
     stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say), format_arx_grid)

@@ -21,7 +21,8 @@ from typing import NoReturn
 
 import click
 
-from anonymizer.errors import AnonymizerError, DatabaseError, TemplateError
+from anonymizer.cli import logs
+from anonymizer.errors import AnonymizerError, DatabaseError, SpecError, TemplateError
 
 #: exit statuses (see :mod:`anonymizer.cli`).
 EXIT_OK, EXIT_PRIVACY, EXIT_INPUT, EXIT_DATABASE, EXIT_BUG = 0, 1, 2, 3, 4
@@ -95,8 +96,12 @@ def status(err: AnonymizerError | None) -> int:
 
 
 def fields(err: BaseException) -> dict:
-    """The public fields an error was built from (``model``, ``achieved``, ``field``, ...)."""
-    return {k: v for k, v in vars(err).items() if not k.startswith("_") and v is not ...}
+    """The public fields an error was built from (``model``, ``achieved``, ``field``, ...); a
+    spec's several errors as ``errors``, a list of their fields."""
+    found = {k: v for k, v in vars(err).items() if not k.startswith("_") and v is not ...}
+    if isinstance(err, SpecError) and len(err.errors) > 1:
+        found["errors"] = [fields(e) for e in err.errors]
+    return found
 
 
 def echo_failure(code: int, message: str, details: dict | None = None, **done) -> None:
@@ -118,7 +123,7 @@ def fail(exc: BaseException, as_json: bool = False) -> NoReturn:
         message, details = str(err), fields(err)
     if code != EXIT_PRIVACY:
         message, details = _untested(message, details)
-    click.echo(f"error: {message}", err=True)
+    logs.problem(message)
     if as_json:
         echo_failure(code, message, details)
     sys.exit(code)
@@ -144,7 +149,7 @@ def interrupted(as_json: bool = False) -> NoReturn:
     transaction, so an interrupted run has published all of it or nothing."""
     message = ("interrupted: the command stopped before it finished (a release publishes in one "
                "transaction: all of it or nothing)")
-    click.echo(f"error: {message}", err=True)
+    logs.problem(message)
     if as_json:
         echo_failure(EXIT_INTERRUPTED, message)
     sys.exit(EXIT_INTERRUPTED)

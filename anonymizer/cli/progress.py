@@ -6,11 +6,14 @@ The library reports progress as short messages (``engine.say``, ``progress=`` ca
 count, and the time elapsed; each finished step stays above it as a line. The steps are
 the release's phases (``"<phase>: done in ..."`` messages, the names given) or an
 experiment's ``"[i/n] ..."`` runs; algorithm rounds (``round 3: ...``) update the message.
-Elsewhere (CI logs, pipes, files) every message is one line ``HH:MM:SS · message``.
+Elsewhere (CI logs, pipes, files) every message is one line ``HH:MM:SS · message``. With
+``--log-format json`` every message is a record of the ``anonymizer.progress`` logger, a JSON
+line on stderr (:mod:`anonymizer.cli.logs`), and no bar is shown.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from datetime import datetime
 from typing import Sequence
@@ -20,10 +23,13 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.progress import Progress as Display
 
+from anonymizer.cli import logs
+
 #: ``[i/n] ...``: run i of n (the experiments' messages)
 _RUN = re.compile(r"^\[(\d+)/(\d+)\]")
 #: ``<name>: done in <seconds>s``: a phase ended (:func:`anonymizer.release.run.phase`)
 _DONE = re.compile(r"^(\w+): done in ")
+log = logging.getLogger(f"{logs.LOGGER}.progress")
 
 
 class Progress:
@@ -41,7 +47,7 @@ class Progress:
         self.task = None
 
     def __enter__(self) -> "Progress":
-        if self.console.is_terminal:
+        if self.console.is_terminal and not logs.structured():
             self.display = Display(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
                                    MofNCompleteColumn(), TimeElapsedColumn(), console=self.console,
                                    redirect_stdout=False, redirect_stderr=False)
@@ -51,7 +57,10 @@ class Progress:
 
     def __call__(self, message: str) -> None:
         if self.display is None:
-            click.echo(f"{datetime.now():%H:%M:%S} · {message}", err=True)
+            if logs.structured():
+                log.info(message)
+            else:
+                click.echo(f"{datetime.now():%H:%M:%S} · {message}", err=True)
             return
         run, done = _RUN.match(message), _DONE.match(message)
         if run:

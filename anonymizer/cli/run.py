@@ -3,11 +3,13 @@ and ``demo``."""
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
 from pathlib import Path
 
 import click
 
+from anonymizer.cli import logs
 from anonymizer.errors import SpecError
 from anonymizer.cli.params import (db_option, echo_json, emit, engine_choice, engine_options, given, json_option,
                                    memory_limit_option, open_db, open_engine, progress, quiet_option)
@@ -103,7 +105,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
             try:
                 _write_log(Path(log_sql), statements)
             except SpecError as exc:   # the run's own outcome (and exit status) stands
-                click.echo(f"warning: {exc}", err=True)
+                logs.problem(str(exc), logging.WARNING)
     emit(result, as_json)
     if report is not None:
         from anonymizer.report import write_page

@@ -17,7 +17,7 @@ L_sl- and multi-attribute l-diversity of paper 002, l-uniqueness of local bucket
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar, Mapping
 
 from anonymizer.errors import SpecError
@@ -27,11 +27,48 @@ from anonymizer.models.base import PrivacyModel
 
 @dataclass(frozen=True)
 class ModelType:
-    """How a spec entry of one ``type`` becomes a model: ``build(entry, field path)``, and the
-    keys the entry may have besides ``type``."""
+    """How a spec entry of one ``type`` becomes a model: ``build(entry, field path)``, the
+    keys the entry may have besides ``type``, those of them it may leave out (``optional``),
+    the ``model`` class it builds (its docstring describes the type in the spec's JSON
+    Schema) and the JSON Schema of a key whose form differs from :data:`PARAMETERS`
+    (``params``)."""
 
     build: Callable[[dict, str], PrivacyModel]
     keys: frozenset[str]
+    optional: frozenset[str] = frozenset()
+    model: type[PrivacyModel] | None = None
+    params: Mapping[str, dict] = field(default_factory=dict)
+
+    @property
+    def doc(self) -> str:
+        """The first paragraph of the model class's docstring, on one line."""
+        text = (self.model.__doc__ or "") if self.model else ""
+        return " ".join(text.split("\n\n")[0].split())
+
+
+#: the JSON Schema of each model parameter (:mod:`anonymizer.spec.schema`); the build functions
+#: check the same and more (a whole ``l`` for distinct l-diversity, ``l >= 2`` for recursive)
+PARAMETERS: Mapping[str, dict] = {
+    "k": {"type": "integer", "minimum": 1, "description": "the smallest class size"},
+    "l": {"type": "number", "minimum": 1, "description": "l of l-diversity: distinct values, or exp of entropy"},
+    "c": {"type": "number", "exclusiveMinimum": 0, "description": "c of recursive (c,l)-diversity"},
+    "t": {"type": "number", "minimum": 0, "maximum": 1,
+          "description": "the largest Earth Mover's Distance of a class to the table"},
+    "alpha": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+              "description": "the largest share of one sensitive value in a class"},
+    "beta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+             "description": "the largest share of one sensitive list in a class (paper 004)"},
+    "sensitive": {"type": "string", "minLength": 1, "description": "the sensitive column (role 'sensitive') or flag"},
+    "distance": {"enum": ["equal", "ordered", "hierarchical"], "default": "equal",
+                 "description": "the ground distance: equal, ordered values, or the column's hierarchy"},
+    "value": {"type": ["string", "number"], "description": "the one sensitive value alpha bounds (default: every value)"},
+    "population": {"type": "string", "minLength": 1,
+                   "description": "the population table (schema.table) the source was drawn from, with its QI columns"},
+    "dmin": {"type": "number", "minimum": 0, "maximum": 1,
+             "description": "the least share f/F of a population class the release may hold"},
+    "dmax": {"type": "number", "minimum": 0, "maximum": 1,
+             "description": "the greatest share f/F of a population class the release may hold"},
+}
 
 
 @dataclass(frozen=True)
@@ -278,14 +315,19 @@ def open_unit(e, key, w):
 
 #: spec ``type`` -> how an entry of it becomes a model: the generic models
 MODEL_TYPES: Mapping[str, ModelType] = {
-    "k-anonymity": ModelType(_k, frozenset({"k"})),
-    "distinct-l-diversity": ModelType(_distinct, frozenset({"l", "sensitive"})),
-    "entropy-l-diversity": ModelType(_entropy, frozenset({"l", "sensitive"})),
-    "recursive-cl-diversity": ModelType(_recursive, frozenset({"c", "l", "sensitive"})),
-    "t-closeness": ModelType(_t, frozenset({"t", "sensitive", "distance"})),
-    "alpha-k-anonymity": ModelType(_alpha_k, frozenset({"alpha", "k", "sensitive", "value"})),
-    "k-map": ModelType(_k_map, frozenset({"k", "population"})),
-    "delta-presence": ModelType(_delta, frozenset({"dmin", "dmax", "population"})),
+    "k-anonymity": ModelType(_k, frozenset({"k"}), model=KAnonymity),
+    "distinct-l-diversity": ModelType(_distinct, frozenset({"l", "sensitive"}), model=DistinctLDiversity),
+    "entropy-l-diversity": ModelType(_entropy, frozenset({"l", "sensitive"}), model=EntropyLDiversity),
+    "recursive-cl-diversity": ModelType(_recursive, frozenset({"c", "l", "sensitive"}),
+                                        model=RecursiveCLDiversity),
+    "t-closeness": ModelType(_t, frozenset({"t", "sensitive", "distance"}), frozenset({"distance"}),
+                             model=TCloseness),
+    "alpha-k-anonymity": ModelType(_alpha_k, frozenset({"alpha", "k", "sensitive", "value"}), frozenset({"value"}),
+                                   model=AlphaKAnonymity),
+    "k-map": ModelType(_k_map, frozenset({"k", "population"}), model=KMap,
+                       params={"k": {"type": "integer", "minimum": 1,
+                                     "description": "the fewest population rows each released class must match"}}),
+    "delta-presence": ModelType(_delta, frozenset({"dmin", "dmax", "population"}), model=DeltaPresence),
 }
 
 

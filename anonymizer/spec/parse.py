@@ -1,7 +1,9 @@
 """The release spec: what to anonymize, how, and where to publish it.
 
-A spec is a YAML file or a dict, validated completely before the first query. Errors name
-the field (``columns.age.role``) and the value. A spec looks like::
+A spec is a YAML file or a dict, validated completely before the first query: against its
+JSON Schema first (:mod:`.validate`: every error at once, with "did you mean" for a misspelled
+key or value), then by the checks below that a schema cannot state. Errors name the field
+(``columns.age.role``) and the value. A spec looks like::
 
     release: adult_k5
     source: {table: adult}            # or {path: adult.csv, table: adult, delimiter: ';'}
@@ -69,7 +71,8 @@ from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
 from anonymizer.spec.columns import parse_columns, parse_models
 from anonymizer.fields import mapping_field, name_field, path_or_uri, relative_path, table_format
-from anonymizer.spec.types import MAX_THREADS, NULL_POLICIES, ROLES, ReleaseSpec, Source
+from anonymizer.spec.types import MAX_THREADS, ReleaseSpec, Source
+from anonymizer.spec.validate import check
 from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, Output
 
 
@@ -132,28 +135,20 @@ def _read_text(source: str | Path, base_dir) -> tuple[str, Path]:
     return str(source), Path(base_dir or ".")
 
 
-_TOP = {"release", "source", "columns", "models", "algorithm", "suppression_limit", "nulls",
-        "default_role", "output", "description", "engine", "history"}
-
-
 def parse_spec(data: dict, base: Path) -> ReleaseSpec:
-    """Validate a spec dict (see the module docstring) and return a :class:`ReleaseSpec`."""
-    unknown = set(data) - _TOP
-    if unknown:
-        raise SpecError(sorted(unknown)[0], f"is not a spec field (fields: {', '.join(sorted(_TOP))})")
+    """Validate a spec dict (see the module docstring) and return a :class:`ReleaseSpec`:
+    first against the spec's JSON Schema, every error at once (:mod:`.validate`), then the
+    checks a schema cannot state, the first error found."""
+    check(data)
     release = name_field(data.get("release"), "release")
     columns = parse_columns(data.get("columns"), base)
     default_role = data.get("default_role")
-    if default_role is not None and default_role not in ROLES:
-        raise SpecError("default_role", f"must be one of {', '.join(ROLES)}", default_role)
     if not any(c.role == "quasi" for c in columns):
         raise SpecError("columns", "at least one column must have role 'quasi'")
     models = parse_models(data.get("models"), columns)
     suppression = data.get("suppression_limit", 0.0)
     number(suppression, "suppression_limit", 0, 1, what="a fraction of rows between 0 and 1")
     nulls = data.get("nulls", "error")
-    if nulls not in NULL_POLICIES:
-        raise SpecError("nulls", f"must be one of {', '.join(NULL_POLICIES)}", nulls)
     algorithm = parse_algorithm(data.get("algorithm", {"name": "mondrian"}), columns, base)
     pair(algorithm, models, columns)
     return ReleaseSpec(

@@ -12,7 +12,8 @@ import pytest
 
 from anonymizer.cli import COMMANDS, main
 
-TASKS = ["run", "validate", "check", "report", "history", "rollback", "prune", "hierarchy", "macros", "sql", "bench", "demo", "reproduce"]
+TASKS = ["run", "validate", "check", "report", "history", "rollback", "prune", "hierarchy", "macros", "sql", "bench", "demo", "reproduce",
+         "schema"]
 
 
 def commands(group: click.Group = main, path: tuple[str, ...] = ()):

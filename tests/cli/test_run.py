@@ -48,7 +48,8 @@ def test_run_json_and_exit_codes(invoke, tmp_path):
     assert failing.exit_code == 1 and "nothing was published" in failing.output
     spec.write_text("release: r\nsource: {table: people}\ncolumns: {age: quasy}\nmodels: [{type: k-anonymity, k: 5}]\n")
     bad = invoke("run", spec, "--db", db)
-    assert bad.exit_code == 2 and "columns.age.role" in bad.output
+    assert bad.exit_code == 2 and "columns.age: must be one of identifier, quasi" in bad.output
+    assert "did you mean 'quasi'?" in bad.output
 
 
 def test_validate_names_the_release_and_refuses_a_bad_spec(invoke, tmp_path):

@@ -49,7 +49,7 @@ BAD = [
     ({"intervals": [10, 5]}, "columns.x.hierarchy.intervals"),
     ({"csv": "nope.csv"}, "columns.x.hierarchy.csv"),
     ({"cgh": {"min_width": 10}, "masking": True}, "columns.x.hierarchy"),
-    ({"splines": 3}, "columns.x.hierarchy"),
+    ({"splines": 3}, "columns.x.hierarchy.splines"),   # not a kind: named by the schema
     ([1, 2], "columns.x.hierarchy"),
     ({"masking": True, "sizes": [2]}, "columns.x.hierarchy.sizes"),
     ({"masking": 0}, "columns.x.hierarchy.masking"),
@@ -58,7 +58,7 @@ BAD = [
     ({"ordered": ["a", "b", "c"]}, "columns.x.hierarchy.sizes"),
     ({"ordered": ["a", "b", "c"], "sizes": [3]}, "columns.x.hierarchy.sizes"),
     ({"ordered": ["a", "b", "c", "d"], "sizes": [2, 2]}, "columns.x.hierarchy.sizes"),
-    ({"dates": ["week"]}, "columns.x.hierarchy.dates"),
+    ({"dates": ["week"]}, "columns.x.hierarchy.dates[0]"),
     ({"dates": []}, "columns.x.hierarchy.dates"),
     ({"cgh": 10}, "columns.x.hierarchy.cgh"),
     ({"cgh": {}}, "columns.x.hierarchy.cgh.min_width"),

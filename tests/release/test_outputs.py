@@ -115,7 +115,7 @@ def test_database_path_is_relative_to_the_spec_file(tmp_path):
     ({"export": {"path": "v.csv", "compression": "gzip"}}, "output.export.compression", "is not an option"),
     ({"format": "parquet; DROP TABLE t"}, "output.format", "must be a format name"),
     ({"partition_by": ["a", "a"]}, "output.partition_by", "names a column twice"),
-    ({"partition_by": [1]}, "output.partition_by", "must be a published column name"),
+    ({"partition_by": [1]}, "output.partition_by[0]", "must be a string \\(a published column name\\)"),
 ])
 def test_bad_output_fields_name_the_field(tmp_path, output, field, text):
     spec = {"release": "r", "source": {"table": "t"}, "columns": {"a": "quasi"},

@@ -59,6 +59,12 @@ class MultiLDiversity(PrivacyModel):
         return f"{self.l}-diversity on all sensitive attributes"
 
 
+#: the JSON Schema of lsl-diversity's ``l`` (:mod:`anonymizer.spec.schema`)
+_LSL_L = {"type": "array", "minItems": 3, "maxItems": 3, "default": [1, 2, 3],
+          "items": {"type": "integer", "minimum": 1, "description": "one of the three whole numbers >= 1: l0, l1, l2"},
+          "description": "l0, l1, l2: three whole numbers >= 1, the l of security levels 0, 1 and 2, not decreasing"}
+
+
 def _lsl(e, w):
     value = e.get("l", [1, 2, 3])
     if (not isinstance(value, list) or len(value) != 3
@@ -75,6 +81,6 @@ def _multi_l(e, w):
 
 #: spec ``type`` -> how an entry of it becomes a model
 MODEL_TYPES: Mapping[str, ModelType] = {
-    "lsl-diversity": ModelType(_lsl, frozenset({"l"})),
-    "multi-l-diversity": ModelType(_multi_l, frozenset({"l"})),
+    "lsl-diversity": ModelType(_lsl, frozenset({"l"}), frozenset({"l"}), LslDiversity, {"l": _LSL_L}),
+    "multi-l-diversity": ModelType(_multi_l, frozenset({"l"}), model=MultiLDiversity),
 }

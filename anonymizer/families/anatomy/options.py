@@ -17,6 +17,11 @@ if TYPE_CHECKING:
     from anonymizer.spec.types import Column
 
 
+#: the JSON Schema of each option (:mod:`anonymizer.spec.schema`)
+SCHEMA = {"batch": {"anyOf": [{"const": "exact"}, {"type": "number", "exclusiveMinimum": 0, "maximum": 1}],
+                    "default": 0.2, "description": "the greedy's steps: 'exact' or a fraction in (0, 1]"}}
+
+
 @dataclass(frozen=True)
 class Options:
     """``batch``: ``"exact"`` (one record at a time) or the fraction of the remaining records

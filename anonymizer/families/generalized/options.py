@@ -23,6 +23,35 @@ SCORINGS = ("basic", "eta", "log")
 TIE_BREAKS = ("none", "basic")
 
 
+def _per_qi(kind: str, minimum: dict, what: str) -> dict:
+    """The JSON Schema of a mapping from quasi-identifiers to numbers."""
+    return {"type": "object", "additionalProperties": {"type": kind, **minimum}, "description": what}
+
+
+#: the JSON Schema of each option (:mod:`anonymizer.spec.schema`); :func:`parse` checks the same and more
+SCHEMA: Mapping[str, dict] = {
+    "relaxed": {"type": "boolean", "default": False, "description": "Mondrian: relaxed partitioning"},
+    "labels": {"enum": list(LABELS), "default": "hierarchy",
+               "description": "Mondrian: label a class by the hierarchy's node covering it, or by its own values"},
+    "split": {"enum": list(SPLITS), "default": "median", "description": "Mondrian: how a partition is cut"},
+    "levels": _per_qi("integer", {"minimum": 0}, "full-domain: the level of every quasi-identifier"),
+    "priorities": _per_qi("number", {"exclusiveMinimum": 0}, "PrivacyFrost2: v per quasi-identifier (default 1)"),
+    "min_level": _per_qi("integer", {"minimum": 0}, "the least level per quasi-identifier, from the root '*' = 0"),
+    "scoring": {"enum": list(SCORINGS), "default": "basic", "description": "PrivacyFrost2's scoring function"},
+    "d": {"type": "number", "exclusiveMinimum": 0, "description": "eta scoring's constant d"},
+    "p": {"type": "integer", "minimum": 0, "default": 0, "description": "PrivacyFrost2's pre-computation parameter"},
+    "presample": {"type": "object", "required": ["k"], "additionalProperties": False,
+                  "description": "PrivacyFrost2's pre-sampling: threshold levels u and k'",
+                  "properties": {"k": {"type": "integer", "minimum": 1, "description": "k' of pre-sampling"},
+                                 "levels": {"anyOf": [{"type": "integer", "minimum": 0},
+                                                      _per_qi("integer", {"minimum": 0}, "u per quasi-identifier")],
+                                            "description": "u: one level for all, or per quasi-identifier"}}},
+    "partial": {"type": "boolean", "default": False, "description": "PrivacyFrost2: partial-domain de-generalization"},
+    "tie_break": {"enum": list(TIE_BREAKS), "default": "none",
+                  "description": "PrivacyFrost2: how equal eta or log scores are told apart"},
+}
+
+
 @dataclass(frozen=True)
 class Options:
     """The options of the generalizing algorithms (each reads its own; the family declares

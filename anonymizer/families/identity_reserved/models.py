@@ -375,9 +375,9 @@ def _eir_ab(e, w):
 
 #: spec ``type`` -> how an entry of it becomes a model (Definitions 2.3, 3.3, 3.4)
 MODEL_TYPES: Mapping[str, ModelType] = {
-    "ir-k-anonymity": ModelType(_ir_k, frozenset({"k"})),
-    "ir-kl-anonymity": ModelType(_ir_kl, frozenset({"k", "l", "sensitive"})),
-    "ir-alpha-beta-anonymity": ModelType(_ir_ab, frozenset({"alpha", "beta", "sensitive"})),
-    "eir-l-diversity": ModelType(_eir_l, frozenset({"l", "sensitive"})),
-    "eir-alpha-beta-anonymity": ModelType(_eir_ab, frozenset({"alpha", "beta", "sensitive"})),
+    "ir-k-anonymity": ModelType(_ir_k, frozenset({"k"}), model=IRKAnonymity),
+    "ir-kl-anonymity": ModelType(_ir_kl, frozenset({"k", "l", "sensitive"}), model=IRKLAnonymity),
+    "ir-alpha-beta-anonymity": ModelType(_ir_ab, frozenset({"alpha", "beta", "sensitive"}), model=IRAlphaBetaAnonymity),
+    "eir-l-diversity": ModelType(_eir_l, frozenset({"l", "sensitive"}), model=EIRLDiversity),
+    "eir-alpha-beta-anonymity": ModelType(_eir_ab, frozenset({"alpha", "beta", "sensitive"}), model=EIRAlphaBetaAnonymity),
 }

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from anonymizer.target import History
 
 RENUMBER = ("random", "appearance")
+#: the JSON Schema of each option (:mod:`anonymizer.spec.schema`)
+SCHEMA = {"renumber": {"enum": list(RENUMBER), "default": "random",
+                       "description": "how Id_num is assigned: random, or the source's order (needs a seed)"}}
 
 
 @dataclass(frozen=True)

@@ -40,5 +40,5 @@ def _l_unique(e, w):
 
 #: spec ``type`` -> how an entry of it becomes a model
 MODEL_TYPES: Mapping[str, ModelType] = {
-    "l-unique": ModelType(_l_unique, frozenset({"l", "sensitive"})),
+    "l-unique": ModelType(_l_unique, frozenset({"l", "sensitive"}), frozenset({"sensitive"}), LUnique),
 }

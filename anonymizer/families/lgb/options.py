@@ -20,6 +20,11 @@ if TYPE_CHECKING:
     from anonymizer.target import History
 
 
+#: the JSON Schema of each option (:mod:`anonymizer.spec.schema`)
+SCHEMA = {"balance": {"type": "boolean", "default": True,
+                      "description": "LGB_NCP: a half short of k rows borrows cells (false: one group)"}}
+
+
 @dataclass(frozen=True)
 class Options:
     """``balance`` (LGB_NCP): a half short of k rows borrows cells as Xu et al.'s top-down

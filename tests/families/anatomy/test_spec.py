@@ -49,9 +49,9 @@ def test_security_on_a_non_sensitive_column(column, role):
 
 
 @pytest.mark.parametrize("security,field", [
-    (3, "columns.Disease.security.default"),
-    (-1, "columns.Disease.security.default"),
-    (True, "columns.Disease.security.default"),
+    (3, "columns.Disease.security"),   # the short form of {default: 3}
+    (-1, "columns.Disease.security"),
+    (True, "columns.Disease.security"),
     ({"default": 3}, "columns.Disease.security.default"),
     ({"default": 1, "values": {"HIV": 3}}, "columns.Disease.security.values.HIV"),
     ({"default": 1, "values": {"HIV": "high"}}, "columns.Disease.security.values.HIV"),
@@ -109,18 +109,18 @@ def test_lsl_diversity_with_other_models(other):
     assert "only model" in str(err)
 
 
-@pytest.mark.parametrize("l,problem", [
-    ([3, 2, 1], "must not decrease"),
-    ([1, 3, 2], "must not decrease"),
-    ([1, 2], "three whole numbers"),
-    ([1, 2, 3, 4], "three whole numbers"),
-    ([0, 2, 3], "three whole numbers"),
-    ([1, 2.5, 3], "three whole numbers"),
-    (3, "three whole numbers"),
+@pytest.mark.parametrize("l,problem,item", [
+    ([3, 2, 1], "must not decrease", ""),
+    ([1, 3, 2], "must not decrease", ""),
+    ([1, 2], "three whole numbers", ""),
+    ([1, 2, 3, 4], "three whole numbers", ""),
+    ([0, 2, 3], "three whole numbers", "[0]"),   # the schema names the item
+    ([1, 2.5, 3], "three whole numbers", "[1]"),
+    (3, "three whole numbers", ""),
 ], ids=["decreasing", "dip", "short", "long", "zero", "fraction", "scalar"])
-def test_bad_lsl_l(l, problem):
+def test_bad_lsl_l(l, problem, item):
     err = spec_error(changed(lambda s: s["models"][0].__setitem__("l", l)))
-    assert err.field == "models[0].l"
+    assert err.field == f"models[0].l{item}"
     assert problem in str(err)
 
 

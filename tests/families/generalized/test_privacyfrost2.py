@@ -156,7 +156,7 @@ def test_options_are_validated():
     bad = [({"name": "privacyfrost2", "scoring": "eta"}, "algorithm.d"),
            ({"name": "privacyfrost2", "scoring": "cosine"}, "algorithm.scoring"),
            ({"name": "privacyfrost2", "priorities": {"zz": 1}}, "algorithm.priorities.zz"),
-           ({"name": "privacyfrost2", "priorities": {"a": 0}}, "algorithm.priorities"),
+           ({"name": "privacyfrost2", "priorities": {"a": 0}}, "algorithm.priorities.a"),
            ({"name": "privacyfrost2", "presample": {"levels": 1}}, "algorithm.presample.k"),
            ({"name": "optimal", "scoring": "basic"}, "algorithm.scoring"),
            ({"name": "mondrian", "partial": True}, "algorithm.partial")]
