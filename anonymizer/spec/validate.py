@@ -16,6 +16,7 @@ Example:
 from __future__ import annotations
 
 import difflib
+import math
 from typing import Any, Iterable, Iterator
 
 from jsonschema import Draft202012Validator
@@ -143,6 +144,9 @@ def _branch(error: ValidationError) -> Iterator[tuple[list[Any], SpecError]]:
                     error.instance)
 
 
+_BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
+
+
 def _problem(error: ValidationError) -> str:
     """The problem of a schema error of a bound, a length or a type, as the parser says it,
     with what the field is (its description)."""
@@ -152,7 +156,9 @@ def _problem(error: ValidationError) -> str:
             "minItems": f"must have at least {limit} item(s)", "maxItems": f"must have at most {limit} item(s)",
             "minLength": "must not be empty", "maxLength": f"must be at most {limit} characters",
             "minProperties": "must not be empty", "uniqueItems": "must not repeat a value"}
-    if kind == "type":
+    if kind in _BOUNDS and isinstance(error.instance, float) and not math.isfinite(error.instance):
+        problem = "must be a finite number"   # NaN passes no comparison, an infinity every bound but one
+    elif kind == "type":
         kinds = [limit] if isinstance(limit, str) else list(limit)
         problem = "must be " + " or ".join(_TYPES.get(k, k) for k in kinds)
     else:
