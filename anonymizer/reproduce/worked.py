@@ -22,13 +22,16 @@ PACKAGES = {"p000": "p000_lgb", "p001": "p001_hierarchies", "p002": "p002_msb",
 @dataclass
 class Side:
     """One of the paper's tables beside ours: ``paper`` and ``ours`` are lists of rows
-    under ``columns``; ``note`` says how to read a difference the paper explains (or we do)."""
+    under ``columns``; ``note`` says how to read a difference the paper explains (or we do).
+    ``reference`` names where the left side comes from: the paper's print, or (where the
+    paper prints no figure) a computation by hand that is ours, not the paper's."""
 
     caption: str
     columns: list[str]
     paper: list[tuple]
     ours: list[tuple]
     note: str = ""
+    reference: str = "paper"
     cells: list[list[bool]] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -48,7 +51,8 @@ class Side:
 
     def to_json(self) -> dict[str, Any]:
         return {"caption": self.caption, "columns": self.columns, "paper": [list(r) for r in self.paper],
-                "ours": [list(r) for r in self.ours], "same": self.same, "note": self.note}
+                "ours": [list(r) for r in self.ours], "same": self.same, "note": self.note,
+                "reference": self.reference}
 
 
 def _text(value: Any) -> str:
@@ -101,7 +105,7 @@ def format_side(side: Side) -> str:
     head = line(side.columns)
     gap = " " * 4
     out = [side.caption, "=" * len(side.caption),
-           "paper".ljust(len(head)) + gap + "   ours", head + gap + "   " + head]
+           side.reference.ljust(len(head)) + gap + "   ours", head + gap + "   " + head]
     for i in range(max(len(side.paper), len(side.ours))):
         left = line(side.paper[i]) if i < len(side.paper) else " " * len(head)
         if i < len(side.ours):
@@ -110,7 +114,8 @@ def format_side(side: Side) -> str:
             out.append(f"{left}{gap}{mark}  {line(side.ours[i], marks)}")
         else:
             out.append(f"{left}{gap}≠  (missing)")
-    out.append("same as the paper" if side.same else "differs from the paper (cells in [brackets])")
+    source = "the paper" if side.reference == "paper" else side.reference
+    out.append(f"same as {source}" if side.same else f"differs from {source} (cells in [brackets])")
     if side.note:
         out.append(f"note: {side.note}")
     return "\n".join(out)

@@ -85,8 +85,10 @@ def table3(con) -> list[Side]:
             Side("Table 3's information loss (Eqs. 11-15; the paper prints none): per QI and NLoss",
                  ["Gender", "Age", "Postcode", "NLoss"], [(0.5, 1.0, 5 / 12, 23 / 36)],
                  [tuple(u["nloss_per_qi"][q] for q in ("gender", "age", "postcode")) + (u["nloss"],)],
-                 note="by hand: Gender F 0 (Q1), * 1 (Q2); Age [30, 39] 9/9, the node's bounds (section 2.3, "
-                      "Eq. 3), not the 5/9 of the ages present; Postcode 1007* 3/6, 1008* 2/6")]
+                 note="the left side is our hand computation, not the paper's (it prints no NLoss for Table 3): "
+                      "Gender F 0 (Q1), * 1 (Q2); Age [30, 39] 9/9, the node's bounds (section 2.3, Eq. 3), not "
+                      "the 5/9 of the ages present; Postcode 1007* 3/6, 1008* 2/6",
+                 reference="ours, by hand (Eqs. 11-15)")]
 
 
 EXAMPLES = {("table", "3"): ("Paper 004, section 3: GeneIR's Table 3 along Fig. 1's trees", table3),
