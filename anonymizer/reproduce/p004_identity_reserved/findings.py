@@ -1,5 +1,5 @@
 """Paper 004's claims (section 5, Figures 2-9) checked against the experiment's rows
-(:mod:`.experiment`): (a) to (m), each a finding with its verdict and evidence."""
+(:mod:`.experiment`): (a) to (m), each a finding whose verdict follows from its printed checks."""
 
 from __future__ import annotations
 
@@ -237,7 +237,7 @@ CHECKS = (_a_high, _b_v_l, _c_v_danonyir, _d_v_alpha_beta, _e_v_qi, _f_geneir_lo
 
 
 def findings(rows: list[dict]) -> list[dict]:
-    """Section 5's claims checked against ``rows``: each ``{id, claim, holds, evidence, note}``,
+    """Section 5's claims checked against ``rows``: each ``{id, claim, holds, note, checks, context}``,
     ``holds`` one of "holds", "partly", "does not hold", "n/a" (the rows lack what it needs)."""
     return [check(rows) for check in CHECKS]
 
