@@ -13,6 +13,7 @@ from anonymizer.reproduce.p001_hierarchies.experiment import comparison, paper00
 from anonymizer.reproduce.p001_hierarchies.figures import format_figures, level_figures
 from anonymizer.reproduce.p001_hierarchies.findings import figure_findings, lattice_findings
 from tests.cli.conftest import run_cli
+from tests.project.test_verdicts import recomputed
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +48,16 @@ def test_figure_findings(levels):
     found = {f["id"]: f for f in figure_findings(levels)}
     assert {k: f["holds"] for k, f in found.items()} == {
         "5a": HOLDS, "5b": HOLDS, "5c": HOLDS, "6a": HOLDS, "6b": PARTLY, "6c": PARTLY}
-    assert found["5c"]["evidence"]["nodes over all levels"] == {"iotf": 45, "cgh": 15, "dbgh": 22, "cbgh": 21}
+    assert found["5c"]["context"]["nodes over all levels"] == {"iotf": 45, "cgh": 15, "dbgh": 22, "cbgh": 21}
     # IOTF distorts least at levels 1-3; CBGH least at level 4 (2.2669 against DBGH's 2.4747)
-    assert found["6b"]["evidence"]["level 1"] == {"iotf": 0.0342, "cgh": 0.5, "dbgh": 0.4545, "cbgh": 0.4545}
-    assert found["6c"]["evidence"]["level 4"] == {"iotf": 4.0, "cgh": 4.0, "dbgh": 2.4747, "cbgh": 2.2669}
+    assert found["6b"]["context"]["level 1"] == {"iotf": 0.0342, "cgh": 0.5, "dbgh": 0.4545, "cbgh": 0.4545}
+    assert found["6c"]["context"]["level 4"] == {"iotf": 4.0, "cgh": 4.0, "dbgh": 2.4747, "cbgh": 2.2669}
+    # each verdict follows from its checks: 6b's two met are levels 4 and 5 (DBGH's 5.0 ties)
+    assert {label: c["value"] for label, c in found["6b"]["checks"].items() if c["met"]} == {
+        "level 4: CBGH distortion - the least of the others'": -0.2078,
+        "level 5: CBGH distortion - the least of the others'": 0.0}
+    assert found["5c"]["checks"]["CBGH nodes - the second fewest of the others'"] == {"value": -1, "rule": "<= 0",
+                                                                                      "met": True}
 
 
 def test_lattice_findings():
@@ -58,9 +65,12 @@ def test_lattice_findings():
         compared = comparison(paper001(c))
     found = {f["id"]: f for f in lattice_findings(compared)}
     assert {k: f["holds"] for k, f in found.items()} == {"7": PARTLY, "V-a": PARTLY, "V-b": NOT, "IV": PARTLY}
-    assert found["V-b"]["evidence"]["k=2"] == {"iotf": 19370047, "cgh": 98469463, "dbgh": 53423895,
+    assert found["V-b"]["context"]["k=2"] == {"iotf": 19370047, "cgh": 98469463, "dbgh": 53423895,
                                               "cbgh": 52072685}
-    assert found["V-a"]["evidence"]["k=50"] == {"iotf": 0.4899, "cgh": 0.5, "dbgh": 0.4061, "cbgh": 0.3875}
+    assert found["V-a"]["context"]["k=50"] == {"iotf": 0.4899, "cgh": 0.5, "dbgh": 0.4061, "cbgh": 0.3875}
+    assert [c["met"] for c in found["V-a"]["checks"].values()] == [False, False, False, True, True]
+    assert found["V-b"]["checks"]["k=2: CBGH DCP - the least of the others'"]["value"] == 52072685 - 19370047
+    assert sum(c["met"] for c in found["IV"]["checks"].values()) == 3        # distortion ratio at k = 10, 50, 100
     assert compared["dbgh"]["heights"] == {"age": 9, "education-num": 4, "hours-per-week": 5}
 
 
@@ -89,4 +99,6 @@ def test_cli_plots_figures_5_and_6(tmp_path):
     res = run_cli("reproduce", "p001", "--db", tmp_path / "e.duckdb", "--plot", png, "--quiet")
     assert res.exit_code == 0, res.output
     assert "Figure 5: nodes at each level" in res.output and "(V-b) DOES NOT HOLD" in res.output
+    printed = recomputed(res.output)       # every printed verdict follows from its printed checks
+    assert len(printed) == 10 and all(v == again for v, again in printed.values()), printed
     assert png.stat().st_size > 10_000 and (tmp_path / "p_fig5_6.png").stat().st_size > 10_000
