@@ -234,7 +234,7 @@ def p002(batch: str | float, sizes: list[int], dims: list[int], plots: str | Non
       (2) d = 2, 3, 4, 5 at n = 2000
     Prints, per sweep, the additional information loss (Definition 14), suppression
     ratio (Definition 15), groups and seconds, then whether each claim of section 5 holds
-    (true, false or partly) with the numbers behind it. A progress line per run goes to
+    (holds, partly or does not hold) with the numbers behind it. A progress line per run goes to
     stderr. The full run is 78 releases and takes under a minute.
 
     \b
