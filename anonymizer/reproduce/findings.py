@@ -74,7 +74,9 @@ def finding(key: str, claim: str, checks: dict[str, Check], note: str, context: 
 
 
 def _number(x: float) -> str:
-    return f"{x:g}" if math.isfinite(x) else str(x)
+    """A check's number in full (4 decimals at most, as it was rounded): read back, it is the
+    number the check compared."""
+    return f"{x:.4f}".rstrip("0").rstrip(".") if math.isfinite(x) else str(x)
 
 
 def check_line(label: str, c: dict, indent: str) -> str:

@@ -113,6 +113,8 @@ def run_experiment(con: duckdb.DuckDBPyConnection | None = None, *, sizes: Itera
             raise SpecError("algorithms", f"one of {', '.join(ALGORITHMS)}", a)
     con = con if con is not None else duckdb.connect()
     from anonymizer.api import anonymize
+    from anonymizer.families.anatomy.greedy import warm
+    warm()      # numba compiles the greedy once per installation: not in the first run's seconds
     load_adult(con, SOURCE)
     measured: dict[tuple[int, int, str], dict] = {}
     tables: dict[int, tuple[str, dict]] = {}
