@@ -26,7 +26,10 @@ QIS = ("age", "sex", "native_country")
 
 def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch: str | float = 0.2) -> Iterator[dict]:
     """Yield one dict per run: rows, algorithm, seconds (whole release), scan_seconds, ratio,
-    the release's step timings, greedy figures and peak memory. ``batch``: ``"exact"`` or a fraction."""
+    the release's step timings, greedy figures, the rows MSB moves between the database and
+    Python (``rows_to_python``: the buckets it reads; ``rows_from_python``: the runs it hands
+    back, :mod:`anonymizer.families.anatomy.runs`, against the greedy's ``takes``) and peak
+    memory. ``batch``: ``"exact"`` or a fraction."""
 
     def source(engine, rows):
         table = make_adult_like(engine, f"msb_{rows}", rows, seed=rows)
@@ -41,7 +44,8 @@ def run_msb_bench(rows_list, algorithms, d: int = 3, repeat: int = 3, batch: str
         a = result.algorithm
         return {"d": d, "batch": batch, "buckets": a["buckets"], "groups": a["groups"],
                 "greedy_steps": a["greedy_steps"], "greedy_seconds": a["greedy_seconds"],
-                "residual_added": a["residual_added"],
+                "residual_added": a["residual_added"], "takes": a["takes"],
+                "rows_to_python": a["rows_to_python"], "rows_from_python": a["rows_from_python"],
                 "additional_information_loss": round(result.utility["additional_information_loss"], 4)}
 
     return release_runs("msb", rows_list, algorithms, repeat, source, spec,
@@ -53,5 +57,7 @@ def format_msb_bench(runs: list[dict]) -> str:
     return format_table(runs, [("rows", 10, figure("rows")), ("algorithm", 11, figure("algorithm", "<11")),
                                *COMMON_COLUMNS, ("greedy", 7, figure("greedy_seconds", ".2f")),
                                ("steps", 6, figure("greedy_steps")), ("groups", 9, figure("groups")),
+                               ("takes", 8, figure("takes")),
+                               ("to py", 6, figure("rows_to_python")), ("from py", 8, figure("rows_from_python")),
                                ("loss", 6, figure("additional_information_loss", ".3f")),
                                ("supp", 8, figure("suppressed")), PEAK_COLUMN])

@@ -212,8 +212,8 @@ class Engine:
             raise SpecError("source.path", f"cannot be read as {reader}: {reason} (check the file, or {hint})",
                             str(src.path)) from None
 
-    def load_frame(self, data: "pandas.DataFrame", target: str) -> None:
-        """Copy the DataFrame ``data`` into the new table ``target`` (quoted)."""
+    def load_frame(self, data: "pandas.DataFrame | dict[str, Any]", target: str) -> None:
+        """Copy ``data``, a DataFrame or columns of numpy arrays, into the new table ``target`` (quoted)."""
         name = f"__anonymizer_input_{uuid.uuid4().hex[:10]}"
         self.con.register(name, data)
         try:

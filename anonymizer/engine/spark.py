@@ -231,8 +231,13 @@ class SparkEngine(Engine):
                    "prepare/load_file.sql.j2", start)
 
     def load_frame(self, data, target: str) -> None:
-        """A pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`) as ``target``."""
-        self._save(self.con.createDataFrame(data), target, "-- createDataFrame(data)", "<data>", time.perf_counter())
+        """A pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`), or columns of
+        integer numpy arrays (MSB's runs), as ``target``."""
+        start, schema = time.perf_counter(), None
+        if isinstance(data, dict):
+            schema = ", ".join(f"{name} BIGINT" for name in data)
+            data = list(zip(*(column.tolist() for column in data.values())))
+        self._save(self.con.createDataFrame(data, schema), target, "-- createDataFrame(data)", "<data>", start)
 
     def _save(self, frame, target: str, what: str, template: str, start: float) -> None:
         name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")

@@ -278,7 +278,7 @@ def test_the_spark_forms_render_and_transpile():
                "columns": [('"spec_text"', "VARCHAR")],
                "hist": '"w"."hist"', "glob": '"w"."glob"', "p": "m0",                  # models/
                "target": '"w"."assign"', "base": '"w"."base"', "buckets": '"w"."b"',   # families/anatomy/
-               "takes": '"w"."takes"', "sens": ['"s0"', '"s1"'],
+               "runs": '"w"."runs"', "sens": ['"s0"', '"s1"'],
                "cells": '"w"."cells"', "qis": ['"q0"', '"q1"']}                      # families/generalized/mondrian/
     for form in forms:
         text = render(form.removeprefix("dialects/spark/"), "spark", **context)

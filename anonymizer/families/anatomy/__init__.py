@@ -12,7 +12,7 @@ Section 4 grouping phase (Algorithms 1-3)       :func:`.greedy.run_greedy`, :fun
   MBF / MSDCF / MMDCF key, MSLF                 :func:`.grouping.score`
   shielding                                     :func:`.grouping.eligible`, :func:`.grouping.form`
 Section 4 residual phase, suppression           :func:`.residual.residual`
-rows to groups                                  :func:`msb`                                assign
+rows to groups (runs)                           :func:`msb`, :func:`.runs.runs_of`         assign
 QI table and sensitive table (anatomy)          :mod:`anonymizer.families.anatomy.form`                  qi_table, sensitive_table
 Defs. 8, 11 verification                        :func:`anonymizer.families.anatomy.form.verify`          judge
 Def. 14 additional information loss, Def. 15    :func:`anonymizer.families.anatomy.form.metrics`         judge

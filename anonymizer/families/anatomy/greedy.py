@@ -3,7 +3,8 @@
 Everything here works on the multi-dimensional buckets (Definition 13): one entry per
 distinct composite sensitive vector with its size, never on rows. The outcome is a list
 of *takes*: "records ``lo .. lo + per*m - 1`` of bucket ``bid`` go to groups ``gid ..
-gid + m - 1``, ``per`` each", which one SQL statement turns into a row -> group table.
+gid + m - 1``, ``per`` each"; :mod:`.runs` merges a bucket's takes into runs, which one
+SQL statement turns into a row -> group table.
 
 Paper 002's listings (Algorithms 1 to 3) are images that did not survive; the steps below
 are rebuilt from its sections 3 and 4 and its account of Yang et al.'s MSB. Each choice

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
 import numpy as np
-import pandas as pd
 
 from anonymizer.engine.session import Engine
 from anonymizer.plan import Plan
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.greedy import Buckets, Outcome, run_greedy, warm
+from anonymizer.families.anatomy.runs import runs_of
 from anonymizer.families.anatomy import options
 
 if TYPE_CHECKING:
@@ -67,12 +67,13 @@ def msb(engine: Engine, plan: Plan) -> MsbResult:
     engine.say(f"{plan.algorithm}: {outcome.groups} groups in {outcome.iterations} greedy steps, "
                f"{outcome.residual_added} records added, {outcome.suppressed} suppressed")
     assign = engine.work("assign")
-    takes = engine.work("msb_takes")
-    engine.load_frame(pd.DataFrame.from_records(outcome.takes), takes)
+    runs = engine.work("msb_runs")
+    found = runs_of(outcome.takes)
+    engine.load_frame(found, runs)   # columns of numpy arrays: no per-value Python objects
     engine.run("families/anatomy/assign.sql.j2", plan.key.params(), target=assign, base=plan.base,
-               buckets=table, takes=takes, sens=[k.internal for k in plan.sensitive])
+               buckets=table, runs=runs, sens=[k.internal for k in plan.sensitive])
     return MsbResult(assign, levels, table, outcome.groups, outcome.suppressed, time.perf_counter() - start,
-                     _notes(outcome, buckets, greedy_seconds, batch))
+                     _notes(outcome, buckets, greedy_seconds, batch, len(found["bid"])))
 
 
 def uniform(buckets: Buckets) -> Buckets:
@@ -82,8 +83,12 @@ def uniform(buckets: Buckets) -> Buckets:
                    buckets.tie, buckets.domain)
 
 
-def _notes(o: Outcome, b: Buckets, seconds: float, batch) -> dict:
-    return {"buckets": int(len(b.size)), "dimensions": b.d, "groups": o.groups, "grouped": o.grouped,
+def _notes(o: Outcome, b: Buckets, seconds: float, batch, runs: int) -> dict:
+    """What the run did; the rows it moved between the database and Python: the buckets and one
+    domain size per dimension that :func:`.buckets.build_buckets` reads, the ``runs`` handed back
+    (the greedy's ``takes`` before they were merged)."""
+    return {"rows_to_python": int(len(b.size)) + b.d, "rows_from_python": runs,
+            "buckets": int(len(b.size)), "dimensions": b.d, "groups": o.groups, "grouped": o.grouped,
             "residual_added": o.residual_added, "suppressed": o.suppressed, "greedy_steps": o.iterations,
             "failed_starts": o.failures, "residual_steps": o.residual_steps, "takes": len(o.takes),
             "scanned": o.scanned, "sorts": o.sorts,
