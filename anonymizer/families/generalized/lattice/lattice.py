@@ -216,11 +216,19 @@ def drop_failing(engine: Engine, plan: Plan, freq: FrequencySet, rows: str, node
 def rows_loss(engine: Engine, plan: Plan, rows: str) -> float:
     """ARX's loss (``metrics.loss``) of the table ``rows`` stands for: per cell ``(values
     covered - 1) / (values - 1)`` at its class's level, every source row missing from
-    ``rows`` (suppressed) costing 1 per cell; the mean over all cells of the source."""
+    ``rows`` (suppressed) costing 1 per cell; the mean over all cells of the source (the
+    mean of :func:`qi_losses`)."""
+    return sum(qi_losses(engine, plan, rows).values()) / len(plan.qis)
+
+
+def qi_losses(engine: Engine, plan: Plan, rows: str) -> dict[str, float]:
+    """Each QI's share of :func:`rows_loss`: its cells' loss over the source's rows (a
+    suppressed row costing 1), by QI name; paper 003's reproduction reads where the loss is."""
     qis = [{"code": ident(q.code), "level": ident(f"lv{q.index}"), "hier": q.hier} for q in plan.qis]
-    kept, cells = engine.one("families/generalized/lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
-                             rows=rows, qis=qis)
-    return release_loss(plan, int(kept or 0), float(cells or 0.0))
+    kept, *cells = engine.one("families/generalized/lattice/rows_loss.sql.j2", {f"m{i}": q.m for i, q in enumerate(plan.qis)},
+                              rows=rows, qis=qis)
+    missing = plan.rows - int(kept or 0)
+    return {q.name: (float(c or 0.0) + missing) / plan.rows for q, c in zip(plan.qis, cells)}
 
 
 def release_loss(plan: Plan, kept: int, cells: float) -> float:

@@ -86,7 +86,7 @@ from anonymizer.families.generalized.lattice.lattice import (
     level_qis,
     passing_classes,
     publish_levels,
-    rows_loss,
+    qi_losses,
 )
 from anonymizer.families.generalized.lattice.scoring import Scoring
 from anonymizer.families.generalized import options
@@ -224,18 +224,19 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
     s = ranked[0]
     engine.say(f"privacyfrost2: best full-domain node {frost.lattice.levels(node)} score {s:g} "
                f"after {frost.lattice.checks} checks")
+    rows = at_node(engine, freq, node)
+    drop_failing(engine, plan, freq, rows, node)
+    full_domain_loss = qi_losses(engine, plan, rows)
     partial_start = time.perf_counter()
-    if opts.partial:
-        rows, partial = partial_domain(engine, plan, frost, node)
-    else:
-        rows, partial = at_node(engine, freq, node), []
-        drop_failing(engine, plan, freq, rows, node)
+    partial = partial_domain(engine, plan, frost, rows) if opts.partial else []
     score = _partial_score(engine, plan, frost, rows) if opts.partial else s
     partial_seconds = time.perf_counter() - partial_start if opts.partial else 0.0
+    qi_loss = qi_losses(engine, plan, rows) if opts.partial else full_domain_loss
     assign, classes = publish_levels(engine, plan, rows)
     kept = engine.count(assign)
     notes = {"levels": frost.lattice.levels(node), "score": score, "full_domain_score": s, "scoring": opts.scoring,
-             "loss": rows_loss(engine, plan, rows),
+             "loss": sum(qi_loss.values()) / len(qi_loss), "qi_loss": qi_loss,
+             "full_domain_loss": sum(full_domain_loss.values()) / len(full_domain_loss),
              "checks": frost.lattice.checks, "check_seconds": round(frost.lattice.check_seconds, 4),
              "frequency_set_rows": freq.size, "presampled": presampled, "partial_rounds": partial,
              "partial_seconds": round(partial_seconds, 4), "tie_break": opts.tie_break,
@@ -245,13 +246,11 @@ def privacyfrost2(engine: Engine, plan: Plan) -> AlgorithmResult:
                            labels="hier-rows", presampled=presampled)
 
 
-def partial_domain(engine: Engine, plan: Plan, frost: _Frost, node: Node) -> tuple[str, list[dict]]:
-    """Section 5.4 step 4: per class, lower QIs (top priority first) while every sub-class
-    still satisfies the models; classes failing at ``node`` (within the suppression budget)
-    are dropped first. Returns the levels table and one entry per change made."""
+def partial_domain(engine: Engine, plan: Plan, frost: _Frost, rows: str) -> list[dict]:
+    """Section 5.4 step 4: per class of ``rows`` (the best full-domain node's classes, those
+    failing already dropped), lower QIs (top priority first) while every sub-class still
+    satisfies the models. Lowers ``rows`` in place; returns one entry per change made."""
     freq = frost.lattice.freq
-    rows = at_node(engine, freq, node)
-    drop_failing(engine, plan, freq, rows, node)
     changes, changed = [], True
     while changed:
         changed = False
@@ -261,7 +260,7 @@ def partial_domain(engine: Engine, plan: Plan, frost: _Frost, node: Node) -> tup
                 apply_classes(engine, plan, freq, rows, accepted, a=i, mode="lower")
                 changes.append({"qi": plan.qis[i].name, "classes": int(n)})
                 changed = True
-    return rows, changes
+    return changes
 
 
 def _partial_score(engine: Engine, plan: Plan, frost: _Frost, rows: str) -> float:
