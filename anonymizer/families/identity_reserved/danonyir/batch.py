@@ -39,6 +39,7 @@ SEEDS = 32
 def _fetch(t: Tables, table: str, key: str, ids: list[int]) -> tuple[dict[str, np.ndarray], dict[int, int]]:
     """The rows of ``table`` whose ``key`` is in ``ids``, as columns, and each id's position."""
     cols = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"ids": ids}, table=table, key=key).fetchnumpy()
+    t.fetched += len(cols[key])
     cols = {name: words(c) if name[0] == "w" else c for name, c in cols.items()}
     return cols, {k: i for i, k in enumerate(cols[key].tolist())}
 
@@ -66,9 +67,7 @@ class Batch:
         t.flush()
         t.sync()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
-        cur = t.run("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
-        names = [d[0] for d in cur.description]
-        entries = [dict(zip(names, r)) for r in cur.fetchall()]
+        entries = t.rows("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
         pids = sorted({e["seed"] for e in entries} | {p for e in entries for p in e["pids"] or []})
         cids = sorted({c for e in entries for c in e["cids"] or []})
         people, at = _fetch(t, t.rest, "pid", pids)

@@ -153,11 +153,10 @@ class Search:
         self.mark = len(self.t.taken)
         self.t.sync()
         params = {**q.params(), "taken": self.t.taken, "k": self.width}
-        people, floor, classes, front = self.t.run(
-            "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
-            classes=self.t.classes).fetchone()
-        self.people, self.floor, self.front = People.of(people or [], q.element), floor or [], front or []
-        self.classes = Classes.of(classes or [], q.element)
+        found = self.t.rows("families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
+                            classes=self.t.classes)[0]
+        self.people, self.floor = People.of(found["people"] or [], q.element), found["floor"] or []
+        self.classes, self.front = Classes.of(found["classes"] or [], q.element), found["front"] or []
 
     def _certified(self, q: Growing) -> tuple[dict, dict | None] | None:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove
