@@ -88,7 +88,11 @@ class Tables:
     stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
     fetched: int = 0                                    # rows read into Python (:func:`carried`)
     sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
+    batch: str = field(init=False)                      # a batch's seeds and candidates (:mod:`.batch`)
     _sql: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.batch = self.engine.work("dn_batch")
 
     @property
     def ctx(self) -> list[dict]:
