@@ -68,7 +68,7 @@ class Batch:
     pmask: np.ndarray                                       # bit i: a candidate of seed i
     at: dict[int, int]                                      # Id_num -> position in people
     classes: Classes
-    cmask: np.ndarray
+    cmask: np.ndarray                                       # bit i: a candidate class of seed i
     fresh: dict[int, dict] = field(default_factory=dict)    # classes stored since, by cid
     dropped: set[int] = field(default_factory=set)          # classes merged since
 
