@@ -10,7 +10,6 @@ import pytest
 
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.families.identity_reserved.danonyir import batch, search
-from anonymizer.families.identity_reserved.danonyir.columns import Classes
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.release.run import run_release
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2
@@ -52,8 +51,9 @@ def test_batches_publish_the_plain_release(monkeypatch, model):
 
 
 def test_batch_statement_is_one_candidates_scan_per_seed(con):
-    """The batch statement's entry for a seed s is candidates.sql.j2's answer for Q = {s}: the
-    same individuals, classes, bounds (Table 2, k = 2 candidates, one class {6, 7, 4} formed)."""
+    """The batch's candidates of a seed s (its bit in the rows read) and bounds are
+    candidates.sql.j2's answer for Q = {s}: the same individuals, classes, u and bounds (Table 2,
+    k = 2 candidates, one class {6, 7, 4} formed); each candidate's row is read once."""
     load_table2(con)
     engine, t = _state(con, 0)
     try:
@@ -62,20 +62,20 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
         got = batch.Batch.choose(t, 2, 10)
         assert [e["seed"] for e in got.seeds] == [r[0] for r in con.execute(
             f"SELECT pid FROM {t.rest} ORDER BY draw, pid").fetchall()]
-        assert sorted(got.at) == [1, 2, 3, 5] and list(got.cat) == [1]
+        assert sorted(got.at) == [1, 2, 3, 5] and got.classes.cols["cid"].tolist() == [1]
+        assert t.fetched == 4 + 1 + sum(len(e["floor"] or []) + len(e["front"] or []) for e in got.seeds)
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
             t.taken = [entry["seed"]]
             people, floor, classes, front = t.run(
                 "families/identity_reserved/danonyir/candidates.sql.j2", {**q.params(), "taken": t.taken, "k": 2},
                 rest=t.rest, classes=t.classes).fetchone()
-            assert sorted(entry["pids"]) == sorted(p["pid"] for p in people)
+            mine, theirs = got.candidates(entry, set(), q.element)
+            assert sorted(mine.cols["pid"].tolist()) == sorted(p["pid"] for p in people)
             assert entry["floor"] == floor and entry["front"] == front
-            assert entry["cids"] == [c["cid"] for c in classes] == [1]
-            assert entry["us"] == [c["u"] for c in classes]
-            row = got.classes.row(got.cat[1])
-            assert Classes.of([row], q.element).spans(q.element)[0] == classes[0]["u"]
-            assert search.class_distance(q.element, 0.0, q.nrec, row) == classes[0]["d"]
+            assert theirs.cols["cid"].tolist() == [c["cid"] for c in classes] == [1]
+            assert theirs.cols["u"].tolist() == [c["u"] for c in classes]
+            assert search.class_distance(q.element, 0.0, q.nrec, theirs.row(0)) == classes[0]["d"]
         assert isinstance(q.element, Element)
     finally:
         t.taken = []
@@ -95,3 +95,27 @@ def test_classes_stored_after_the_statement_are_needed(monkeypatch):
     wrong, run = _release(con, spec, 128, 40, monkeypatch)
     assert run["fresh"] == 0
     assert wrong != rows
+
+
+@pytest.mark.parametrize("individuals", [300, 1200])
+def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
+    """Issue 40: what DAnonyIR reads into Python is, per batch of seeds, each candidate's row once
+    and a few bound pairs per seed, and per scan of D for Q as it is, its RESCAN candidates; not
+    the candidates' lists, nor D. With 16 candidates a seed (batches of 8), at 300 and at 1,200
+    patients alike, fewer than 2 * (CANDIDATES + RESCAN) rows a class; with the defaults, fewer
+    than 100 (a batch read 512 Id_num and class ids per seed before: 868 rows a class at 1,000
+    patients); with them, the rows sent back (Id_num taken and stored, classes stored) stay
+    within 4 per individual (a scan of D for Q sends the Id_num taken since the batch again)."""
+    con = duckdb.connect()
+    patients(con, "p", individuals=individuals, seed=7)
+    spec = patients_spec("p", qis=6, model={"type": "eir-l-diversity", "l": 4},
+                         algorithm={"name": "danonyir", "seed": 7}, suppression_limit=1.0, release="g", view="g")
+    for k, seeds, per_class, sent in ((16, 8, 2 * (16 + search.RESCAN), None),
+                                      (search.CANDIDATES, batch.SEEDS, 100, 4 * individuals)):
+        monkeypatch.setattr(search, "CANDIDATES", k)
+        monkeypatch.setattr(batch, "SEEDS", seeds)
+        result = run_release(load_spec(spec), con, force=True)
+        run = result.algorithm
+        assert run["batches"] > 1 and (k > 16 or run["rescans"] > 0)
+        assert 0 < run["fetched"] <= per_class * result.classes
+        assert sent is None or run["sent"] <= sent

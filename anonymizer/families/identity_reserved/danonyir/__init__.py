@@ -92,4 +92,5 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     handled = handle(t, model, people.rec, residual, cid)                 # lines 21-25
     return IRResult(t.members, None, handled.suppressed, handled.suppressed_records, handled.classes,
                     steps, {"steps": steps, "merges": merges, "residual": len(residual),
-                            "joined": len(residual) - handled.suppressed, **search.counts})
+                            "joined": len(residual) - handled.suppressed, **search.counts,
+                            "fetched": t.fetched, "sent": t.sent})

@@ -1,5 +1,6 @@
 """Algorithm 1 line 3 of paper 004 for several classes at once: the next seeds in draw order
-and their candidates (:mod:`.search`), chosen in one statement over D and D*.
+and their candidates (:mod:`.search`), chosen in one statement over D and D*, whose answer
+stays in the database.
 
 The seeds of line 3 are drawn in a known order (the release's random draw of Id_num,
 draw.sql.j2), so ``batch.sql.j2`` takes the next :data:`SEEDS` remaining individuals in that
@@ -20,6 +21,14 @@ are formed, the choices stay sound:
 
 A batch's candidates that cannot certify a step are chosen again for the current Q
 (:meth:`.search.Search.nearest`), as when one scan per class is made.
+
+What Python reads of a batch (issue 40: the rows that cross into Python) is each candidate's
+row once, however many seeds have it as candidate, with the seeds it is a candidate of as the
+bits of one number (``batch_rows.sql.j2``), and per seed the few pairs of its bounds
+(``batch_bounds.sql.j2``); the lists of candidates per seed (:data:`.search.CANDIDATES` Id_num
+and class ids each) stay in the database. The u of a candidate class for Q = {s} is computed
+here again, in the statement's order of operations (:meth:`.columns.Classes.spans`), as for the
+classes stored since.
 """
 
 from __future__ import annotations
@@ -36,45 +45,51 @@ from anonymizer.families.identity_reserved.danonyir.state import Tables
 SEEDS = 32
 
 
-def _fetch(t: Tables, table: str, key: str, ids: list[int]) -> tuple[dict[str, np.ndarray], dict[int, int]]:
-    """The rows of ``table`` whose ``key`` is in ``ids``, as columns, and each id's position."""
-    cols = t.run("families/identity_reserved/danonyir/rows.sql.j2", {"ids": ids}, table=table, key=key).fetchnumpy()
-    cols = {name: words(c) if name[0] == "w" else c for name, c in cols.items()}
-    return cols, {k: i for i, k in enumerate(cols[key].tolist())}
+def _fetch(t: Tables, table: str, key: str, ids: str, seeds: bool = False) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """The rows of ``table`` that are candidates of the batch's seeds (their ``key`` in the
+    batch's lists ``ids``), and the seeds' own rows with ``seeds``, as columns, each row once;
+    and the seeds each row is a candidate of, as bits (bit i: the seed at place i)."""
+    cols = t.run("families/identity_reserved/danonyir/batch_rows.sql.j2", table=table, key=key, ids=ids,
+                 batch=t.batch, seeds=seeds).fetchnumpy()
+    t.fetched += len(cols[key])
+    mask = np.asarray(cols.pop("mask"), dtype=np.int64)
+    return {name: words(c) if name[0] == "w" else c for name, c in cols.items()}, mask
 
 
 @dataclass
 class Batch:
-    """The seeds of one batch statement not drawn yet (draw order) with their candidates' ids
-    and the u of their candidate classes, the rows of the seeds and candidates as columns, and
-    how D* changed since the statement."""
+    """The seeds of one batch not drawn yet (draw order) with the bounds of the individuals and
+    classes left out of their candidates, the rows of the seeds and of every candidate as
+    columns with the seeds each is a candidate of (bits), and how D* changed since the
+    statement."""
 
     seeds: list[dict]
     people: People
+    pmask: np.ndarray                                       # bit i: a candidate of seed i
     at: dict[int, int]                                      # Id_num -> position in people
     classes: Classes
-    cat: dict[int, int]                                     # class id -> position in classes
+    cmask: np.ndarray                                       # bit i: a candidate class of seed i
     fresh: dict[int, dict] = field(default_factory=dict)    # classes stored since, by cid
     dropped: set[int] = field(default_factory=set)          # classes merged since
 
     @classmethod
     def choose(cls, t: Tables, k: int, seeds: int) -> "Batch":
-        """The next ``seeds`` seeds and their ``k`` candidates: the batch statement, then one
-        statement each for the rows of the seeds and candidates and for the candidate classes.
-        D's and D*'s tables are brought up to date first (the taken individuals leave D, the
-        classes stored join D*)."""
+        """The next ``seeds`` seeds and their ``k`` candidates: the batch statement (its answer
+        kept in the database), then one statement each for the rows of the seeds and candidates
+        and for the candidate classes, and one for the bounds. D's and D*'s tables are brought
+        up to date first (the taken individuals leave D, the classes stored join D*)."""
+        assert seeds < 64   # a candidate's seeds are the bits of a BIGINT
         t.flush()
         t.sync()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
-        cur = t.run("families/identity_reserved/danonyir/batch.sql.j2", params, rest=t.rest, classes=t.classes)
-        names = [d[0] for d in cur.description]
-        entries = [dict(zip(names, r)) for r in cur.fetchall()]
-        pids = sorted({e["seed"] for e in entries} | {p for e in entries for p in e["pids"] or []})
-        cids = sorted({c for e in entries for c in e["cids"] or []})
-        people, at = _fetch(t, t.rest, "pid", pids)
-        classes, cat = _fetch(t, t.classes, "cid", cids)
-        classes["u"] = np.zeros(len(cids))
-        return cls(entries, People(people), at, Classes(classes), cat)
+        t.run("families/identity_reserved/danonyir/batch.sql.j2", params, target=t.batch, rest=t.rest,
+              classes=t.classes)
+        people, pmask = _fetch(t, t.rest, "pid", "pids", seeds=True)
+        classes, cmask = _fetch(t, t.classes, "cid", "cids")
+        classes["u"] = np.zeros(len(cmask))
+        entries = t.rows("families/identity_reserved/danonyir/batch_bounds.sql.j2", batch=t.batch)
+        return cls(entries, People(people), pmask, {p: i for i, p in enumerate(people["pid"].tolist())},
+                   Classes(classes), cmask)
 
     def next(self, gone: set[int], counts: dict) -> dict | None:
         """The next seed still remaining (its entry), or None when the batch is spent; the
@@ -102,12 +117,15 @@ class Batch:
 
     def candidates(self, entry: dict, gone: set[int], e: Element) -> tuple[People, Classes]:
         """The candidates of a seed's Q (element ``e``): the statement's individuals not taken
-        since, its classes still in D* (with their u), and the classes stored since (their u
-        for Q as it starts)."""
-        people = self.people.take([self.at[p] for p in entry["pids"] or [] if p not in gone])
-        kept = [(self.cat[c], u) for c, u in zip(entry["cids"] or [], entry["us"] or []) if c not in self.dropped]
-        classes = self.classes.take([i for i, _ in kept])
-        classes.cols["u"] = np.array([u for _, u in kept], dtype=np.float64)
+        since, its classes still in D*, and the classes stored since, with u, the normalized
+        spans of their union with Q as it starts (Eq. 18, in loss.sql.j2's order of operations,
+        as the statement computed them)."""
+        bit = np.int64(1) << np.int64(entry["i"])
+        mine = (self.pmask & bit) != 0
+        people = self.people.take(np.flatnonzero(mine & ~np.isin(self.people.cols["pid"], list(gone))).tolist())
+        mine = (self.cmask & bit) != 0
+        classes = self.classes.take(np.flatnonzero(mine & ~np.isin(self.classes.cols["cid"], list(self.dropped))).tolist())
+        classes.cols["u"] = classes.spans(e)
         fresh = Classes.of(list(self.fresh.values()), e)
         fresh.cols["u"] = fresh.spans(e)
         return people, classes.plus(fresh)

@@ -30,12 +30,9 @@ def handle(t: Tables, model, records: str, residual: list[int], classes: int) ->
     """Lines 21-25: Handle(p'') for each residual individual, in draw order."""
     if not residual:
         return Handled(0, 0, classes)
-    rows = t.engine.execute(f"SELECT * FROM {t.people} WHERE pid IN (SELECT unnest($pids)) ORDER BY draw, pid",
-                            {"pids": residual})
-    names = [d[0] for d in rows.description]
     suppressed = suppressed_records = 0
-    for values in rows.fetchall():                                        # line 22
-        p = dict(zip(names, values))
+    for p in t.rows("families/identity_reserved/danonyir/residual.sql.j2", {"pids": residual},
+                    people=t.people):                                     # line 22
         element = Element.of_individual(t.attrs, p)
         fits = None
         if not model.monotonic:                                           # line 4
@@ -44,7 +41,7 @@ def handle(t: Tables, model, records: str, residual: list[int], classes: int) ->
             counts = class_counts_sql(f"({union})", "cid", "pid", "s")
             fits = f"SELECT cid FROM ({counts}) WHERE {model.verdict_sql('h')}"
         params = {**element.params(), **model.params("h"), "nq": p["nrec"], "sq": 0.0, "pid": p["pid"]}
-        best = t.run("families/identity_reserved/danonyir/handle.sql.j2", params, classes=t.classes, fits=fits).fetchone()[0]
+        best = t.rows("families/identity_reserved/danonyir/handle.sql.j2", params, classes=t.classes, fits=fits)[0]["best"]
         if best is not None and best["d"] <= p["nrec"] * len(t.attrs):   # line 11
             joined = Element.of_class(t.attrs, best)                      # lines 12-13
             joined.merge(element)

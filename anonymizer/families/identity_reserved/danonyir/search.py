@@ -27,14 +27,15 @@ below every class's bound and line 9 chooses it whatever the nearest class is
 (relative) of a bound, of line 9's threshold, or of another candidate's distance unless
 equal (float rounding could order those either way); equal distances go to the smaller
 Id_num, here as in SQL. When a step cannot be certified, the candidates
-are chosen again for the current Q (``candidates.sql.j2``, one statement), then 8 and 64 times
-as many (values that repeat a lot put
+are chosen again for the current Q (``candidates.sql.j2``, one statement, :data:`RESCAN` of
+them: their bounds are for Q as it is now, so fewer serve than for a seed), then 8, 64 and 512
+times as many, up to :data:`WIDEST` times :data:`CANDIDATES` (values that repeat a lot put
 more individuals than candidates at the bound, in a tie), and if even those cannot certify it,
 the steps of this Q run the plain scan of D and D* (:meth:`.state.Tables.nearest`). Every step therefore finds what the
 plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py, test_danonyir_batch.py).
 ``CANDIDATES = 0`` runs the plain scan at every step (and draws the seeds one at a time).
-Why 512 candidates and batches of seeds: README, "Measurements behind the constants".
+Why 512 candidates, 64 at a scan and batches of seeds: README, "Measurements behind the constants".
 """
 
 from __future__ import annotations
@@ -48,10 +49,13 @@ from anonymizer.families.identity_reserved.danonyir.columns import Classes, Peop
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, Tables
 
-#: Individuals (and classes) kept as candidates per scan; 0 runs the plain scan every step.
+#: Individuals (and classes) kept as candidates per seed of a batch; 0 runs the plain scan every step.
 CANDIDATES = 512
-#: When the candidates cannot certify a step, they widen (8 times, twice) up to this many times
-#: CANDIDATES: more individuals than candidates can tie at the bound when values repeat a lot.
+#: Individuals (and classes) a scan of D and D* for Q as it is now keeps at first: it bounds the
+#: rest for Q as it is, so fewer serve than for a seed (issue 40: each is read into Python).
+RESCAN = 64
+#: When the candidates cannot certify a step, they widen (8 times from RESCAN) up to this many
+#: times CANDIDATES: more individuals than candidates can tie at the bound when values repeat a lot.
 WIDEST = 64
 
 
@@ -106,7 +110,7 @@ class Search:
         self.counts["scans"] += 1
         gone, e = set(self.t.taken), self.entry
         assert self.batch is not None and e is not None   # draw took the seed from the batch
-        self.width = self.k
+        self.width = min(RESCAN, self.k)
         self.people, self.classes = self.batch.candidates(e, gone, q.element)
         self.floor, self.front = e["floor"] or [], e["front"] or []
         self.counts["fresh"] += len(self.batch.fresh)
@@ -153,11 +157,10 @@ class Search:
         self.mark = len(self.t.taken)
         self.t.sync()
         params = {**q.params(), "taken": self.t.taken, "k": self.width}
-        people, floor, classes, front = self.t.run(
-            "families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
-            classes=self.t.classes).fetchone()
-        self.people, self.floor, self.front = People.of(people or [], q.element), floor or [], front or []
-        self.classes = Classes.of(classes or [], q.element)
+        found = self.t.rows("families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
+                            classes=self.t.classes)[0]
+        self.people, self.floor = People.of(found["people"] or [], q.element), found["floor"] or []
+        self.classes, self.front = Classes.of(found["classes"] or [], q.element), found["front"] or []
 
     def _certified(self, q: Growing) -> tuple[dict, dict | None] | None:
         """The nearest candidates, if the bounds prove them the nearest of D and D* (or prove

@@ -11,6 +11,10 @@ seed is drawn, or the next batch of seeds is chosen; until then the statements s
 Id_num), and the classes stored reach D*'s tables in two INSERTs (:meth:`Tables.sync`: before
 the next statement that reads D*); rendered SQL is cached per template and context, so a step
 costs one statement plan, not a template render.
+
+What crosses between DuckDB and Python is counted (:attr:`Tables.fetched`, :attr:`Tables.sent`,
+in the run's figures): the rows each statement returns, and the rows its list parameters
+carry (issue 40: the transfer grows with the classes, not with D).
 """
 
 from __future__ import annotations
@@ -25,6 +29,22 @@ from anonymizer.families.identity_reserved.danonyir.element import Attr, Element
 
 #: Line 9's comparison Dist(p', Q) <= Dist(Q', Q) forgives this much float rounding, relative.
 TIE = 1e-9
+
+
+def carried(row: Mapping[str, Any]) -> int:
+    """How many rows of D or D* a fetched row brings: one per struct it holds, and per struct or
+    id (Id_num, class id) in a list it holds (a scan's candidates and bounds), or itself when
+    it holds none (a class member: Id_num, |R(p)| and S(p), whose list of values is its own).
+
+    Example:
+        >>> carried({"pid": 3, "nrec": 2, "sens": [1, 2]}), carried({"p": {"pid": 3}, "q": None})
+        (1, 1)
+        >>> carried({"people": [{"pid": 3}, {"pid": 4}], "floor": [{"nrec": 1, "u": 0.5}], "pids": [5]})
+        4
+    """
+    nested = sum(1 if isinstance(v, dict) else sum(isinstance(x, (dict, int)) for x in v)
+                 for n, v in row.items() if isinstance(v, (dict, list)) and n != "sens")
+    return nested or 1
 
 
 @dataclass
@@ -66,31 +86,48 @@ class Tables:
     remaining: int
     taken: list[int] = field(default_factory=list)      # out of D, still in its table
     stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
+    fetched: int = 0                                    # rows read into Python (:func:`carried`)
+    sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
+    batch: str = field(init=False)                      # a batch's seeds and candidates (:mod:`.batch`)
     _sql: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.batch = self.engine.work("dn_batch")
 
     @property
     def ctx(self) -> list[dict]:
         return [a.context() for a in self.attrs]
 
     def run(self, template: str, params: Mapping[str, Any] | None = None, **context: Any):
+        """Run ``template`` with ``params``; a list parameter carries one row a item (Id_num,
+        classes stored), counted in :attr:`sent`, but for Q's increments (``inc<i>``: a number
+        per code of a QI's domain, whatever the rows)."""
         key = (template, tuple(sorted((k, str(v)) for k, v in context.items())))
         given = params or {}
         if key not in self._sql:
             text = self.engine.sql(template, attrs=self.ctx, **context)
             self._sql[key] = (text, list(used_params(text, {k: 0 for k in given})))
         text, names = self._sql[key]
+        self.sent += max((len(v) for n, v in given.items() if isinstance(v, list) and not n.startswith("inc")),
+                         default=0)
         return self.engine.execute(text, {n: given[n] for n in names} if names else None, template=template)
+
+    def rows(self, template: str, params: Mapping[str, Any] | None = None, **context: Any) -> list[dict]:
+        """The statement's rows as dicts, counted in :attr:`fetched` (:func:`carried`)."""
+        cur = self.run(template, params, **context)
+        names = [d[0] for d in cur.description]
+        out = [dict(zip(names, r)) for r in cur.fetchall()]
+        self.fetched += sum(carried(r) for r in out)
+        return out
 
     def draw(self) -> dict | None:
         """Line 3: a random remaining individual (the release's draw order), taken out of D."""
         self.flush()
-        cur = self.run("families/identity_reserved/danonyir/draw.sql.j2", rest=self.rest)
-        row = cur.fetchone()
-        if row is None:
+        found = self.rows("families/identity_reserved/danonyir/draw.sql.j2", rest=self.rest)
+        if not found:
             return None
-        found = dict(zip([d[0] for d in cur.description], row))
-        self.take(found["pid"])
-        return found
+        self.take(found[0]["pid"])
+        return found[0]
 
     def take(self, pid: int) -> None:
         """D = D - R(p) (the row leaves D's table at the next :meth:`flush`)."""
@@ -107,8 +144,9 @@ class Tables:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
         distances to Q (Eqs. 17 and 18), in one statement (one scan of D and D*)."""
         self.sync()
-        return self.run("families/identity_reserved/danonyir/nearest.sql.j2", {**q.params(), "taken": self.taken},
-                        rest=self.rest, classes=self.classes).fetchone()
+        found = self.rows("families/identity_reserved/danonyir/nearest.sql.j2", {**q.params(), "taken": self.taken},
+                          rest=self.rest, classes=self.classes)[0]
+        return found["p"], found["q"]
 
     def store(self, cid: int, q: Growing) -> None:
         """Line 17: D* = D* + {Q} (its rows reach D*'s tables at the next :meth:`sync`)."""
@@ -148,7 +186,7 @@ class Tables:
                 return sorted(rows)
         self.sync()
         self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
-        found = self.run("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
-                         people=self.people).fetchall()
+        found = self.rows("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
+                          people=self.people)
         self.run("families/identity_reserved/danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
-        return found
+        return [(r["pid"], r["nrec"], r["sens"]) for r in found]
