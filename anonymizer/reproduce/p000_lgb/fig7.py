@@ -80,7 +80,8 @@ def i_set_objective(rows: list[dict]) -> dict:
 
 def j_unrounded(rows: list[dict]) -> dict:
     checks: dict[str, Check] = {}
-    context, said = {}, []
+    context: dict = {}
+    said = []
     for a in LGB_ALGORITHMS:
         checks.update(trend_checks(table(rows, a, UNROUNDED), NAMES[a]))
         default, removed = _trends(rows, a, "query_error"), _trends(rows, a, UNROUNDED)
