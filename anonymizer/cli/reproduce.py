@@ -124,24 +124,22 @@ def p000(ks: list[int], ls: list[int], densities: list[float], queries: int, plo
     LGB_MDP and LGB_NCP for every k and l at 20 % density (C_DM, NCP and the query error of
     section 4.2), and LGB_MDP's query error at each density (section 4.3); t = 0.2 on sex,
     l-unique elsewhere. Occupation has 14 values, so at large l its buckets use the largest
-    l its values allow (printed). Tables, then whether each finding of the paper holds, with
-    the numbers, and why Figs. 5, 6 and 8 do not reproduce (findings g and h; they add
-    Algorithm 4 as printed, balance false, at each k). The full run is 108 verified
-    (unpublished) releases with 1000 queries each, about 7 minutes.
+    l its values allow (printed). Tables (Fig. 6 under our NCP and paper 000's convention;
+    Fig. 7 also with each of two contributors removed), then whether each finding of the
+    paper holds, its verdict following from the printed checks, why Figs. 5, 6 and 8 do not
+    reproduce (findings g and h; they add Algorithm 4 as printed, balance false, at each k)
+    and what each contributor explains of Fig. 7 (findings i and j; they add LGB_NCP
+    minimizing the reported NCP, objective set, at every k and l, and R_error without its
+    per-bucket rounding). The full run is 129 verified (unpublished) releases with 1000
+    queries each, about 10 minutes.
 
     \b
     Examples:
       anonymizer reproduce p000 --plots lgb_plots
       anonymizer reproduce p000 --ks 5 --ls 5,10 --densities 0.2 --queries 200 --json
     """
-    from anonymizer.reproduce.p000_lgb.experiment import (
-        findings,
-        format_caps,
-        format_findings,
-        format_tables,
-        run_experiment,
-        to_json,
-    )
+    from anonymizer.reproduce.p000_lgb.experiment import findings, format_findings, run_experiment, to_json
+    from anonymizer.reproduce.p000_lgb.tables import format_caps, format_tables
     with open_db(db) as con, progress(quiet) as say:
         rows = run_experiment(con, ks=ks, ls=ls, densities=densities, queries=queries, seed=seed, progress=say)
     written = []

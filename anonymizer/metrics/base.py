@@ -16,7 +16,7 @@ CID = ident("__cid")
 
 
 def qi(i: int, dom: str, numeric: bool, m: int, sized: bool = False,
-       bounds: tuple[str, str] | None = None) -> dict[str, Any]:
+       bounds: tuple[str, str] | None = None, hier: str | None = None) -> dict[str, Any]:
     """The description of QI ``i`` under the candidate contract's column names.
 
     ``sized``: the candidate has ``__n{i}``, the number of domain values a cell covers
@@ -24,13 +24,17 @@ def qi(i: int, dom: str, numeric: bool, m: int, sized: bool = False,
     covers the whole code range. ``bounds``: for a numeric QI, SQL over the candidate's
     columns giving, as DOUBLE on the domain's ``num`` scale, the low and high bound a cell's
     label states (a hierarchy node's interval, wider than the values it holds); NCP then
-    reads these (NULL: unbounded) instead of the covered codes' numbers.
+    reads these (NULL: unbounded) instead of the covered codes' numbers. ``hier``: the QI's
+    hierarchy table ``(code, level, lo, hi, ..)``, which paper 000's NCP convention reads
+    (:mod:`anonymizer.metrics.ncp`).
     """
     size = ident(f"__n{i}") if sized else f"({ident(f'__hi{i}')} - {ident(f'__lo{i}')} + 1)"
     described = {"lo_col": ident(f"__lo{i}"), "hi_col": ident(f"__hi{i}"), "size": size, "dom": dom,
                  "numeric": bool(numeric), "m": int(m)}
     if bounds and numeric:
         described["low"], described["high"] = bounds
+    if hier:
+        described["hier"] = hier
     return described
 
 

@@ -77,3 +77,42 @@ def test_everything_suppressed(setup, con):
     con.execute("DELETE FROM cand")
     r = utility_report(engine, '"cand"', qis, N, k=3)
     assert (r["ncp"], r["loss"], r["suppression"], r["discernibility"], r["cavg"]) == (1.0, 1.0, 1.0, 64, 0.0)
+
+
+# NCP's two conventions for a categorical cell (paper 000 Sec. 3.2.2, NCP_Acat; the paper numbers
+# no equation). QI 1 = a..d (|A| = 4) under the tree a, b -> ab; c, d -> cd; ab, cd -> *.
+#   cell              ours: covered values / 4 (0 for one)   paper: leaves of the lowest node / 4
+#   {b}               0                                      node b:  1 / 4
+#   {a, b}            2 / 4                                  node ab: 2 / 4
+#   {a, c} (a set)    2 / 4                                  node *:  4 / 4
+#   {c, d}            2 / 4                                  node cd: 2 / 4
+# QI 0 (numeric, range 40): [10, 20] on the first row, 10 / 40 under both (NCP_Anum).
+# NCP(T): ours 0.25 + 1.5 = 1.75, paper 0.25 + 2.25 = 2.5.
+CONVENTION_CELLS = [(1, 1, 0, 1, 1, 1, 1), (2, 2, 0, 0, 0, 1, 2), (3, 3, 0, 0, 0, 2, 2), (4, 4, 0, 0, 2, 3, 2)]
+
+
+@pytest.fixture
+def conventions(setup, con):
+    engine, _ = setup
+    con.execute('CREATE TABLE sized ("__rid" INTEGER, "__cid" INTEGER, "__lo0" INTEGER, "__hi0" INTEGER, '
+                '"__lo1" INTEGER, "__hi1" INTEGER, "__n1" INTEGER)')
+    con.executemany("INSERT INTO sized VALUES (?, ?, ?, ?, ?, ?, ?)", [list(r) for r in CONVENTION_CELLS])
+    con.execute("CREATE TABLE hier1 AS SELECT * FROM (VALUES (0, 0, 0, 0), (1, 0, 1, 1), (2, 0, 2, 2), (3, 0, 3, 3), "
+                "(0, 1, 0, 1), (1, 1, 0, 1), (2, 1, 2, 3), (3, 1, 2, 3), (0, 2, 0, 3), (1, 2, 0, 3), (2, 2, 0, 3), "
+                "(3, 2, 0, 3)) AS t(code, level, lo, hi)")
+    con.execute('ALTER TABLE sized ADD COLUMN "__n0" INTEGER DEFAULT 1')
+    return engine, [qi(0, '"dom0"', True, 5, sized=True), qi(1, '"dom1"', False, 4, sized=True, hier='"hier1"')]
+
+
+def test_ncp_ours_counts_covered_values(conventions):
+    engine, qis = conventions
+    assert ncp(engine, '"sized"', qis, 4)[0] == pytest.approx(0.25 + 0 + 2 / 4 + 2 / 4 + 2 / 4)
+
+
+def test_ncp_paper_counts_hierarchy_leaves(conventions):
+    engine, qis = conventions
+    assert ncp(engine, '"sized"', qis, 4, convention="paper")[0] == pytest.approx(0.25 + 1 / 4 + 2 / 4 + 4 / 4 + 2 / 4)
+    with pytest.raises(ValueError, match="hier"):
+        ncp(engine, '"sized"', [qi(1, '"dom1"', False, 4, sized=True)], 4, convention="paper")
+    with pytest.raises(ValueError, match="convention"):
+        ncp(engine, '"sized"', qis, 4, convention="xu")

@@ -188,6 +188,10 @@ def test_hand_worked_example(hand):
     assert (a["hits_lower"], a["hits_upper"]) == (1, 3)
     assert (a["sum_lower"], a["sum_upper"], a["sum_act"]) == (10.0, 120.0, 60.0)
     assert a["r_error"] == pytest.approx(11 / 6)
+    # without the per-bucket rounding: S1 (10, 20, 40) takes 13/9 rows, 10 + 4/9 * 20 and 40 + 4/9 * 20;
+    # S2 (30, 50, 60) takes 4/9 of a row, 4/9 * 30 and 4/9 * 60: (680/9 - 290/9) / 60 = 13/18
+    assert (a["sum_lower_unrounded"], a["sum_upper_unrounded"]) == (pytest.approx(290 / 9), pytest.approx(680 / 9))
+    assert a["r_error_unrounded"] == pytest.approx(13 / 18)
     assert reference(engine.con, "hand", attrs, 2, [HAND_QUERY])[0] == {
         "sum_lower": 10.0, "sum_upper": 120.0, "sum_act": 60.0}
 

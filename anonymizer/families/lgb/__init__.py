@@ -31,7 +31,7 @@ LGB_ALGORITHMS = ("lgb-mdp", "lgb-ncp")
 
 FAMILY = Family(
     "lgb", "000",
-    algorithms={"lgb-mdp": frozenset({"seed"}), "lgb-ncp": frozenset({"seed", "balance"})},
+    algorithms={"lgb-mdp": frozenset({"seed"}), "lgb-ncp": frozenset({"seed", "balance", "objective"})},
     models=frozenset({"k-anonymity", "l-unique", "entropy-l-diversity", "t-closeness"}),
     reads=frozenset({"flag"}), units="groups", gate=True, own_models=True,
     package=__name__)

@@ -44,7 +44,8 @@ class LgbResult:
 def local_generalization(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey) -> AlgorithmResult:
     """Algorithm 1 line 7 by the spec's algorithm: LGB_MDP (Alg. 3) or LGB_NCP (Alg. 4)."""
     if plan.algorithm == "lgb-ncp":
-        return lgb_ncp(engine, plan, base, k, key, balance=options.of(plan).balance)
+        chosen = options.of(plan)
+        return lgb_ncp(engine, plan, base, k, key, balance=chosen.balance, objective=chosen.objective)
     return lgb_mdp(engine, plan, base, k)
 
 

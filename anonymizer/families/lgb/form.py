@@ -81,7 +81,7 @@ def build(engine: Engine, plan: Plan, result: LgbResult) -> LgbCandidate:
 def _describe(engine: Engine, x, assign: str, class_values: str | None) -> dict:
     """One attribute's template description, with the labels of its generalized QI cells."""
     d = {"a": x.index, "qi": x.qi is not None, "i": x.qi.index if x.qi else None, "numeric": x.numeric,
-         "dom": x.dom, "m": x.m, "name": x.name, "by_set": bool(x.qi) and not x.numeric, "labels": None,
+         "dom": x.dom, "hier": x.qi.hier if x.qi else None, "m": x.m, "name": x.name, "by_set": bool(x.qi) and not x.numeric, "labels": None,
          "out": ident(x.name), "out_bid": ident(f"{x.name}_bid"),
          "out_low": ident(f"{x.name}_low"), "out_high": ident(f"{x.name}_high")}
     if x.qi is None:
@@ -134,11 +134,17 @@ def _holds(result, view: str) -> dict:
     return {"model": result.model, "figure": result.figure, "holds": True, "classes": result.classes}
 
 
+def ncp_qis(candidate: LgbCandidate) -> list[dict]:
+    """The QI attributes as NCP reads them (:func:`anonymizer.metrics.qi`): value-set cells
+    (``sized``), with their hierarchy tables for paper 000's convention."""
+    return [metric_qi(x["a"], x["dom"], x["numeric"], x["m"], sized=True, hier=x["hier"])
+            for x in candidate.attrs if x["qi"]]
+
+
 def metrics(engine: Engine, plan: Plan, result: LgbResult, candidate: LgbCandidate, figures: dict) -> dict:
     """C_DM and NCP of section 4.1, with group, bucket and suppression figures."""
     stats = class_stats(engine, real_rows(candidate), plan.rows)
-    qis = [metric_qi(x["a"], x["dom"], x["numeric"], x["m"], sized=True) for x in candidate.attrs if x["qi"]]
-    ncp_sum, _ = ncp(engine, real_rows(candidate), qis, plan.rows, stats=stats)
+    ncp_sum, _ = ncp(engine, real_rows(candidate), ncp_qis(candidate), plan.rows, stats=stats)
     cells = int(figures["qi_cells"] or 0)
     return {"c_dm": stats.sum_squares, "ncp": ncp_sum, "ncp_per_qi_cell": ncp_sum / cells if cells else 0.0,
             "groups": stats.classes, "smallest_group": stats.smallest, "rows": plan.rows,

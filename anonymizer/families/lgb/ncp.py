@@ -31,9 +31,14 @@ Choices where the papers are silent or where we depart from Xu et al.:
 
 - distance of two records = NCP of generalizing both to one group, summed over the QIs
   (Xu et al.): numeric ``|num_a - num_b| / (num_max - num_min)`` (0 on a range of 0);
-  categorical 0 for equal codes, else ``(|c_a - c_b| + 1) / m``, the share of the code range
-  covering both (codes are in generalization order; the convention of
-  ``metrics/ncp.sql.j2``, not the size of the lowest common hierarchy node);
+  categorical 0 for equal codes, else, with ``objective="range"`` (the default),
+  ``(|c_a - c_b| + 1) / m``, the share of the code range covering both (codes are in
+  generalization order), or with ``objective="set"`` ``2 / m``, the value set the published
+  table shows and the reported NCP counts (``metrics/ncp.sql.j2``, paper 000 Sec. 3.2.2
+  NCP_Acat with ``size(v*)`` the values covered). The two differ where a group's values are
+  not neighbours in code order: range counts the codes between them too. Neither is the
+  size of the lowest common hierarchy node (the paper's ``size(v*)``, which a flat hierarchy
+  makes ``m`` for any two values);
 - find_seeds: ``SWEEPS`` = 2 sweeps of Xu et al.'s heuristic: start at the set's cell with
   the smallest id (ids are ordered by the release's random draw of ``(pat, codes)``), ``u`` = the cell
   farthest from it, ``v`` = the cell farthest from ``u``; ties go to the smaller id. (Xu et
@@ -53,7 +58,7 @@ Choices where the papers are silent or where we depart from Xu et al.:
   records nearest to it or merges the two, whichever loses less. We always borrow: both
   halves' boxes lie inside the set's box, so under NCP borrowing never loses more than
   merging. The short half takes whole cells of the other half in increasing order of
-  NCP(its box widened to take the cell in) (ties: smaller cell id; Xu et al.'s order)
+  NCP(its box widened to take the cell in; with ``objective="set"``, its value sets) (ties: smaller cell id; Xu et al.'s order)
   until it holds k rows. A cell is never split, so only cells small enough to leave the
   other half k rows whatever the run stops on may move (at most ``slack - need + 1`` rows,
   ``slack`` = other half - k); a cheaper cell that is too big is skipped. Only if the
@@ -78,6 +83,7 @@ from anonymizer.plan import Plan
 from anonymizer.randomness import ReleaseKey
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized.result import AlgorithmResult
+from anonymizer.families.lgb.options import OBJECTIVES
 
 #: sweeps of find_seeds (>= 2): u, v are the last two cells of the farthest-from chain.
 SWEEPS = 2
@@ -94,6 +100,7 @@ class _State:
     k: int
     key: ReleaseKey
     balance: bool
+    sets: bool                          # objective "set": categorical QIs cost value sets
     pat: str                            # quoted "pat"
     qis: list[str]                      # quoted q0..q{d-1}
     dims: list[dict]                    # per QI: q, pos (numeric), m / min / span parameter names
@@ -112,7 +119,7 @@ class _State:
 
 
 def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey | int | None = None, *,
-            balance: bool = True) -> AlgorithmResult:
+            balance: bool = True, objective: str = "range") -> AlgorithmResult:
     """Run paper 000's Algorithm 4 over ``base`` and write ``engine.work("assign")``.
 
     ``key``: the release's random draws (the order of cells, ties between seeds); default
@@ -122,11 +129,15 @@ def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey | int
     the cell count, the sweeps, and the sets of >= 2k rows that became one group because a
     half had fewer than k rows (``stuck_sets``, ``stuck_rows``; ``stuck_one_cell``: of those,
     the sets of one QI vector, which nothing can split).
+    ``objective``: ``range`` or ``set``, how a categorical QI's NCP is counted in the
+    distances and the borrowing (see the module docstring).
     """
     if not isinstance(k, int) or k < 1:
         raise ValueError(f"k must be a positive integer, got {k!r}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
     start = time.perf_counter()
-    st = _setup(engine, plan, base, k, plan.key if key is None else ReleaseKey.of(key), balance)
+    st = _setup(engine, plan, base, k, plan.key if key is None else ReleaseKey.of(key), balance, objective == "set")
     cells = _collapse(st)                          # Alg. 4, lines 1-5
     rounds, next_cid, timings = 0, 0, []
     stuck = dict.fromkeys(STUCK, 0)
@@ -149,13 +160,13 @@ def lgb_ncp(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey | int
             break
     assign = _assign(st)                           # line 25
     notes = {"round_seconds": timings, "cells": cells, "sweeps": SWEEPS, "balance": balance,
-             **stuck}
+             "objective": objective, **stuck}
     return AlgorithmResult(assign=assign, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start, notes=notes)
 
 
 # -- setup ----------------------------------------------------------------------------
-def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balance: bool) -> _State:
+def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balance: bool, sets: bool) -> _State:
     dims, params = [], {}
     for i, q in enumerate(plan.qis):
         dim: dict[str, Any] = {"i": i, "q": ident(f"q{q.index}"), "pos": None, "m": None, "dom": q.dom}
@@ -169,7 +180,7 @@ def _setup(engine: Engine, plan: Plan, base: str, k: int, key: ReleaseKey, balan
         dims.append(dim)
     pat = ident("pat")
     attrs = [pat] + [d["q"] for d in dims] + [d["pos"] for d in dims if d["pos"]]
-    return _State(engine, base, k, key, balance, pat, [d["q"] for d in dims], dims, attrs, params)
+    return _State(engine, base, k, key, balance, sets, pat, [d["q"] for d in dims], dims, attrs, params)
 
 
 def _collapse(st: _State) -> int:
@@ -183,14 +194,14 @@ def _collapse(st: _State) -> int:
 # -- one round ------------------------------------------------------------------------
 def _find_seeds(st: _State) -> None:
     st.engine.run("families/lgb/ncp_seeds.sql.j2", st.bound(*st.m_names, k=st.k), target=st.engine.work("ncp_seeds"),
-                  cells=st.cells, dims=st.dims, sweeps=SWEEPS)
+                  cells=st.cells, dims=st.dims, sweeps=SWEEPS, sets=st.sets)
 
 
 def _divide(st: _State, next_cid: int) -> dict:
     sides, decide = st.engine.work("ncp_sides"), st.engine.work("ncp_decide")
     params = st.bound(*st.m_names, **st.key.params(), **({"k": st.k} if st.balance else {}))
     st.engine.run("families/lgb/ncp_divide.sql.j2", params, target=sides, cells=st.cells,
-                  seeds=st.engine.work("ncp_seeds"), attrs=st.attrs, dims=st.dims, balance=st.balance)
+                  seeds=st.engine.work("ncp_seeds"), attrs=st.attrs, dims=st.dims, balance=st.balance, sets=st.sets)
     st.engine.run("families/lgb/ncp_decide.sql.j2", {"k": st.k, "next_cid": next_cid}, target=decide, sides=sides)
     names = ("sets", "rows", "splitting", "finished", *STUCK)
     return dict(zip(names, st.engine.one("families/lgb/ncp_round_counts.sql.j2", decide=decide)))

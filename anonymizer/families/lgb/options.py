@@ -20,21 +20,34 @@ if TYPE_CHECKING:
     from anonymizer.target import History
 
 
+#: LGB_NCP's objectives on a categorical QI: the code range covering its values, or their set
+OBJECTIVES = ("range", "set")
 #: the JSON Schema of each option (:mod:`anonymizer.spec.schema`)
 SCHEMA = {"balance": {"type": "boolean", "default": True,
-                      "description": "LGB_NCP: a half short of k rows borrows cells (false: one group)"}}
+                      "description": "LGB_NCP: a half short of k rows borrows cells (false: one group)"},
+          "objective": {"enum": list(OBJECTIVES), "default": "range",
+                        "description": "LGB_NCP: the NCP its splits minimize on a categorical QI: the code "
+                                       "range covering the values (range) or the value set published (set)"}}
 
 
 @dataclass(frozen=True)
 class Options:
     """``balance`` (LGB_NCP): a half short of k rows borrows cells as Xu et al.'s top-down
-    does; ``false``: the set becomes one group, Algorithm 4 lines 18-20 read literally."""
+    does; ``false``: the set becomes one group, Algorithm 4 lines 18-20 read literally.
+    ``objective`` (LGB_NCP): how its distance (find_seeds, divide_table) and borrowing count
+    a categorical QI's NCP (paper 000 Sec. 3.2.2, NCP_Acat): ``range``, the codes from the
+    least to the largest value; ``set``, the values themselves, as the published value set
+    and the reported NCP count them (:mod:`anonymizer.families.lgb.ncp`)."""
 
     balance: bool = True
+    objective: str = "range"
 
 
 def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
-    return Options(flag(v.get("balance", True), "algorithm.balance"))
+    objective = v.get("objective", "range")
+    if objective not in OBJECTIVES:
+        raise SpecError("algorithm.objective", f"must be one of {', '.join(OBJECTIVES)}", objective)
+    return Options(flag(v.get("balance", True), "algorithm.balance"), objective)
 
 
 def of(plan: Plan) -> Options:

@@ -19,7 +19,7 @@ from pathlib import Path
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from anonymizer.reproduce.p000_lgb.experiment import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
+from anonymizer.reproduce.p000_lgb.series import DENSITY_ALGORITHM, GRID_DENSITY, NAMES
 from anonymizer.families.lgb import LGB_ALGORITHMS
 
 FIGURES = (("c_dm", "cdm", "C_DM (sum of |LEG|^2)", "Fig. 5"), ("ncp", "ncp", "NCP(T)", "Fig. 6"),

@@ -50,6 +50,10 @@ Choices where the paper is silent:
 - Queries come from ``random.Random(seed)``, so a seed gives the same queries for every
   table with the same attributes (the tables of one experiment are compared on one set).
 
+- Without the rounding (``unrounded``, to measure what the rounding adds to Fig. 7): a
+  bucket's bounds take ``P_b`` rows as it is, the sum of its ``floor(P_b)`` smallest
+  (largest) salaries plus ``P_b - floor(P_b)`` of the next one.
+
 Reading the figures: the rounding is per salary bucket, so every bucket a query touches at
 all adds up to one row of its largest salary to ``Sum_upper``. Many small buckets (small l)
 with coarse QI cells give large errors; a single bucket holding every row rounds only once
@@ -124,31 +128,38 @@ def query_error(engine: Engine, candidate: str, attrs: list[dict], salary: int, 
     """Average relative error of ``queries`` random SUM(salary) queries on an LGB table.
 
     Returns ``{"queries": used, "drawn", "discarded" (Sum_act = 0), "dims",
-    "relative_error" (mean R_error), "median", "min", "max", "seconds"}``, JSON-ready.
+    "relative_error" (mean R_error), "median", "min", "max", "unrounded" (mean R_error of
+    the bounds taking P_b rows unrounded), "median_unrounded", "seconds"}``, JSON-ready.
     """
     drawn = draw_queries(attrs, salary, queries, dims, seed)
     with WorkTables(engine, "qe", TABLES) as names:
         summary = _answer(engine, candidate, attrs, salary, drawn, names)
-        drawn_n, used, discarded, mean, median, low, high = engine.one(
+        drawn_n, used, discarded, mean, median, low, high, unrounded, median_unrounded = engine.one(
             "reproduce/p000/query_summary.sql.j2", answers=summary)
     return {"queries": int(used), "drawn": int(drawn_n), "discarded": int(discarded),
             "dims": len(drawn[0]), "relative_error": _num(mean), "median": _num(median),
-            "min": _num(low), "max": _num(high), "seconds": names.seconds}
+            "min": _num(low), "max": _num(high), "unrounded": _num(unrounded),
+            "median_unrounded": _num(median_unrounded), "seconds": names.seconds}
 
 
 def query_answers(engine: Engine, candidate: str, attrs: list[dict], salary: int,
                   queries: Sequence[Query]) -> list[dict]:
     """Bounds and actual answer of each given query, in order: dicts with ``hits_lower``,
     ``hits_upper`` (summed floor/ceil of P_b), ``expected`` (sum of P_b), ``sum_lower``,
-    ``sum_upper``, ``sum_act`` and ``r_error`` (None when ``sum_act <= 0``)."""
+    ``sum_upper``, ``sum_act``, ``r_error`` (None when ``sum_act <= 0``), and the bounds
+    without the per-bucket rounding, ``sum_lower_unrounded``, ``sum_upper_unrounded``,
+    ``r_error_unrounded``."""
     queries = _checked_queries(attrs, salary, queries)
     with WorkTables(engine, "qe", TABLES) as names:
         answers = _answer(engine, candidate, attrs, salary, queries, names)
         rows = engine.execute(f"SELECT * EXCLUDE (q) FROM {answers} ORDER BY q").fetchall()
-    keys = ("hits_lower", "hits_upper", "expected", "sum_lower", "sum_upper", "sum_act")
-    out = [dict(zip(keys, (int(r[0]), int(r[1]), *map(float, r[2:])))) for r in rows]
-    for o in out:
-        o["r_error"] = (o["sum_upper"] - o["sum_lower"]) / o["sum_act"] if o["sum_act"] > 0 else None
+    keys = ("hits_lower", "hits_upper", "expected", "sum_lower", "sum_upper", "sum_act", "sum_lower_unrounded",
+            "sum_upper_unrounded")
+    out = []
+    for r in rows:
+        o = dict(zip(keys, (int(r[0]), int(r[1]), *map(float, r[2:]))))
+        out.append({**o, **{f"r_error{s}": (o[f"sum_upper{s}"] - o[f"sum_lower{s}"]) / o["sum_act"]
+                            if o["sum_act"] > 0 else None for s in ("", "_unrounded")}})
     return out
 
 

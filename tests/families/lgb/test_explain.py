@@ -1,12 +1,15 @@
-"""The figures behind paper 000's findings (g) and (h) (anonymizer.reproduce.p000_lgb.explain),
-measured on the worked example (Fig. 1, LGB_MDP, k = l = 2) and compared with a hand
-computation from Fig. 3(b)'s groups and Algorithm 2's buckets (tests/families/lgb/test_paper.py)."""
+"""The figures behind paper 000's findings (g) and (h) (anonymizer.reproduce.p000_lgb.explain)
+and both NCPs of Fig. 6, measured on the worked example (Fig. 1, LGB_MDP, k = l = 2) and
+compared with a hand computation from Fig. 3(b)'s groups and Algorithm 2's buckets
+(tests/families/lgb/test_paper.py)."""
 
 from __future__ import annotations
 
 import pytest
 
 from anonymizer.engine.session import Engine
+from anonymizer.families.lgb.form import ncp_qis, real_rows
+from anonymizer.metrics.ncp import ncp
 from anonymizer.reproduce.p000_lgb.experiment import _candidate
 from anonymizer.reproduce.p000_lgb.explain import measure
 from anonymizer.reproduce.p000_lgb.worked_example import fig1_spec
@@ -33,3 +36,18 @@ def test_measure_fig1_by_hand(fig1):
                              "bucket_ncp": round(13 / 30, 4)}
     # disease (6 values): four buckets of two distinct values -> 2 / 6
     assert spread["disease"] == {"qi_cells": 0, "qi_ncp": None, "bucket_cells": 8, "bucket_ncp": round(2 / 6, 4)}
+
+
+def test_both_ncps_of_fig1_by_hand(fig1):
+    """NCP(T) of the worked example's release (Fig. 3(b)'s groups) under both conventions
+    (paper 000 Sec. 3.2.2: NCP_Anum, NCP_Acat, NCP(T); the paper numbers no equation). Age
+    (range 18): [25, 28] x2, [16, 22] x2 -> 18 / 18 = 1 under both; zip (range 30): 20 / 30
+    under both; gender (|A| = 2, flat hierarchy): '*' x2 and six exact cells -> ours 2 * 2/2 + 0
+    = 2, the paper's 2 * 2/2 + 6 * 1/2 = 5 (a leaf costs 1/|A|)."""
+    engine = Engine(fig1)
+    with engine.workspace():
+        candidate, _, _ = _candidate(engine, load_spec(fig1_spec()))
+        rows, qis = real_rows(candidate), ncp_qis(candidate)
+        ours, paper = (ncp(engine, rows, qis, 8, convention=c)[0] for c in ("ours", "paper"))
+    assert ours == pytest.approx(1 + 20 / 30 + 2)
+    assert paper == pytest.approx(1 + 20 / 30 + 5)

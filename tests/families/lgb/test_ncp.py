@@ -14,6 +14,7 @@ import sqlglot
 from hypothesis import given, settings, strategies as st
 
 from anonymizer.families.lgb.ncp import lgb_ncp
+from anonymizer.families.lgb.options import OBJECTIVES
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.engine.session import Engine
@@ -172,6 +173,31 @@ def test_same_seed_same_groups_and_every_statement_parses(engine):
         sqlglot.parse(text, read="duckdb")
 
 
+@pytest.mark.parametrize("key", [0, 1, 7])
+def test_the_objective_decides_where_a_record_goes(engine, key):
+    # c = a, b, c (codes 0..2, |A| = 3), x in 0..100; k = 3. Cells P (a, 0) x3, T (a, 90), W (b, 85),
+    # Q (c, 100) x2. Range objective: a and c cost (2 + 1) / 3 = 1, set objective: the set {a, c}, 2 / 3.
+    # Whichever cell find_seeds starts from (the key orders them), its two sweeps end on P and Q (each the other's farthest:
+    # 1 + 1 = 2 by range, 2/3 + 1 by set; T's farthest is Q by range (1.1) and P by set (0.9), W's is P).
+    # T: to P (0.9) against Q (range 1 + 0.1 = 1.1, set 2/3 + 0.1 = 0.77): range -> P, set -> Q.
+    # W: to Q under both (2/3 + 0.15 against 2/3 + 0.85). Halves of 4 and 3 rows (>= k), then < 2k: groups.
+    # The value-set NCP (what the table shows and reports): range {P, T} x in [0, 90] 4 * 0.9 and {Q, W}
+    # {b, c} in [85, 100] 3 * (2/3 + 0.15) = 6.05; set {P} 0 and {Q, T, W} {a, b, c} in [85, 100]
+    # 4 * (1 + 0.15) = 4.6.
+    data = {"c": ["a"] * 3 + ["a", "b", "c", "c"], "x": [0, 0, 0, 90, 85, 100, 100]}
+    plan, base = make_base(engine, data, {"c": "quasi", "x": NUM}, k=3)
+    found = {}
+    for objective in ("range", "set"):
+        result = lgb_ncp(engine, plan, base, 3, key=key, objective=objective)
+        assert_valid(engine, base, result, 3, 2)
+        assert result.notes["objective"] == objective
+        found[objective] = groups(engine, plan, result, "x")
+        engine.execute(f"DROP TABLE {result.assign}")
+    assert found == {"range": [(0, 0, 0, 90), (85, 100, 100)], "set": [(0, 0, 0), (85, 90, 100, 100)]}
+    with pytest.raises(ValueError, match="objective"):
+        lgb_ncp(engine, plan, base, 3, objective="leaves")
+
+
 def test_an_empty_base_gives_no_group(engine):
     plan, base = make_base(engine, {"a": [1, 2, 3]}, {"a": NUM})
     engine.execute(f"DELETE FROM {base}")
@@ -201,18 +227,18 @@ def tables(draw):
             data[f"v{i}"] = [f"c{x}" for x in data[f"v{i}"]]
     data["pat"] = [m for m, size in zip(masks, sizes) for _ in range(size)]
     columns = {f"v{i}": NUM if numeric else "quasi" for i, numeric in enumerate(kinds)}
-    return data, columns, k, draw(st.integers(0, 5)), draw(st.booleans())
+    return data, columns, k, draw(st.integers(0, 5)), draw(st.booleans()), draw(st.sampled_from(OBJECTIVES))
 
 
 @settings(max_examples=40, deadline=None)
 @given(tables())
 def test_random_tables_give_valid_groups(case):
-    data, columns, k, seed, balance = case
+    data, columns, k, seed, balance, objective = case
     con = duckdb.connect()
     try:
         engine = Engine(con)
         plan, base = make_base(engine, data, columns, k)
-        result = lgb_ncp(engine, plan, base, k, seed, balance=balance)
+        result = lgb_ncp(engine, plan, base, k, seed, balance=balance, objective=objective)
         assert_valid(engine, base, result, k, len(columns))
     finally:
         con.close()

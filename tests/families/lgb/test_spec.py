@@ -42,11 +42,22 @@ def test_fig1_spec_is_valid():
                                    {"type": "l-unique", "l": 2, "sensitive": "age"}]),
      "models[3].sensitive", "two bucket principles"),
     (lambda s: s.update(algorithm={"name": "lgb-mdp", "batch": 0.1}), "algorithm.batch", "does not apply"),
+    (lambda s: s.update(algorithm={"name": "lgb-mdp", "objective": "set"}), "algorithm.objective", "does not apply"),
+    (lambda s: s.update(algorithm={"name": "lgb-ncp", "objective": "leaves"}), "algorithm.objective",
+     "one of range, set"),
 ])
 def test_spec_errors_name_the_field(edit, field, words):
     with pytest.raises(SpecError) as err:
         load_spec(changed(edit))
     assert err.value.field == field and words in str(err.value)
+
+
+def test_lgb_ncp_objective():
+    """LGB_NCP's objective (paper 000 Algorithm 4 minimizes NCP, Sec. 3.2.2): the code range by
+    default, the value set the table publishes with ``set``."""
+    assert load_spec(fig1_spec("lgb-ncp")).algorithm.options.objective == "range"
+    spec = changed(lambda s: s["algorithm"].update(objective="set"), algorithm="lgb-ncp")
+    assert load_spec(spec).algorithm.options.objective == "set"
 
 
 def test_l_unique_needs_an_lgb_algorithm():
