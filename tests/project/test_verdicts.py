@@ -63,6 +63,7 @@ def test_the_reader_catches_a_verdict_or_an_outcome_that_does_not_follow():
 
 
 RUNS = {
+    "p000": ["--ks", "5,10", "--ls", "5,10", "--densities", "0.2,0.4", "--queries", "50", "--quiet"],
     "p001": ["--db", "{tmp}/p001.duckdb", "--quiet"],
     "p002": ["--sizes", "1000,2000,3000,4000", "--dims", "2,3,4", "--quiet"],
     "p003": ["--data", "synthetic", "--rows", "2000", "--repeat", "1"],

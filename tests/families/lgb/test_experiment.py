@@ -6,7 +6,6 @@ from the printed checks), and the plots."""
 from __future__ import annotations
 
 import json
-import re
 
 import duckdb
 import pytest
@@ -14,9 +13,9 @@ import pytest
 from anonymizer.families.lgb import form as lgb_table
 from anonymizer.errors import PrivacyCheckFailed, SpecError
 from anonymizer.datasets.flagged import experiment_spec
-from anonymizer.reproduce.findings import meets, verdict
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, findings, format_findings, run_experiment, to_json
 from anonymizer.reproduce.p000_lgb.tables import format_caps, format_tables
+from tests.project.test_verdicts import recomputed as shared_recomputed
 
 KS, LS, DENSITIES, QUERIES = (5,), (5, 8), (0.2, 0.4), 50
 KEYS = {"sections", "algorithm", "density", "k", "l", "t", "table", "l_caps", "l_occupation", "capped", "c_dm",
@@ -170,25 +169,12 @@ def test_plots(small, tmp_path):
 
 
 # -- findings follow the rows ----------------------------------------------------------------
-CHECK_LINE = re.compile(r"^    (met|missed)\s+(.*): (\S+)  \(claim: (.*)\)$")
-
-
 def recomputed(text: str) -> dict[str, str]:
-    """Every verdict again from the printed text alone: each check line's number against its
-    printed bound (met or missed as printed), and the verdict from the checks."""
-    out, mets, key = {}, [], None
-    for line in text.splitlines() + ["(end) "]:
-        head = re.match(r"^\((\w+)\) ", line)
-        if head:
-            if key is not None:
-                out[key] = verdict(mets)
-            key, mets = head.group(1), []
-        found = CHECK_LINE.match(line)
-        if found:
-            word, _, value, rule = found.groups()
-            assert meets(float(value), rule) == (word == "met"), line
-            mets.append(word == "met")
-    return out
+    """Every verdict again from the printed text alone (:func:`tests.project.test_verdicts.recomputed`),
+    checked to be the printed one."""
+    both = shared_recomputed(text)
+    assert all(printed == again for printed, again in both.values()), both
+    return {key: again.lower() for key, (_, again) in both.items()}
 
 
 def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True, bucket_ncp=0.1):
