@@ -58,6 +58,13 @@ def test_lgb_ncp_objective():
     assert load_spec(fig1_spec("lgb-ncp")).algorithm.options.objective == "range"
     spec = changed(lambda s: s["algorithm"].update(objective="set"), algorithm="lgb-ncp")
     assert load_spec(spec).algorithm.options.objective == "set"
+    for algorithm, value, words in (("lgb-ncp", "leaves", "must be one of range, set"),
+                                    ("lgb-ncp", float("nan"), "must be one of range, set"),
+                                    ("lgb-mdp", "set", "does not apply to lgb-mdp")):
+        bad = changed(lambda s: s["algorithm"].update(objective=value), algorithm=algorithm)
+        with pytest.raises(SpecError, match=words) as err:
+            load_spec(bad)
+        assert err.value.field == "algorithm.objective"
 
 
 def test_l_unique_needs_an_lgb_algorithm():
