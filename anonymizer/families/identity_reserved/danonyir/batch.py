@@ -79,7 +79,7 @@ class Batch:
         and for the candidate classes, and one for the bounds. D's and D*'s tables are brought
         up to date first (the taken individuals leave D, the classes stored join D*)."""
         assert seeds < 64   # a candidate's seeds are the bits of a BIGINT
-        t.flush()
+        t.forget()
         t.sync()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
         t.run("families/identity_reserved/danonyir/batch.sql.j2", params, target=t.batch, rest=t.rest,

@@ -28,10 +28,10 @@ below every class's bound and line 9 chooses it whatever the nearest class is
 equal (float rounding could order those either way); equal distances go to the smaller
 Id_num, here as in SQL. When a step cannot be certified, the candidates
 are chosen again for the current Q (``candidates.sql.j2``, one statement, :data:`RESCAN` of
-them: their bounds are for Q as it is now, so fewer serve than for a seed), then 8, 64 and 512
-times as many, up to :data:`WIDEST` times :data:`CANDIDATES` (values that repeat a lot put
-more individuals than candidates at the bound, in a tie), and if even those cannot certify it,
-the steps of this Q run the plain scan of D and D* (:meth:`.state.Tables.nearest`). Every step therefore finds what the
+them: their bounds are for Q as it is now, so fewer serve than for a seed), and if even those
+cannot certify it, the rest of this Q's steps run the plain scan of D and D*
+(:meth:`.state.Tables.nearest`: two rows into Python a step; wider candidates cost more than
+they certified, README, "Measurements behind the constants"). Every step therefore finds what the
 plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py, test_danonyir_batch.py).
 ``CANDIDATES = 0`` runs the plain scan at every step (and draws the seeds one at a time).
@@ -51,12 +51,9 @@ from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, T
 
 #: Individuals (and classes) kept as candidates per seed of a batch; 0 runs the plain scan every step.
 CANDIDATES = 512
-#: Individuals (and classes) a scan of D and D* for Q as it is now keeps at first: it bounds the
-#: rest for Q as it is, so fewer serve than for a seed (issue 40: each is read into Python).
+#: Individuals (and classes) a scan of D and D* for Q as it is now keeps: it bounds the rest for
+#: Q as it is, so fewer serve than for a seed (issue 40: each is read into Python).
 RESCAN = 64
-#: When the candidates cannot certify a step, they widen (8 times from RESCAN) up to this many
-#: times CANDIDATES: more individuals than candidates can tie at the bound when values repeat a lot.
-WIDEST = 64
 
 
 def class_distance(e: Element, sq: float, nq: int, row: dict) -> float:
@@ -137,14 +134,9 @@ class Search:
             if found is None:                 # the candidates chosen again for Q as it is now
                 self._scan(q)
                 found = self._certified(q)
-            while found is None and 0 < self.width < WIDEST * self.k:
-                # ties: more individuals than candidates may lie at the bound (many equal values)
-                self.width *= 8
-                self._scan(q)
-                found = self._certified(q)
             if found is not None:
                 return found
-            self.width = 0      # the widest candidates could not certify: plain scans for this Q
+            self.width = 0      # even those could not certify it: plain scans for the rest of this Q
         self.counts["plain"] += 1
         p, c = self.t.nearest(q)
         assert p is not None   # D is not empty: Q grows while individuals remain (t.remaining)
@@ -155,8 +147,9 @@ class Search:
         self.counts["scans"] += 1
         self.counts["rescans"] += 1
         self.mark = len(self.t.taken)
+        self.t.flush()
         self.t.sync()
-        params = {**q.params(), "taken": self.t.taken, "k": self.width}
+        params = {**q.params(), "k": self.width}
         found = self.t.rows("families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
                             classes=self.t.classes)[0]
         self.people, self.floor = People.of(found["people"] or [], q.element), found["floor"] or []

@@ -6,9 +6,8 @@ element, its members' Id_num and the model's incremental check, Algorithms 5 and
 one row each statement returns.
 
 Statements are few per step: Algorithm 1's lines 7-8 are one statement (or none, :mod:`.search`),
-the individuals that join Q leave D's table in one DELETE (:meth:`Tables.flush`: when the next
-seed is drawn, or the next batch of seeds is chosen; until then the statements skip them by
-Id_num), and the classes stored reach D*'s tables in two INSERTs (:meth:`Tables.sync`: before
+the individuals that join Q leave D's table in one DELETE (:meth:`Tables.flush`: before the
+next statement that reads D, each Id_num sent once), and the classes stored reach D*'s tables in two INSERTs (:meth:`Tables.sync`: before
 the next statement that reads D*); rendered SQL is cached per template and context, so a step
 costs one statement plan, not a template render.
 
@@ -84,7 +83,8 @@ class Tables:
     classes: str      # D*: cid, nrec, nind, sn, element
     members: str      # (pid, cid) of D*'s classes
     remaining: int
-    taken: list[int] = field(default_factory=list)      # out of D, still in its table
+    taken: list[int] = field(default_factory=list)      # out of D since the last batch (:meth:`forget`)
+    deleted: int = 0                                    # taken[:deleted] are out of D's table too
     stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
     fetched: int = 0                                    # rows read into Python (:func:`carried`)
     sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
@@ -122,7 +122,7 @@ class Tables:
 
     def draw(self) -> dict | None:
         """Line 3: a random remaining individual (the release's draw order), taken out of D."""
-        self.flush()
+        self.forget()
         found = self.rows("families/identity_reserved/danonyir/draw.sql.j2", rest=self.rest)
         if not found:
             return None
@@ -135,17 +135,25 @@ class Tables:
         self.remaining -= 1
 
     def flush(self) -> None:
-        """Delete the taken individuals from D's table, in one statement."""
-        if self.taken:
-            self.run("families/identity_reserved/danonyir/take.sql.j2", {"pids": self.taken}, rest=self.rest)
-            self.taken = []
+        """Delete the individuals taken since the last call from D's table, in one statement
+        (each Id_num is sent once); they stay in :attr:`taken`."""
+        if len(self.taken) > self.deleted:
+            self.run("families/identity_reserved/danonyir/take.sql.j2", {"pids": self.taken[self.deleted:]},
+                     rest=self.rest)
+            self.deleted = len(self.taken)
+
+    def forget(self) -> None:
+        """:meth:`flush`, then start :attr:`taken` again (a new batch's statement sees D as it is)."""
+        self.flush()
+        self.taken, self.deleted = [], 0
 
     def nearest(self, q: Growing) -> tuple[dict | None, dict | None]:
         """Lines 7-8: the nearest remaining individual and the nearest formed class, with their
         distances to Q (Eqs. 17 and 18), in one statement (one scan of D and D*)."""
+        self.flush()
         self.sync()
-        found = self.rows("families/identity_reserved/danonyir/nearest.sql.j2", {**q.params(), "taken": self.taken},
-                          rest=self.rest, classes=self.classes)[0]
+        found = self.rows("families/identity_reserved/danonyir/nearest.sql.j2", q.params(), rest=self.rest,
+                          classes=self.classes)[0]
         return found["p"], found["q"]
 
     def store(self, cid: int, q: Growing) -> None:
