@@ -29,7 +29,8 @@ def run_ir_bench(individuals_list, algorithms, repeat: int = 3, l: int = 6, qis:
                  model: str = "eir-l-diversity") -> Iterator[dict]:
     """Yield one dict per run: rows (the individuals), records, algorithm, seconds (whole
     release), scan_seconds, ratio, the release's phase timings, steps, classes, NLoss, rows to
-    Python and back (DAnonyIR; ``-`` for GeneIR), peak memory."""
+    Python (per statement too) and back, and the batches, rescans and plain steps (DAnonyIR;
+    ``-`` for GeneIR), peak memory."""
     entry = {"type": model, "l": l, "sensitive": SENSITIVE, **({"k": l} if model == "ir-kl-anonymity" else {})}
 
     def source(engine, n):
@@ -43,7 +44,9 @@ def run_ir_bench(individuals_list, algorithms, repeat: int = 3, l: int = 6, qis:
     def figures(result, context) -> dict:
         return {"records": context[1], "model": model, "l": l, "qis": qis, "classes": result.classes,
                 "steps_algorithm": result.algorithm.get("rounds"), "nloss": round(result.utility["nloss"], 4),
-                "to_python": result.algorithm.get("fetched", "-"), "to_duckdb": result.algorithm.get("sent", "-")}
+                "to_python": result.algorithm.get("fetched", "-"), "to_duckdb": result.algorithm.get("sent", "-"),
+                "to_python_by": result.algorithm.get("fetched_by", "-"),
+                **{f"{n}_algorithm": result.algorithm.get(n, "-") for n in ("batches", "rescans", "plain")}}
 
     return release_runs("ir", individuals_list, algorithms, repeat, source, spec, list(QIS[:qis]) + [SENSITIVE],
                         figures)

@@ -118,4 +118,9 @@ def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
         run = result.algorithm
         assert run["batches"] > 1 and (k > 16 or run["rescans"] > 0)
         assert 0 < run["fetched"] <= per_class * result.classes
+        by = run["fetched_by"]
+        assert sum(by.values()) == run["fetched"]
+        assert 0 < by["batch_rows"] <= run["batches"] * seeds * (2 * k + 1)   # the seeds and their candidates
+        assert by.get("nearest", 0) <= 2 * run["plain"]                      # a plain step: 2 rows
+        assert set(by) <= {"batch_rows", "batch_bounds", "candidates", "nearest", "class_members", "residual", "handle"}
         assert run["sent"] <= 3 * individuals

@@ -93,4 +93,4 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     return IRResult(t.members, None, handled.suppressed, handled.suppressed_records, handled.classes,
                     steps, {"steps": steps, "merges": merges, "residual": len(residual),
                             "joined": len(residual) - handled.suppressed, **search.counts,
-                            "fetched": t.fetched, "sent": t.sent})
+                            "fetched": t.fetched, "fetched_by": dict(t.fetched_by), "sent": t.sent})

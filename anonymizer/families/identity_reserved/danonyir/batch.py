@@ -49,9 +49,9 @@ def _fetch(t: Tables, table: str, key: str, ids: str, seeds: bool = False) -> tu
     """The rows of ``table`` that are candidates of the batch's seeds (their ``key`` in the
     batch's lists ``ids``), and the seeds' own rows with ``seeds``, as columns, each row once;
     and the seeds each row is a candidate of, as bits (bit i: the seed at place i)."""
-    cols = t.run("families/identity_reserved/danonyir/batch_rows.sql.j2", table=table, key=key, ids=ids,
-                 batch=t.batch, seeds=seeds).fetchnumpy()
-    t.fetched += len(cols[key])
+    template = "families/identity_reserved/danonyir/batch_rows.sql.j2"
+    cols = t.run(template, table=table, key=key, ids=ids, batch=t.batch, seeds=seeds).fetchnumpy()
+    t.read(template, len(cols[key]))
     mask = np.asarray(cols.pop("mask"), dtype=np.int64)
     return {name: words(c) if name[0] == "w" else c for name, c in cols.items()}, mask
 

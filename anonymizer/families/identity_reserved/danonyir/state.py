@@ -11,8 +11,8 @@ next statement that reads D, each Id_num sent once), and the classes stored reac
 the next statement that reads D*); rendered SQL is cached per template and context, so a step
 costs one statement plan, not a template render.
 
-What crosses between DuckDB and Python is counted (:attr:`Tables.fetched`, :attr:`Tables.sent`,
-in the run's figures): the rows each statement returns, and the rows its list parameters
+What crosses between DuckDB and Python is counted (:attr:`Tables.fetched_by` statement,
+:attr:`Tables.sent`, in the run's figures): the rows each statement returns, and the rows its list parameters
 carry (issue 40: the transfer grows with the classes, not with D).
 """
 
@@ -86,13 +86,22 @@ class Tables:
     taken: list[int] = field(default_factory=list)      # out of D since the last batch (:meth:`forget`)
     deleted: int = 0                                    # taken[:deleted] are out of D's table too
     stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
-    fetched: int = 0                                    # rows read into Python (:func:`carried`)
+    fetched_by: Counter = field(default_factory=Counter)   # rows read into Python, by template (:meth:`read`)
     sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
     batch: str = field(init=False)                      # a batch's seeds and candidates (:mod:`.batch`)
     _sql: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.batch = self.engine.work("dn_batch")
+
+    @property
+    def fetched(self) -> int:
+        """The rows read into Python (:func:`carried`)."""
+        return sum(self.fetched_by.values())
+
+    def read(self, template: str, rows: int) -> None:
+        """Count ``rows`` read into Python by a statement of ``template``."""
+        self.fetched_by[template.rsplit("/", 1)[-1].removesuffix(".sql.j2")] += rows
 
     @property
     def ctx(self) -> list[dict]:
@@ -117,7 +126,7 @@ class Tables:
         cur = self.run(template, params, **context)
         names = [d[0] for d in cur.description]
         out = [dict(zip(names, r)) for r in cur.fetchall()]
-        self.fetched += sum(carried(r) for r in out)
+        self.read(template, sum(carried(r) for r in out))
         return out
 
     def draw(self) -> dict | None:
