@@ -35,7 +35,7 @@ they certified, README, "Measurements behind the constants"). Every step therefo
 plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py, test_danonyir_batch.py).
 ``CANDIDATES = 0`` runs the plain scan at every step (and draws the seeds one at a time).
-Why 256 candidates, 64 at a scan and batches of seeds: README, "Measurements behind the constants".
+Why 512 candidates, 64 at a scan and batches of seeds: README, "Measurements behind the constants".
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import TIE, Growing, Tables
 
 #: Individuals (and classes) kept as candidates per seed of a batch; 0 runs the plain scan every step.
-CANDIDATES = 256
+CANDIDATES = 512
 #: Individuals (and classes) a scan of D and D* for Q as it is now keeps: it bounds the rest for
 #: Q as it is, so fewer serve than for a seed (issue 40: each is read into Python).
 RESCAN = 64
