@@ -7,13 +7,13 @@ one row each statement returns.
 
 Statements are few per step: Algorithm 1's lines 7-8 are one statement (or none, :mod:`.search`),
 the individuals that join Q leave D's table in one DELETE (:meth:`Tables.flush`: before the
-next statement that reads D, each Id_num sent once), and the classes stored reach D*'s tables in two INSERTs (:meth:`Tables.sync`: before
-the next statement that reads D*); rendered SQL is cached per template and context, so a step
-costs one statement plan, not a template render.
+next statement that reads D, each Id_num sent once), and the classes stored reach D*'s tables
+in two INSERTs (:meth:`Tables.sync`: before the next statement that reads D*); rendered SQL is
+cached per template and context, so a step costs one statement plan, not a template render.
 
 What crosses between DuckDB and Python is counted (:attr:`Tables.fetched_by` statement,
-:attr:`Tables.sent`, in the run's figures): the rows each statement returns, and the rows its list parameters
-carry (issue 40: the transfer grows with the classes, not with D).
+:attr:`Tables.sent`, in the run's figures): the rows each statement returns, and the rows its
+list parameters carry (issue 40; README, "Rows that cross into Python").
 """
 
 from __future__ import annotations
