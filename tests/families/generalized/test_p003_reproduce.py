@@ -6,7 +6,6 @@ paper's."""
 
 from __future__ import annotations
 
-
 import pytest
 from click.testing import CliRunner
 

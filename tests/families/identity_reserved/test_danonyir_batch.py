@@ -67,7 +67,8 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
         less = engine.work("dn_rest_less")
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
-            engine.execute(f"CREATE OR REPLACE TABLE {less} AS SELECT * FROM {t.rest} WHERE pid <> {entry['seed']}")
+            engine.execute(f"CREATE OR REPLACE TABLE {less} AS SELECT * FROM {t.rest} WHERE pid <> $seed",
+                           {"seed": entry["seed"]})
             people, floor, classes, front = t.run(
                 "families/identity_reserved/danonyir/candidates.sql.j2", {**q.params(), "k": 2},
                 rest=less, classes=t.classes).fetchone()
