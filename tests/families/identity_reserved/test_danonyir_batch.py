@@ -17,9 +17,10 @@ from anonymizer.spec.parse import load_spec
 from tests.families.identity_reserved.test_danonyir import EL3, _grow, _state
 
 
-def _release(con, spec, k, seeds, monkeypatch):
+def _release(con, spec, k, seeds, monkeypatch, spread=batch.SPREAD):
     monkeypatch.setattr(search, "CANDIDATES", k)
     monkeypatch.setattr(batch, "SEEDS", seeds)
+    monkeypatch.setattr(batch, "SPREAD", spread)
     result = run_release(load_spec(spec), con, force=True)
     return con.execute("SELECT * FROM published.g ORDER BY ALL").fetchall(), result.algorithm
 
@@ -28,24 +29,26 @@ def _release(con, spec, k, seeds, monkeypatch):
                                    {"type": "eir-alpha-beta-anonymity", "alpha": 0.4, "beta": 0.5}],
                          ids=lambda m: m["type"])
 def test_batches_publish_the_plain_release(monkeypatch, model):
-    """300 generated patients: batches of 3 and 40 seeds with 4 and 128 candidates give the plain
-    scan's release and counts; the batch paths all ran (several statements, classes stored after
-    a statement used as candidates, seeds of a batch absorbed, candidates chosen again)."""
+    """300 generated patients: batches of 3 and 40 seeds with 4 and 128 candidates, and batches
+    of one seed per 3 remaining individuals (100 seeds at first: their bits in two words), give
+    the plain scan's release and counts; the batch paths all ran (several statements, classes
+    stored after a statement used as candidates, seeds of a batch absorbed, candidates chosen
+    again)."""
     con = duckdb.connect()
     patients(con, "p", individuals=300, seed=7)
     spec = patients_spec("p", qis=6, model=model, algorithm={"name": "danonyir", "seed": 7},
                          suppression_limit=1.0, release="g", view="g")
     rows, plain = _release(con, spec, 0, 3, monkeypatch)
     assert plain["batches"] == 0 and plain["plain"] == plain["steps"] > 100
-    for k, seeds in ((4, 3), (128, 3), (128, 40)):
-        again, run = _release(con, spec, k, seeds, monkeypatch)
+    for k, seeds, spread in ((4, 3, batch.SPREAD), (128, 3, batch.SPREAD), (128, 40, batch.SPREAD), (128, 3, 3)):
+        again, run = _release(con, spec, k, seeds, monkeypatch, spread)
         assert again == rows
         assert {x: run[x] for x in ("steps", "merges", "residual", "joined")} == \
                {x: plain[x] for x in ("steps", "merges", "residual", "joined")}
         assert run["fresh"] > 0                       # classes stored after their batch's statement
         assert run["absorbed"] > 0                    # seeds taken into an earlier class of their batch
         drawn = run["scans"] - run["rescans"]         # one Q per seed drawn from a batch
-        assert drawn / seeds <= run["batches"] < drawn
+        assert drawn / batch.seeds_for(300) <= run["batches"] < drawn
         if k == 4:
             assert run["rescans"] > 0                 # the batch's candidates failed: chosen again
 
@@ -121,7 +124,7 @@ def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
         assert 0 < run["fetched"] <= per_class * result.classes
         by = run["fetched_by"]
         assert sum(by.values()) == run["fetched"]
-        assert 0 < by["batch_rows"] <= run["batches"] * seeds * (2 * k + 1)   # the seeds and their candidates
+        assert 0 < by["batch_rows"] <= run["batches"] * batch.seeds_for(individuals) * (2 * k + 1)   # seeds, candidates
         assert by.get("nearest", 0) <= 2 * run["plain"]                      # a plain step: 2 rows
         assert set(by) <= {"batch_rows", "batch_bounds", "candidates", "nearest", "class_members", "residual", "handle"}
         assert run["sent"] <= 3 * individuals

@@ -13,9 +13,9 @@ for a class, and Eqs. (17) and (18) give lower bounds that hold for the whole fo
   pairs: those no other class is below in both).
 
 When Q is drawn, :class:`Search` takes its candidates from a batch (:mod:`.batch`: one
-statement, ``batch.sql.j2``, scans D and D* for the next :data:`.batch.SEEDS` seeds of line 3 in
-draw order): the :data:`CANDIDATES` individuals and classes nearest to Q = {seed} (a top-k
-aggregate, at most k rows per seed whatever the table's size), and for the ones left out the
+statement, ``batch.sql.j2``, scans D and D* for the next seeds of line 3 in draw order, as many
+as :func:`.batch.seeds_for` the table): the :data:`CANDIDATES` individuals and classes nearest
+to Q = {seed} (a top-k aggregate, at most k rows per seed whatever the table's size), and for the ones left out the
 figures of those bounds (per |R(p)|, the least u); the classes stored since the batch's
 statement are candidates too. Each step then computes the candidates' distances in Python
 (:class:`People`, :class:`Classes`: vectorized, with the statements' arithmetic in the same
@@ -67,7 +67,7 @@ class Search:
 
     t: Tables
     k: int = field(default_factory=lambda: CANDIDATES)
-    seeds: int = field(default_factory=lambda: batches.SEEDS)
+    seeds: int = 0                        # seeds a batch (0: batch.seeds_for the individuals)
     people: People | None = None          # candidate individuals (None: not chosen for this Q)
     width: int = 0                        # how many candidates a scan of this Q keeps (0: plain scans)
     floor: list[dict] = field(default_factory=list)
@@ -78,6 +78,9 @@ class Search:
     mark: int = 0                         # the candidates exclude t.taken[:mark]
     counts: dict = field(default_factory=lambda: {"scans": 0, "rescans": 0, "plain": 0, "batches": 0,
                                                   "fresh": 0, "absorbed": 0})
+
+    def __post_init__(self) -> None:
+        self.seeds = self.seeds or batches.seeds_for(self.t.remaining)
 
     def draw(self) -> dict | None:
         """Line 3: the next seed in draw order, taken out of D (:meth:`.state.Tables.draw`); with
