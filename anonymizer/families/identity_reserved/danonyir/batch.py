@@ -49,12 +49,15 @@ from anonymizer.families.identity_reserved.danonyir.state import Tables
 
 #: Seeds (classes to be drawn) whose candidates one statement chooses, at least.
 SEEDS = 32
-#: A batch takes one seed per this many individuals of the table (at least :data:`SEEDS`, and
-#: no more than :data:`PAIRS` allow): a run then makes about as many batches at every size, the
-#: seeds of a batch lie as densely among D at the same point of every run, their candidates
-#: overlap as much, and the rows read into Python per class do not grow with the table (issue 40).
+#: A batch takes one seed per this many individuals of the table (at least :data:`SEEDS`;
+#: above that, no more than :data:`PAIRS` allow): a run then makes about as many batches at
+#: every size, the seeds of a batch lie as densely among D at the same point of every run, their
+#: candidates overlap as much, and the rows read into Python per class do not grow with the
+#: table (issue 40).
 SPREAD = 500
-#: Pairs (seed, individual) one batch statement weighs at most (its memory grows with them).
+#: Pairs (seed, individual) one batch statement weighs at most when it takes more than
+#: :data:`SEEDS` seeds (its memory grows with them; it also weighs the fewer pairs of a seed
+#: and a class).
 PAIRS = 1 << 25
 #: Bits of a BIGINT word of a candidate's seeds (``batch_rows.sql.j2``; the sign bit is left out).
 BITS = 63
