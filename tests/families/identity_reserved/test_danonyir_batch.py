@@ -30,7 +30,7 @@ def _release(con, spec, k, seeds, monkeypatch, spread=batch.SPREAD):
                          ids=lambda m: m["type"])
 def test_batches_publish_the_plain_release(monkeypatch, model):
     """300 generated patients: batches of 3 and 40 seeds with 4 and 128 candidates, and batches
-    of one seed per 3 remaining individuals (100 seeds at first: their bits in two words), give
+    of one seed per 3 individuals of the table (100 seeds: their bits in two words), give
     the plain scan's release and counts; the batch paths all ran (several statements, classes
     stored after a statement used as candidates, seeds of a batch absorbed, candidates chosen
     again)."""
@@ -40,7 +40,8 @@ def test_batches_publish_the_plain_release(monkeypatch, model):
                          suppression_limit=1.0, release="g", view="g")
     rows, plain = _release(con, spec, 0, 3, monkeypatch)
     assert plain["batches"] == 0 and plain["plain"] == plain["steps"] > 100
-    for k, seeds, spread in ((4, 3, batch.SPREAD), (128, 3, batch.SPREAD), (128, 40, batch.SPREAD), (128, 3, 3)):
+    every = batch.SPREAD
+    for k, seeds, spread in ((4, 3, every), (128, 3, every), (128, 40, every), (128, 3, 3)):
         again, run = _release(con, spec, k, seeds, monkeypatch, spread)
         assert again == rows
         assert {x: run[x] for x in ("steps", "merges", "residual", "joined")} == \

@@ -15,9 +15,9 @@ for a class, and Eqs. (17) and (18) give lower bounds that hold for the whole fo
 When Q is drawn, :class:`Search` takes its candidates from a batch (:mod:`.batch`: one
 statement, ``batch.sql.j2``, scans D and D* for the next seeds of line 3 in draw order, as many
 as :func:`.batch.seeds_for` the table): the :data:`CANDIDATES` individuals and classes nearest
-to Q = {seed} (a top-k aggregate, at most k rows per seed whatever the table's size), and for the ones left out the
-figures of those bounds (per |R(p)|, the least u); the classes stored since the batch's
-statement are candidates too. Each step then computes the candidates' distances in Python
+to Q = {seed} (a top-k aggregate, at most k rows per seed whatever the table's size), and for
+the ones left out the figures of those bounds (per |R(p)|, the least u); the classes stored
+since the batch's statement are candidates too. Each step then computes the candidates' distances in Python
 (:class:`People`, :class:`Classes`: vectorized, with the statements' arithmetic in the same
 order), and accepts the nearest when the bounds
 certify it: the nearest candidate individual lies below every left-out individual's bound, and
