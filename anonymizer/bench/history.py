@@ -15,6 +15,8 @@ individuals about ``rows`` / 9.25, and whose ``change`` gives a patient one more
   cross-version gate (:mod:`anonymizer.families.invariance`);
 - ``independent``: each version on its own, a full re-run of the algorithm.
 
+After each night both releases keep their newest :data:`KEEP` snapshots (``anonymizer prune``).
+
 Each night yields both runs' seconds, the plain ``GROUP BY`` scan of the QIs (the
 yardstick) and the ratios to it, and the loss of each (``loss``: NCP per cell for the
 generalized family, the additional information loss of Def. 14 for anatomy, NCP per QI
@@ -44,6 +46,7 @@ from anonymizer.bench.harness import PEAK_COLUMN, figure, format_table, scan_tim
 from anonymizer.engine.footprint import memory
 from anonymizer.datasets import churn as table_churn, patients
 from anonymizer.engine.session import Engine
+from anonymizer.release.history import prune
 
 QIS = ("age", "zip", "sex")
 #: the identity-reserved release's QIs (paper 004's Table 5, its front six, as its section 5
@@ -53,6 +56,12 @@ PATIENT_QIS = patients.QIS[:6]
 #: paper 004's mean records per patient (456,767 / 49,384), by which ``rows`` gives individuals
 RECORDS_PER_PATIENT = 9.25
 
+
+#: the snapshots each release keeps after a night (``anonymizer prune --keep``): a team that
+#: publishes nightly for years prunes, and what the gate needs of the pruned versions stays
+#: (:mod:`anonymizer.release.combination`)
+KEEP = 2
+SNAPSHOTS = "_anon_releases"
 
 #: anatomy's suppression budget: the few joiners MSB cannot group alone are held back
 SUPPRESSION = 0.01
@@ -111,6 +120,8 @@ def run_history_bench(rows: int, versions: int = 10, churn: float = 0.01, change
                     "counterfeits": (result.algorithm.get("invariance") or {}).get("counterfeits", 0),
                     "suppressed": result.suppressed, "isolated": gate.get("isolated", 0),
                     "below_l": (gate.get("intersection") or {}).get("below", 0)}
+            for guarantee in ("invariant", "independent"):   # as a nightly team runs `anonymizer prune`
+                prune(engine, SNAPSHOTS, f"nightly_{guarantee}", keep=KEEP)
             out["peak_mb"] = memory(engine)[0]
             yield out
     finally:

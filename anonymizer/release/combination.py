@@ -27,9 +27,13 @@ nothing is published and the error names the versions, the check and how many pe
 ``independent`` publishes each version on its own checks and records the measured figures
 (``figures.combination`` of the audit row; the report and ``anonymizer history`` show them).
 
-What the gate needs of earlier versions is what they published: per version, class box,
-attribute and value, the published count, kept in the release's snapshot schema
-(:data:`MEMORY`) even when ``prune`` drops the snapshots. The per-person state (group,
+What the gate needs of earlier versions is what they published: per class box, attribute
+and value, the published count, with the version that first published that box with that
+multiset, kept in the release's snapshot schema (:data:`MEMORY`) even when ``prune`` drops the
+snapshots. A box a later version publishes again with a multiset the memory holds for it is
+not stored again (``remember.sql.j2``): a comparison with that copy finds what a comparison
+with the later version would, so the memory, and the difference check that reads it, grow
+with the boxes and multisets ever published, not with the number of versions (issue 55). The per-person state (group,
 value, since, candidates) is private: it lives in schema :data:`STATE_SCHEMA` of the
 connection's own database (beside the source, never the output database or a published
 schema), one pair of tables per release. It is written before the version publishes
@@ -89,6 +93,9 @@ class Combination:
     people: str | None = None
     groups: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: the memory keeps a box's multiset once (``remember.sql.j2``); not where the difference
+    #: check reads which boxes of one version share a member (``overlap``)
+    compact: bool = True
 
 
 def memory_table(target: Target) -> str:
@@ -177,7 +184,7 @@ def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
     rules, params = _rules(released.models or plan.models, released.attrs, figures, released.levels)
-    result = Combination(figures, current, groups=released.groups)
+    result = Combination(figures, current, groups=released.groups, compact=not released.overlap)
     _intersection(engine, target, plan.models, released, (published or 0) + 1, published, result)
     if released.private:
         versions = figures["compared"] = []   # no box links a class across versions: through the people who stood
@@ -364,4 +371,4 @@ def remember(engine: Engine, target: Target, combination: Combination, version: 
     engine.run("release/combination/memory_table.sql.j2",
                schema=in_catalog(target.output.catalog, target.output.snapshot_schema), memory=memory_table(target))
     engine.run("release/combination/remember.sql.j2", {"release": target.release, "version": version},
-               memory=memory_table(target), current=combination.current)
+               memory=memory_table(target), current=combination.current, compact=combination.compact)

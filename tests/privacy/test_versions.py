@@ -311,3 +311,24 @@ def test_people_who_leave_and_come_back_keep_their_signature():
     assert back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"] == back.suppressed
     assert difference_attack(con, published) == (0, 0)
     assert intersection_attack(con, published) == (0, 0)
+
+
+def test_the_memory_grows_with_what_changed_not_with_the_versions():
+    """A box a version publishes again with the multiset the memory holds for it is not
+    stored again (remember.sql.j2): re-publishing an unchanged table adds nothing, a night of
+    churn adds only the boxes it changed, and the gate still compares with what was published."""
+    con = duckdb.connect()
+    people(con, "people", 1000)
+    memory = 'SELECT count(*), count(DISTINCT version) FROM _anon_releases._classes'
+    anonymize(spec("invariant"), con)
+    (first, _), boxes = con.execute(memory).fetchone(), con.execute(
+        "SELECT count(DISTINCT box) FROM _anon_releases._classes").fetchone()[0]
+    anonymize(spec("invariant"), con, force=True)
+    assert con.execute(memory).fetchone() == (first, 1)
+    churn(con, night=1, leave=0.02, joiners=20, change=0.0)
+    r = anonymize(spec("invariant"), con)
+    rows, versions = con.execute(memory).fetchone()
+    added = con.execute("SELECT count(DISTINCT box) FROM _anon_releases._classes WHERE version = 3").fetchone()[0]
+    assert versions == 2 and 0 < added < boxes and rows > first
+    (gate,) = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit WHERE version = 3").fetchone()
+    assert json.loads(gate)["compared"] == [1] and r.version == 3
