@@ -323,8 +323,8 @@ def check_suppression(plan: Plan, suppressed: int) -> None:
 
 def _has_rowid(engine: Engine, source: str) -> bool:
     """Whether the source is a table with a ``rowid`` (views and table functions have none;
-    a user column called ``rowid`` would shadow it; Spark has none)."""
-    if engine.dialect != "duckdb":
+    a user column called ``rowid`` would shadow it; an engine without ``rowid``, Spark, has none)."""
+    if not engine.capabilities.rowid:
         return False
     if "rowid" in (name.lower() for name in engine.columns(source)):
         return False

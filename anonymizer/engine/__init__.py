@@ -6,12 +6,15 @@
   transpiled from DuckDB's dialect;
 - :mod:`.names`: :func:`ident` and :func:`table`, the one quoting point (sqlglot), and
   :func:`relation`, how a name or a query stands after ``FROM`` in a template;
-- :mod:`.database`: opening and attaching DuckDB files with errors that say what is wrong.
+- :mod:`.database`: opening and attaching DuckDB files with errors that say what is wrong;
+- :mod:`.capabilities`: what each engine can do (``engine.capabilities``), which callers ask
+  instead of comparing engine names (no module outside this package compares one).
 """
 
+from anonymizer.engine.capabilities import Capabilities
 from anonymizer.engine.names import ident, in_catalog, relation, table
 from anonymizer.engine.session import Engine, Settings, StatementLog, drop_stale_work
 from anonymizer.engine.rendering import list_templates, render
 
-__all__ = ["Engine", "Settings", "StatementLog", "drop_stale_work", "ident", "in_catalog", "list_templates",
-           "relation", "render", "table"]
+__all__ = ["Capabilities", "Engine", "Settings", "StatementLog", "drop_stale_work", "ident", "in_catalog",
+           "list_templates", "relation", "render", "table"]

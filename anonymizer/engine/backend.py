@@ -1,5 +1,6 @@
 """Which engine a connection gets: :class:`~anonymizer.engine.session.Engine` for DuckDB, the
-default, or :class:`~anonymizer.engine.spark.SparkEngine` for a ``SparkSession``."""
+default, or :class:`~anonymizer.engine.spark.SparkEngine` for a ``SparkSession``. Callers ask
+the engine's :attr:`~anonymizer.engine.session.Engine.capabilities` what it can do after."""
 
 from __future__ import annotations
 

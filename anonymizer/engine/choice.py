@@ -22,6 +22,13 @@ from typing import Any, Iterator
 
 #: the engines a release can run on
 ENGINES = ("duckdb", "spark")
+#: each engine's settings in the spec's ``engine`` field, beside ``name``
+SETTINGS = {"duckdb": frozenset({"memory_limit", "threads", "temp_directory"}),
+            "spark": frozenset({"master", "conf", "warehouse"})}
+#: how an error names each engine, and what it adds when a spec gives another engine's setting
+SHOWN = {"duckdb": "DuckDB", "spark": "Spark"}
+OTHERS_SETTING = {"duckdb": " (add name: spark)",
+                  "spark": " (give Spark's own as engine.conf, e.g. spark.driver.memory)"}
 #: where a local Spark keeps its catalog when nothing says (next to ``anonymizer.duckdb``)
 DEFAULT_WAREHOUSE = "anonymizer-spark"
 

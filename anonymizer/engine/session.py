@@ -13,10 +13,10 @@ and, under a memory limit, DuckDB spills its blocks to the temporary directory (
 are not the database, and DuckDB removes them). Tables a loop creates and drops round after
 round (Mondrian's) are *transient* (:meth:`Engine.transient`): they live in the connection's
 temporary catalog, in memory too, which never checkpoints. :meth:`Engine.close_work` detaches
-the work database and drops the transient tables. With ``keep_work=True`` (debugging) the work tables go to a schema ``_anon_kept_<id>`` of the
-database itself instead, and stay there, raw data included, until the user drops them.
-Schemas named ``_anon_work_<id>`` in a database file are leftovers of killed runs of
-earlier versions (which kept their work there); :func:`drop_stale_work` removes them.
+the work database and drops the transient tables. With ``keep_work=True`` (debugging) the work
+tables go to a schema ``_anon_kept_<id>`` of the database itself instead, and stay there, raw
+data included, until the user drops them. Schemas named ``_anon_work_<id>`` in a database file
+are leftovers of killed runs of earlier versions; :func:`drop_stale_work` removes them.
 
 Resources: :class:`Settings` (the spec's ``engine`` field, ``anonymizer run --memory-limit``)
 are DuckDB settings applied for the length of :meth:`Engine.workspace` and restored after it,
@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Iterator
 import duckdb
 
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
+from anonymizer.engine.capabilities import DUCKDB, Capabilities
 from anonymizer.engine.heartbeat import Heartbeat
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
@@ -97,7 +98,9 @@ class Engine:
     work_schema: str | None = None
     settings: Settings | None = None
     _beat: Heartbeat | None = field(default=None, init=False, repr=False, compare=False)
-    dialect: ClassVar[str] = "duckdb"
+    dialect: ClassVar[str] = "duckdb"   # the SQL its templates render to (:func:`render`)
+    name: ClassVar[str] = "duckdb"      # as the spec's ``engine: {name}`` says, shown in the audit
+    capabilities: ClassVar[Capabilities] = DUCKDB   # what it can do, asked instead of its name
 
     # -- rendering and execution -------------------------------------------------
     def sql(self, template: str, **context: Any) -> str:
@@ -246,13 +249,12 @@ class Engine:
         return table(self.open_work(), name)
 
     def transient(self, name: str) -> str:
-        """Quoted name of the transient work table ``name`` of this run: a table a loop
-        creates and drops again and again (Mondrian's rounds), kept in the connection's
-        temporary catalog, which never checkpoints. In the work database, DuckDB would
-        checkpoint (compress and rewrite) it every time changes pass 16 MiB: a fifth of
-        Mondrian's CPU time on 10M rows. Create it with ``CREATE {{ temporary(target) }}TABLE``.
-        It holds work data like any work table (in memory, spilled to the temporary
-        directory), and :meth:`close_work` drops it. With ``keep_work``: a kept work table."""
+        """Quoted name of the transient work table ``name`` of this run: a table a loop creates and drops
+        again and again (Mondrian's rounds), kept in the connection's temporary catalog, which never
+        checkpoints. In the work database, DuckDB would checkpoint (compress and rewrite) it every time
+        changes pass 16 MiB: a fifth of Mondrian's CPU time on 10M rows. Create it with ``CREATE {{
+        temporary(target) }}TABLE``. It holds work data like any work table (in memory, spilled to the
+        temporary directory), and :meth:`close_work` drops it. With ``keep_work``: a kept work table."""
         if self.keep_work:
             return self.work(name)
         return table(TEMP, "main", f"{self.open_work()}_{name}")
@@ -321,12 +323,11 @@ class Engine:
 
     @contextmanager
     def small(self, rows: int) -> Iterator["Engine"]:
-        """The block on one DuckDB thread when its statements read at most ``rows`` rows and
-        that fits in one row group (:data:`ROW_GROUP`): DuckDB splits a scan by row groups, so
-        a second thread has no rows of its own there and only adds the scheduling of every
-        statement's pipelines (a search's hundreds of small statements: on ARX's Adult
-        frequency set, 10-18 % a check). The thread count is restored after the block, as
-        :meth:`configured` restores its settings."""
+        """The block on one DuckDB thread when its statements read at most ``rows`` rows and that fits in
+        one row group (:data:`ROW_GROUP`): DuckDB splits a scan by row groups, so a second thread has no
+        rows of its own there and only adds the scheduling of every statement's pipelines (a search's
+        hundreds of small statements: on ARX's Adult frequency set, 10-18 % a check). The thread count is
+        restored after the block, as :meth:`configured` restores its settings."""
         (threads,) = self.con.execute("SELECT current_setting('threads')").fetchone()
         if rows > ROW_GROUP or int(threads) == 1:
             yield self
@@ -371,11 +372,10 @@ class Engine:
 
 
 def _restore_setting(con: duckdb.DuckDBPyConnection, name: str, value: Any) -> None:
-    """Set ``name`` back to ``value`` as read before a run. DuckDB shows a size cut to one
-    decimal (``18.8 GiB``): a setting that was DuckDB's default is reset, another one is set
-    to the shown size or, if that reads back lower, to the middle of the shown decimal (so
-    it is back within 0.05 of its unit). A temporary directory in use may refuse to move
-    back: it is left as it is."""
+    """Set ``name`` back to ``value`` as read before a run. DuckDB shows a size cut to one decimal
+    (``18.8 GiB``): a setting that was DuckDB's default is reset, another one is set to the shown size
+    or, if that reads back lower, to the middle of the shown decimal (so it is back within 0.05 of its
+    unit). A temporary directory in use may refuse to move back: it is left as it is."""
     shown = str(value)
     middle = re.fullmatch(r"(\d+\.\d+)( \w+)", shown)
     tries = [None, shown] + ([f"{middle.group(1)}5{middle.group(2)}"] if middle else [])

@@ -24,6 +24,9 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
   else is visible.
 - **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
   come from the session (``--spark-conf``).
+- **Capabilities**: what the callers ask instead of the engine's name,
+  :data:`~anonymizer.engine.capabilities.SPARK`: loops round by round, no ``rowid``, no
+  cross-version gate yet, tables laid out by ``output.format``/``partition_by``, no output file.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from typing import Callable, Iterator
 import sqlglot
 from sqlglot import exp
 
+from anonymizer.engine.capabilities import SPARK
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
@@ -172,6 +176,8 @@ class SparkEngine(Engine):
     """:class:`~anonymizer.engine.session.Engine` on a ``SparkSession`` (``con``)."""
 
     dialect = "spark"
+    name = "spark"
+    capabilities = SPARK
     undo_steps: list[Callable[[], None]] = field(default_factory=list)
     work_dir: str | None = None   # where a local run's work database keeps its files
 

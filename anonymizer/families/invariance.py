@@ -127,10 +127,10 @@ def first_version_on_spark(engine: Engine, plan: Plan, family: str) -> None:
     """Refuse, before the algorithm, a re-publication on Spark of a family whose m-invariance
     and cross-version gate run on DuckDB only (anatomy, LGB, identity-reserved): a version that kept no
     signatures and passed no gate would let a reader of two versions intersect them."""
-    if engine.dialect == "spark" and latest(engine, plan.target) is not None:
+    if not engine.capabilities.cross_version_gate and latest(engine, plan.target) is not None:
         raise UnsupportedError(f"release {plan.target.release!r} has a version already: a {family} re-publication is "
-                               f"not supported on spark yet (its m-invariance and the cross-version gate run on DuckDB "
-                               f"only), so on spark a {family} release publishes its first version only")
+                               f"not supported on {engine.name} yet (its m-invariance and the cross-version gate run on "
+                               f"DuckDB only), so on {engine.name} a {family} release publishes its first version only")
 
 
 def keeps_signatures(plan: Plan) -> bool:

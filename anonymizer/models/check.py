@@ -118,14 +118,15 @@ def reference_sql(base: str, sensitive_col: str) -> str:
 
 
 def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | None = None,
-              hier: str | None = None, dialect: str = "duckdb", pop: str | None = None) -> str:
+              hier: str | None = None, engine: Engine | None = None, pop: str | None = None) -> str:
     """Render ``model``'s per-class ``SELECT gid, figure, ok`` over the relation ``hist``.
 
     ``glob`` (``(s, p, rnk)``) is required by t-closeness, ``hier`` (``(s, level,
     node)``) by its hierarchical distance and ``pop`` (``(gid, F, sampled)``, the population's
     classes: :mod:`anonymizer.models.population`) by k-map and delta-presence. Bind
-    ``model.params(prefix)`` (or pass the text through :func:`used_params`) when executing. ``dialect``: the engine's, whose
-    form of the template is taken (:func:`~anonymizer.engine.rendering.render`).
+    ``model.params(prefix)`` (or pass the text through :func:`used_params`) when executing.
+    ``engine``: the engine that renders it, its form of the template (:meth:`Engine.sql`;
+    ``None``: DuckDB's, :func:`~anonymizer.engine.rendering.render`).
     """
     if model.needs_global and glob is None:
         raise SpecError(str(model), "needs the table-wide distribution (glob)")
@@ -133,9 +134,10 @@ def model_sql(model: PrivacyModel, hist: str, prefix: str = "m0", glob: str | No
         raise SpecError(str(model), "hierarchical distance needs a hierarchy relation (s, level, node)")
     if model.needs_population and pop is None:
         raise SpecError(str(model), "needs the population's classes (pop)")
-    population = {"pop": pop} if model.needs_population else {}
-    return render(model.template, dialect, hist=hist, p=prefix, glob=glob, hier=hier,
-                  has_value=getattr(model, "value", None) is not None, **population)
+    population: dict[str, Any] = {"pop": pop} if model.needs_population else {}
+    return (render if engine is None else engine.sql)(model.template, hist=hist, p=prefix, glob=glob, hier=hier,
+                                                      has_value=getattr(model, "value", None) is not None,
+                                                      **population)
 
 
 def uses_asof_join(model: PrivacyModel) -> bool:
@@ -267,7 +269,7 @@ def _check(engine: Engine, models: list[PrivacyModel], prefixes: list[str], sour
             glob = ident(glob_of[col])
         hier = hiers.get(i, hiers.get(attr)) if attr is not None else None
         p = prefixes[i]
-        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier, engine.dialect, pops.get(i))))
+        parts.append((f"__anon_model{i}", model_sql(model, hist, p, glob, hier, engine, pops.get(i))))
         params.update(model.params(p))
     if not models:
         return []

@@ -329,7 +329,7 @@ def versions(engine: Engine) -> dict[str, str]:
         library = "unknown"
     (engine_version,) = engine.one("publish/engine_version.sql.j2")
     return {"library_version": library,
-            "engine_version": f"{engine.dialect} {str(engine_version).split()[0].removeprefix('v')}"}
+            "engine_version": f"{engine.name} {str(engine_version).split()[0].removeprefix('v')}"}
 
 
 def _promote(engine: Engine, target: Target, view_name: str, snap: str, joined: dict | None) -> None:

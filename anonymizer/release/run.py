@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 import duckdb
 
 from anonymizer.engine.database import attach_database
-from anonymizer.engine.backend import engine_for, is_spark
+from anonymizer.engine.backend import engine_for
 from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
@@ -64,13 +64,12 @@ def run_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark.sql
     cannot be written (refused before any work), DatabaseOpenError for an output database
     that cannot be attached.
     """
-    if is_spark(con):
-        _refuse_duckdb_outputs(spec, "spark")
+    _refuse_outputs(spec, engine_for(con))
     if spec.output.export is not None and not dry_run:
         check_writable(spec.output.export)
     database, failed = spec.output.database, None
     attach = database is not None and not (dry_run and not Path(database).exists())
-    duck = cast(duckdb.DuckDBPyConnection, con)   # where it attaches or exports: both refused on Spark above
+    duck = cast(duckdb.DuckDBPyConnection, con)   # where it attaches or exports: refused above where it cannot
     with attach_database(duck, database) if attach and database is not None else nullcontext() as catalog:
         spec = replace(spec, output=replace(spec.output, catalog=catalog))
         result = publish_release(spec, con, progress=progress, keep_work=keep_work, force=force, data=data,
@@ -115,13 +114,13 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     """
     engine = engine_for(con, progress=progress, keep_work=keep_work, settings=spec.engine,
                         **({} if log is None else {"log": log}))
-    if engine.dialect == "duckdb" and (spec.output.format or spec.output.partition_by):
+    if not engine.capabilities.table_layout and (spec.output.format or spec.output.partition_by):
         raise UnsupportedError("output.format and output.partition_by lay out a Spark release's tables; DuckDB "
                                "keeps its own (leave them out, or run with engine: {name: spark})")
     family = spec.algorithm.family
     clock: dict[str, float] = {}
     start = time.perf_counter()
-    if engine.dialect == "duckdb":
+    if engine.capabilities.drops_stale_work:
         drop_stale_work(engine)
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
@@ -172,13 +171,13 @@ def _check_same_source(engine: Engine, spec: ReleaseSpec, named: str | None) -> 
                                   "publish anyway with --force (force=True)")
 
 
-def _refuse_duckdb_outputs(spec: ReleaseSpec, dialect: str) -> None:
-    """What only a DuckDB release can do, refused before any work on another engine."""
-    if spec.output.database is not None:
-        raise SpecError("output.database", f"is a DuckDB file; on {dialect} the release goes to its catalog "
+def _refuse_outputs(spec: ReleaseSpec, engine: Engine) -> None:
+    """The outputs ``engine`` cannot write (another DuckDB file, an export), refused before any work."""
+    if spec.output.database is not None and not engine.capabilities.output_database:
+        raise SpecError("output.database", f"is a DuckDB file; on {engine.name} the release goes to its catalog "
                                            "(output.schema)", str(spec.output.database))
-    if spec.output.export is not None:
-        raise UnsupportedError(f"output.export (a copy of the release as one file) is not supported on {dialect} "
+    if spec.output.export is not None and not engine.capabilities.export:
+        raise UnsupportedError(f"output.export (a copy of the release as one file) is not supported on {engine.name} "
                                "yet; read the published view with the engine's own writer")
 
 

@@ -64,7 +64,7 @@ from typing import Any, Mapping
 
 import yaml
 
-from anonymizer.engine.choice import ENGINES, EngineChoice
+from anonymizer.engine.choice import ENGINES, OTHERS_SETTING, SETTINGS, SHOWN, EngineChoice
 from anonymizer.engine.session import Settings
 from anonymizer.errors import SpecError
 from anonymizer.numbers import number
@@ -208,21 +208,17 @@ def memory_limit(value: Any, where: str = "engine.memory_limit") -> str:
     return value.strip()
 
 
-_DUCKDB_SETTINGS = {"memory_limit", "threads", "temp_directory"}
-_SPARK_SETTINGS = {"master", "conf", "warehouse"}
 
 
 def _backend(value: Any, base: Path) -> EngineChoice:
     """``engine: {name, master, conf, warehouse}``: which engine runs the release."""
-    v = mapping_field(value if value is not None else {}, "engine", {"name"} | _DUCKDB_SETTINGS | _SPARK_SETTINGS)
+    v = mapping_field(value if value is not None else {}, "engine", {"name"}.union(*SETTINGS.values()))
     name = v.get("name", "duckdb")
     if name not in ENGINES:
         raise SpecError("engine.name", f"must be one of {', '.join(ENGINES)}", name)
-    mine, theirs = (_SPARK_SETTINGS, _DUCKDB_SETTINGS) if name == "spark" else (_DUCKDB_SETTINGS, _SPARK_SETTINGS)
-    for key in sorted(theirs & set(v)):
-        raise SpecError(f"engine.{key}", f"is a setting of {'DuckDB' if name == 'spark' else 'Spark'}, not of "
-                                         f"{name}" + (" (give Spark's own as engine.conf, e.g. spark.driver.memory)"
-                                                      if name == "spark" else " (add name: spark)"))
+    for key in sorted(set(v) - SETTINGS[name] - {"name"}):   # another engine's setting
+        owner = next(shown for engine, shown in SHOWN.items() if key in SETTINGS[engine])
+        raise SpecError(f"engine.{key}", f"is a setting of {owner}, not of {name}" + OTHERS_SETTING[name])
     conf = v.get("conf") or {}
     if not isinstance(conf, dict) or not all(isinstance(k, str) for k in conf):
         raise SpecError("engine.conf", "must be a mapping of Spark settings, e.g. {spark.driver.memory: 8g}", conf)
@@ -236,7 +232,7 @@ def _backend(value: Any, base: Path) -> EngineChoice:
 
 def _engine(value: Any, base: Path) -> Settings:
     """``engine: {memory_limit, threads, temp_directory}``: DuckDB's resources for the run."""
-    v = {k: c for k, c in (value if isinstance(value, dict) else {}).items() if k in _DUCKDB_SETTINGS}
+    v = {k: c for k, c in (value if isinstance(value, dict) else {}).items() if k in SETTINGS["duckdb"]}
     limit = memory_limit(v["memory_limit"]) if "memory_limit" in v else None
     threads = v.get("threads")
     if threads is not None:

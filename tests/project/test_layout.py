@@ -5,7 +5,10 @@ CLI (which offers them as commands) and those packages themselves do."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
+
+import pytest
 
 PKG = Path(__file__).resolve().parents[2] / "anonymizer"
 APART = ("reproduce", "bench", "datasets")
@@ -107,3 +110,37 @@ def test_tests_mirror_the_code():
     assert flat and not {name for name in flat if not (PKG / f"{name}.py").exists()}
     folders = {p.name for p in tests.iterdir() if p.is_dir() and p.name not in ("fixtures", "__pycache__")}
     assert not {f for f in folders if not (PKG / f).is_dir()} - {"project", "privacy", "dbt"}
+
+
+#: a comparison of an engine's name: ``dialect ==``/``!=``, ``== "spark"``/``"duckdb"`` either
+#: side, ``is_spark``, or reading ``.dialect`` (passing it to code that compares it)
+NAME_TEST = re.compile(r"""dialect\s*[!=]=|[!=]=\s*['"](?:spark|duckdb)['"]|['"](?:spark|duckdb)['"]\s*[!=]="""
+                       r"""|\bis_spark\b|\.dialect\b""")
+
+
+def name_tests(root: Path) -> dict[str, list[str]]:
+    """The lines of the modules under ``root`` (a package ``anonymizer``), outside its
+    ``engine/``, that compare an engine's name (:data:`NAME_TEST`)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(root.rglob("*.py")):
+        if path.relative_to(root).parts[0] != "engine":
+            hits = [f"{n}: {line.strip()}" for n, line in enumerate(path.read_text().splitlines(), 1)
+                    if NAME_TEST.search(line)]
+            if hits:
+                found[str(path.relative_to(root))] = hits
+    return found
+
+
+@pytest.mark.parametrize("line", ['if engine.dialect == "duckdb":', "if engine.dialect != 'spark':",
+                                  'if is_spark(con):', 'gated = name == "spark"', 'x = "duckdb" != kind',
+                                  'check.model_sql(m, "sizes", dialect=engine.dialect)'])
+def test_an_engine_name_test_is_seen(line):
+    assert NAME_TEST.search(line)
+
+
+def test_nothing_outside_the_engine_compares_an_engine_name():
+    """The engine declares what it can do (``engine.capabilities``, ARCHITECTURE's "The engine
+    declares what it can do"); the pipeline, the plan, the models and the families ask it, and
+    render through the engine (:meth:`Engine.sql`), instead of testing ``engine.dialect`` or
+    whether a connection is Spark's. ``engine.name`` names the engine in messages."""
+    assert not name_tests(PKG)

@@ -45,7 +45,7 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[MsbResult],
     """The model on both tables, then the cross-version gate (DuckDB only)."""
     figures = form.judge(engine, plan, built, rounds.result.buckets)
     checks = form.verify(plan, built, figures)
-    return figures, checks, _gate(engine, plan, rounds.result, built) if engine.dialect == "duckdb" else None
+    return figures, checks, _gate(engine, plan, rounds.result, built) if engine.capabilities.cross_version_gate else None
 
 
 def _gate(engine: Engine, plan: Plan, result, built: form.AnatomyCandidate) -> Combination:

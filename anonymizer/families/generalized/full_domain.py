@@ -196,14 +196,14 @@ def model_context(engine: Engine, plan: Plan, bounds: bool = False) -> tuple[dic
     for i, m in enumerate(plan.models):
         params.update(m.params(f"m{i}"))
         if m.needs_population:          # k-map, delta-presence: class sizes against pop<i>
-            models.append({"sql": check.model_sql(m, "sizes", f"m{i}", dialect=engine.dialect, pop=f"pop{i}"),
+            models.append({"sql": check.model_sql(m, "sizes", f"m{i}", engine=engine, pop=f"pop{i}"),
                            "population": population.classes_sql(engine, plan, i)})
         elif m.sensitive is None:
             models.append({"sql": None})
         else:
             j = sens.index(column[m.sensitive])
             models.append({"sql": check.model_sql(m, f"hist{j}", f"m{i}", refs.get(sens[j]),
-                                                  plan.hier_of(m), engine.dialect)})
+                                                  plan.hier_of(m), engine)})
             if bounds and isinstance(m, TCloseness):
                 failing = f"(SELECT * FROM hist{j} WHERE gid IN (SELECT gid FROM cls WHERE bad{i}))"   # the rest keep all
                 models[-1]["keep"] = engine.sql("models/t_closeness_keep.sql.j2", hist=failing, glob=refs[sens[j]],

@@ -157,7 +157,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     loss_split.reorder(run)                    # split: loss cuts categorical values most frequent first
     _positions(run)
-    if loop == "recursive" and (engine.dialect == "spark" or any(check.uses_asof_join(m) for _, m, _ in run.checked)):
+    if loop == "recursive" and not engine.capabilities.one_statement(any(check.uses_asof_join(m) for _, m, _ in run.checked)):
         loop = "python"
     if isinstance(batch, str):                 # "auto", the only string the check above lets through
         batch = max(BATCH, HELD // max(run.cell_count, 1))
@@ -348,7 +348,7 @@ def _model_steps(run: _Run, cells: str, hist: str, cand: str, side_name) -> tupl
             contexts.append((sides[s], {"cells": cells, "hist": hist, "cand": cand, "qis": run.qis,
                                         "keys": run.keys, "s": s, "codes": run.codes.get(s),
                                         "relaxed": run.relaxed}))
-        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model), run.engine.dialect))
+        checks.append(check.model_sql(model, sides[s], f"m{i}", run.globs.get(i), run.plan.hier_of(model), run.engine))
     return contexts, checks
 
 

@@ -55,7 +55,7 @@ def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
 def _gated(engine: Engine, plan: Plan) -> bool:
     """Whether the cross-version gate reads this release's individuals (DuckDB, a person key
     naming the individuals)."""
-    return engine.dialect == "duckdb" and ungated(plan.target.history, plan.columns) is None
+    return engine.capabilities.cross_version_gate and ungated(plan.target.history, plan.columns) is None
 
 
 def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:

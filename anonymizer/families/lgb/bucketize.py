@@ -93,8 +93,8 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     vals = _values(engine, pairs, "lgb_vals_0")                                     # Alg. 2, line 1
     globs = _globals(engine, attrs, vals if whole is None else _values(engine, whole, "lgb_vals_whole"))
     _check_roots(engine, attrs, vals, globs)
-    if loop == "recursive" and (engine.dialect == "spark" or any(x.principle is not None and check.uses_asof_join(x.principle)
-                                                                for x in attrs)):
+    if loop == "recursive" and not engine.capabilities.one_statement(any(
+            x.principle is not None and check.uses_asof_join(x.principle) for x in attrs)):
         loop = "python"
     split = _split_in_one_statement if loop == "recursive" else _split_round_by_round
     start = time.perf_counter()
@@ -185,7 +185,7 @@ def _check_sql(engine: Engine, x: Attribute, hist: str, globs: dict[int, str]) -
     if isinstance(x.principle, LUnique):
         return engine.sql("families/lgb/bucket_eligible.sql.j2", hist=hist, p=f"a{x.index}")
     assert x.principle is not None   # a bucketized attribute has its principle (subsets.attributes)
-    return check.model_sql(x.principle, hist, f"a{x.index}", globs.get(x.index), dialect=engine.dialect)
+    return check.model_sql(x.principle, hist, f"a{x.index}", globs.get(x.index), engine=engine)
 
 
 def _params(attrs: list[Attribute]) -> dict:

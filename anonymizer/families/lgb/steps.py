@@ -48,7 +48,7 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
     """Corollary 3 on the table, then the cross-version gate (DuckDB, a release it covers)."""
     figures = form.judge(engine, built)
     checks = form.verify(engine, plan, rounds.result, built, figures)
-    gated = engine.dialect == "duckdb" and ungated(plan.target.history, plan.columns) is None
+    gated = engine.capabilities.cross_version_gate and ungated(plan.target.history, plan.columns) is None
     return figures, checks, _gate(engine, plan, rounds.result, built) if gated else None
 
 

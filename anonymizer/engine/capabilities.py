@@ -1,0 +1,65 @@
+"""What an engine can do, declared by the engine and asked by its callers.
+
+Each engine class carries one :class:`Capabilities` record (``engine.capabilities``):
+:data:`DUCKDB` for :class:`~anonymizer.engine.session.Engine`, :data:`SPARK` for
+:class:`~anonymizer.engine.spark.SparkEngine`. The pipeline, the plan and the families ask
+it what to do (run a loop as one recursive statement, gate a re-publication, refuse an
+output), and never compare an engine's name: that stays inside :mod:`anonymizer.engine`,
+as a dialect's rules stay in its dialect class in sqlglot and a backend's unsupported
+operations in its backend in ibis (``tests/project/test_layout.py`` checks it). How a
+template is rendered for the engine is the engine's too (:meth:`Engine.sql`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What one engine can do.
+
+    Attributes:
+        recursive_loops: a loop that repeats rounds (LGB's local bucketization, Mondrian's
+            rounds) can run as one recursive CTE whose working table is keyed (``USING KEY``);
+            without it the loop runs round by round from Python.
+        asof_in_recursive: an ASOF join (t-closeness under the ordered distance) can stand
+            inside such a recursive CTE. DuckDB 2.0 refuses it there and, on small inputs,
+            drops rows (see :func:`~anonymizer.models.check.uses_asof_join`).
+        rowid: a table has a ``rowid`` pseudo-column, its rows' order in storage.
+        cross_version_gate: the cross-version gate and m-invariance of the anatomy, LGB and
+            identity-reserved families run here (without it such a release publishes its
+            first version only).
+        table_layout: the engine lays out a release's tables as ``output.format`` and
+            ``output.partition_by`` say (without it they are refused).
+        drops_stale_work: a run starts by dropping the ``_anon_work_<id>`` schemas that killed
+            runs of earlier versions left in the database.
+        output_database: a release can be published into another database file
+            (``output.database``).
+        export: a published release can be copied to one file (``output.export``).
+    """
+
+    recursive_loops: bool
+    asof_in_recursive: bool
+    rowid: bool
+    cross_version_gate: bool
+    table_layout: bool
+    drops_stale_work: bool
+    output_database: bool
+    export: bool
+
+    def one_statement(self, asof: bool = False) -> bool:
+        """Whether a loop can run as one recursive statement, its checks holding an ASOF join
+        if ``asof``."""
+        return self.recursive_loops and (self.asof_in_recursive or not asof)
+
+
+#: DuckDB, embedded: recursive CTEs with ``USING KEY`` (no ASOF join inside one), a
+#: ``rowid``, the cross-version gate, its own storage layout, output files
+DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True, cross_version_gate=True,
+                      table_layout=False, drops_stale_work=True, output_database=True, export=True)
+
+#: Apache Spark: loops round by round, no ``rowid``, no cross-version gate yet, tables laid
+#: out as the spec says, releases in its catalog only (no other database file, no export)
+SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, cross_version_gate=False,
+                     table_layout=True, drops_stale_work=False, output_database=False, export=False)
