@@ -46,7 +46,7 @@ class Output:
     partition_by: tuple[str, ...] = ()
 
 
-#: ``history.guarantee``: what the release claims across its versions (:mod:`anonymizer.release.combination`)
+#: ``history.guarantee``: what the release claims across its versions (:mod:`anonymizer.versions.combination`)
 GUARANTEES = ("invariant", "independent")
 
 

@@ -12,7 +12,7 @@ records each, :mod:`anonymizer.datasets.patients`, whose ``rows`` are records, t
 individuals about ``rows`` / 9.25, and whose ``change`` gives a patient one more record):
 
 - ``invariant``: ``history: {guarantee: invariant, person: pid}``, m-invariance and the
-  cross-version gate (:mod:`anonymizer.families.invariance`);
+  cross-version gate (:mod:`anonymizer.versions.invariance`);
 - ``independent``: each version on its own, a full re-run of the algorithm.
 
 After each night both releases keep their newest :data:`KEEP` snapshots (``anonymizer prune``).
@@ -59,7 +59,7 @@ RECORDS_PER_PATIENT = 9.25
 
 #: the snapshots each release keeps after a night (``anonymizer prune --keep``): a team that
 #: publishes nightly for years prunes, and what the gate needs of the pruned versions stays
-#: (:mod:`anonymizer.release.combination`)
+#: (:mod:`anonymizer.versions.combination`)
 KEEP = 2
 SNAPSHOTS = "_anon_releases"
 

@@ -161,7 +161,7 @@ class Engine:
 
     def state_home(self) -> tuple[str | None, bool]:
         """Private state's home: the connection's database file (``None``: memory), read-only?"""
-        return self.one("release/combination/state_home.sql.j2")
+        return self.one("versions/combination/state_home.sql.j2")
 
     def rows(self, template: str, params: dict | None = None, **context: Any) -> list[tuple]:
         """Run a template returning a *small aggregate* (per class size, per partition

@@ -39,7 +39,7 @@ class Family:
             the role ``individual``.
         parts: the views it publishes besides the main one (``<view>_<part>``).
         units: what its groups of rows are called in a summary (``classes``, ``groups``).
-        gate: its releases pass the cross-version gate (:mod:`anonymizer.release.combination`);
+        gate: its releases pass the cross-version gate (:mod:`anonymizer.versions.combination`);
             without it a re-publication is refused under ``history: invariant``.
         own_models: it has models no other family reaches, in its ``models`` module (their
             ``MODEL_TYPES``: :func:`anonymizer.families.model_types`).

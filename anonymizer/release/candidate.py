@@ -9,10 +9,12 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from anonymizer.release.combination import Combination
 from anonymizer.release.publish import Join
 
 if TYPE_CHECKING:
+    from anonymizer.versions.combination import Combination
+    from anonymizer.versions.continuation import Continuation
+    from anonymizer.versions.released import Released
     from anonymizer.engine.session import Engine
     from anonymizer.plan import Plan
 
@@ -45,7 +47,7 @@ class Verified:
     ``table``, ``columns``, ``order``, ``parts`` and ``join`` are
     :func:`~anonymizer.release.publish.publish`'s arguments; ``figures`` are audit figures
     beyond the models and the utility; ``combination`` is the cross-version gate's outcome
-    (:mod:`~anonymizer.release.combination`), whose memory and state publishing keeps, or
+    (:mod:`~anonymizer.versions.combination`), whose memory and state publishing keeps, or
     ``None`` for a family without the gate."""
 
     table: str
@@ -99,9 +101,20 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
     runs in order; each family's ``steps`` module has one instance, ``STEPS``. Typed by what
     passes between them, so a type checker follows a release into every family."""
 
+    #: the family's name in messages (``MSB``, ``LGB``)
+    label: str = ""
+    #: its m-invariance and the cross-version gate run on every engine; else only where the
+    #: engine says it can (:attr:`~anonymizer.engine.capabilities.Capabilities.cross_version_gate`)
+    gated_everywhere: bool = False
+
     @abstractmethod
-    def run(self, engine: Engine, plan: Plan) -> Rounds[Result]:
-        """The algorithm (the paper's rounds); the driver then applies the suppression gate."""
+    def run(self, engine: Engine, plan: Plan, history: Continuation) -> Rounds[Result]:
+        """The algorithm (the paper's rounds), continuing from ``history`` (what the pipeline
+        read of the release's earlier versions); the driver then applies the suppression gate."""
+
+    def check_versions(self, plan: Plan) -> None:
+        """Refuse, before any work, what the family's signatures cannot keep across versions
+        (called when the release keeps them)."""
 
     @abstractmethod
     def build(self, engine: Engine, plan: Plan, rounds: Rounds[Result]) -> Built:
@@ -109,7 +122,13 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
 
     @abstractmethod
     def verify(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Checked:
-        """Every declared model re-checked in SQL on the candidate, then the cross-version gate."""
+        """Every declared model re-checked in SQL on the candidate."""
+
+    @abstractmethod
+    def released(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Released | None:
+        """The candidate as the cross-version gate reads it (what the family publishes, its
+        boxes, its people's groups), which the driver then runs; ``None``: the gate does not
+        read this release (an engine or a release it does not cover)."""
 
     @abstractmethod
     def measure(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, checked: Checked) -> Verified:

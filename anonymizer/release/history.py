@@ -8,7 +8,7 @@ versions, and per model the achieved figure (``figures.models``).
 
 - :func:`history`: every version and event of a release, which one its view reads now,
   which snapshots were pruned, and what each version discloses read with the earlier ones
-  (:func:`anonymizer.release.combination.summary`).
+  (:func:`anonymizer.versions.combination.summary`).
 - :func:`rollback`: points the release's view(s) at version N's snapshot(s) again (a
   generalized release's join view with the definition recorded in N's row,
   ``figures.view_sql``) and appends an audit row, event ``rollback``, with a version of its
@@ -29,7 +29,7 @@ import json
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.release.combination import summary
+from anonymizer.versions.combination import summary
 from anonymizer.release.publish import (AUDIT, ViewNotOwned, audit_rows, check_view, snapshot_name, upgrade_audit,
                                         versions)
 from anonymizer.target import Output

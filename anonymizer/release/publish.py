@@ -269,7 +269,7 @@ def publish(engine: Engine, target: Target, candidate: str, columns: list[str], 
         join: the main view joins the main snapshot with a part's (a generalized release's
             rows and class table); ``None``: it reads the main snapshot as it is.
         remember: called with the new version inside the transaction (the cross-version
-            gate's memory, :func:`anonymizer.release.combination.remember`).
+            gate's memory, :func:`anonymizer.versions.combination.remember`).
     """
     audit = ensure_audit(engine, target)
     last = latest(engine, target)

@@ -35,7 +35,8 @@ from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, 
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
-from anonymizer.release import combination
+from anonymizer.versions import combination
+from anonymizer.versions.continuation import continuation
 from anonymizer.release.publish import Published, audit_table, check_owner, latest, part_view, publish, unchanged
 from anonymizer.spec.text import spec_text
 from anonymizer.spec.types import ReleaseSpec
@@ -225,20 +226,27 @@ class Run:
 
 
 def verified(engine: Engine, plan: Plan, steps: FamilySteps[Any, Any, Any], clock: dict) -> Run:
-    """The pipeline's middle, the same for every family (:mod:`anonymizer.families`): the
-    family's algorithm, the suppression gate, its candidate, verification (which raises
-    PrivacyCheckFailed) and metrics, each a timed phase in ``clock``. A release then
+    """The pipeline's middle, the same for every family (:mod:`anonymizer.families`): where
+    the release continues from (:mod:`anonymizer.versions.continuation`), the family's
+    algorithm, the suppression gate, its candidate, verification and the cross-version gate
+    (which raise PrivacyCheckFailed) and metrics, each a timed phase in ``clock``. A release then
     publishes ``ready``; the paper experiments read the candidate of a run that publishes
     nothing."""
+    history = continuation(engine, plan, steps)   # the release's earlier versions, read once for every family
     with phase(engine, clock, "algorithm", f"{plan.algorithm} on {plan.base_rows} rows, {len(plan.qis)} QIs"):
-        rounds = steps.run(engine, plan)
+        rounds = steps.run(engine, plan, history)
     check_suppression(plan, plan.null_suppressed + rounds.suppressed)
     with phase(engine, clock, "generalize", f"building the candidate of {rounds.what}"):
         built = steps.build(engine, plan, rounds)
     with phase(engine, clock, "verify", f"checking {len(plan.models)} models on the candidate"):
         checked = steps.verify(engine, plan, rounds, built)
+        released = steps.released(engine, plan, rounds, built)
+        gated = None if released is None else combination.gate(engine, plan, released)
     with phase(engine, clock, "metrics", "measuring the privacy achieved and the information loss"):
         ready = steps.measure(engine, plan, rounds, built, checked)
+    if gated is not None:   # what publishing keeps of the gate: its figures, the memory, the state
+        ready.combination = gated
+        ready.figures["combination"] = gated.figures
     return Run(rounds, built, ready)
 
 

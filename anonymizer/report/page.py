@@ -12,7 +12,7 @@ from typing import Any
 
 import jinja2
 
-from anonymizer.release.combination import summary
+from anonymizer.versions.combination import summary
 from anonymizer.report import plots
 from anonymizer.resources import TEMPLATES, resource_dir
 

@@ -22,7 +22,7 @@ key or value), then by the checks below that a schema cannot state. Errors name 
     suppression_limit: 0.0            # fraction of rows that may be suppressed
     nulls: error                      # or suppress: rows with a NULL QI are suppressed
     output: {view: adult, schema: published}
-    history: {guarantee: invariant, person: pid}   # or independent; see anonymizer.release.combination
+    history: {guarantee: invariant, person: pid}   # or independent; see anonymizer.versions.combination
     # or, publishing into another DuckDB file (the source's database is then only read)
     # and copying the verified snapshot to Parquet (or CSV) after publication:
     # output: {view: adult, database: published.duckdb, export: {path: out/adult.parquet}}

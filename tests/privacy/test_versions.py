@@ -1,7 +1,7 @@
 """Issue 36: an adversary who holds every version of a release, knows everyone's QIs and who
 joined, left or changed between versions. The attacks below read only the published
 snapshots and the source as it stood at each version (the adversary's background knowledge);
-they share no code with the gate (:mod:`anonymizer.release.combination`).
+they share no code with the gate (:mod:`anonymizer.versions.combination`).
 
 - difference: a class box published in two versions; the multiset difference of its
   sensitive values is what the joiners (or leavers) hold. A side with fewer than l distinct

@@ -1,4 +1,4 @@
-"""m-invariance (:mod:`anonymizer.families.invariance`; Xiao and Tao, SIGMOD 2007) for
+"""m-invariance (:mod:`anonymizer.versions.invariance`; Xiao and Tao, SIGMOD 2007) for
 anatomy, paper 002's two published tables.
 
 - **The signature** is the multiset of a group's composite sensitive vectors (Definition 5),
@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from anonymizer.engine.session import Engine
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.anatomy.buckets import build_buckets, build_levels
 from anonymizer.families.anatomy.msb import MsbResult, msb
 from anonymizer.plan import Plan

@@ -1,7 +1,7 @@
 """Paper 002's MSB algorithms in the one release pipeline (:mod:`anonymizer.families`):
 groups, then the two anatomy tables (the QI table and the sensitive table, published
 together), verified and measured (:mod:`.form`), and read with the release's earlier
-versions (m-invariance, :mod:`.invariance`; the gate, :mod:`anonymizer.release.combination`)."""
+versions (m-invariance, :mod:`.invariance`; the gate, :mod:`anonymizer.versions.combination`)."""
 
 from __future__ import annotations
 
@@ -10,28 +10,24 @@ from typing import TYPE_CHECKING
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.release.candidate import FamilySteps
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.anatomy import form
 from anonymizer.families.anatomy.invariance import SIG, invariant, signed_rows
 from anonymizer.families.anatomy.msb import MsbResult, msb
 from anonymizer.plan import Plan
-from anonymizer.release import combination
+from anonymizer.versions import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination
-from anonymizer.release.released import Released
+from anonymizer.versions.released import Released
 from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
+    from anonymizer.versions.continuation import Continuation
 
 
-def run(engine: Engine, plan: Plan) -> Rounds[MsbResult]:
+def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[MsbResult]:
     form.check_names(plan)
-    shared.first_version_on_spark(engine, plan, "MSB")
-    keeps = shared.keeps_signatures(plan)
-    if keeps:
-        shared.one_signature(plan)
-    kept = shared.continued(engine, plan) if keeps else None
+    kept = history.state
     result = msb(engine, plan) if kept is None else invariant(engine, plan, *kept)
     return Rounds(result, result.suppressed, f"{result.notes['groups']} groups")
 
@@ -41,16 +37,18 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[MsbResult]) -> form.Anatomy
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[MsbResult],
-           built: form.AnatomyCandidate) -> tuple[dict, list[dict], Combination | None]:
-    """The model on both tables, then the cross-version gate (DuckDB only)."""
+           built: form.AnatomyCandidate) -> tuple[dict, list[dict]]:
+    """The model on both tables."""
     figures = form.judge(engine, plan, built, rounds.result.buckets)
-    checks = form.verify(plan, built, figures)
-    return figures, checks, _gate(engine, plan, rounds.result, built) if engine.capabilities.cross_version_gate else None
+    return figures, form.verify(plan, built, figures)
 
 
-def _gate(engine: Engine, plan: Plan, result, built: form.AnatomyCandidate) -> Combination:
-    """The candidate as the gate reads it: a group's box is its members' QI values, its
-    values the composite vectors (each attribute counted apart)."""
+def released(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate) -> Released | None:
+    """The candidate as the gate reads it (where the engine runs the gate): a group's box is
+    its members' QI values, its values the composite vectors (each attribute counted apart)."""
+    if not engine.capabilities.cross_version_gate:
+        return None
+    result = rounds.result
     rows, boxes = engine.work("gate_records"), engine.work("gate_groups")
     group_id = ident(form.GROUP_ID)
     sens = [k.column.name for k in plan.sensitive]
@@ -66,10 +64,10 @@ def _gate(engine: Engine, plan: Plan, result, built: form.AnatomyCandidate) -> C
         engine.run("families/anatomy/linked.sql.j2", target=links, assign=result.assign, base=plan.base,
                    qis=[{"dom": q.dom} for q in plan.qis])
     model = plan.models[0]
-    return combination.gate(engine, plan, Released(
+    return Released(
         rows, boxes, form.GROUP_ID, ["members"], sens, "+".join(sens) if plan.person is not None else None,
         people, members, groups, bound=combination.smallest_l(model), parts=len(sens), overlap=True, links=links,
-        levels={k.column.name: _levels(k.column.security) for k in plan.sensitive}))
+        levels={k.column.name: _levels(k.column.security) for k in plan.sensitive})
 
 
 def _levels(security) -> tuple[int, dict]:
@@ -78,16 +76,15 @@ def _levels(security) -> tuple[int, dict]:
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate,
-            checked: tuple[dict, list[dict], Combination | None]) -> Verified:
-    figures, checks, gated = checked
+            checked: tuple[dict, list[dict]]) -> Verified:
+    figures, checks = checked
     suppressed = plan.null_suppressed + rounds.suppressed
     result = rounds.result
     return Verified(built.qi_table, built.qi_columns, (), built.rows, suppressed, built.groups, checks,
                     {"groups": built.groups, "min_group_size": checks[0]["min_group_size"]},
                     form.metrics(plan, figures, suppressed),
                     {"rounds": result.notes.get("greedy_steps", 0), **result.notes},
-                    parts=(("sensitive", built.sens_table, built.sens_columns),),
-                    figures={"combination": gated.figures} if gated else {}, combination=gated)
+                    parts=(("sensitive", built.sens_table, built.sens_columns),))
 
 
 def summary_lines(r: ReleaseResult) -> list[str]:
@@ -106,11 +103,13 @@ def summary_lines(r: ReleaseResult) -> list[str]:
     return lines
 
 
-class Steps(FamilySteps[MsbResult, form.AnatomyCandidate, tuple[dict, list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
+class Steps(FamilySteps[MsbResult, form.AnatomyCandidate, tuple[dict, list[dict]]]):
+    """This family's steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
+    label = "MSB"
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
-    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+    released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
+    check_versions = staticmethod(shared.one_signature)
 
 
 STEPS = Steps()

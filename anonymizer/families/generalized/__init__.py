@@ -18,7 +18,7 @@ lattice evaluation (paper 001 Def. 9: k, DCP,   :mod:`.lattice.evaluate`        
 distortion of every node)
 labels, bounds, class table, per-row table      :mod:`.form`                                        form/
 m-invariance across versions (Xiao and Tao      :mod:`.invariance` (boxes, merge), shared steps in  invariance/,
-2007)                                           :mod:`anonymizer.families.invariance`               ../invariance/
+2007)                                           :mod:`anonymizer.versions.invariance`               ../invariance/
 ==============================================  ==================================================  ======================
 
 ``steps`` plugs the algorithms into the release (:mod:`anonymizer.families`); what they

@@ -1,4 +1,4 @@
-"""m-invariance (:mod:`anonymizer.families.invariance`) around the generalized family's
+"""m-invariance (:mod:`anonymizer.versions.invariance`) around the generalized family's
 algorithms: the signature is one sensitive column's values, and a group's box is the range of
 its rows' QI codes, so a newcomer takes an open place only inside the group's box (no box
 widens), a counterfeit copies the QI codes of one real member of its group, and each class
@@ -16,7 +16,7 @@ from typing import Callable
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.plan import Plan
 
@@ -62,7 +62,7 @@ def invariant(engine: Engine, plan: Plan, inner: Callable[[Engine, Plan], Algori
 
 def merge(engine: Engine, plan: Plan, result: AlgorithmResult, colliding: str, attempt: int) -> AlgorithmResult:
     """Merge each group of ``result`` whose class is in ``colliding`` with its neighbour
-    (:func:`anonymizer.families.invariance.merge`): the repair when a box would repeat an
+    (:func:`anonymizer.versions.invariance.merge`): the repair when a box would repeat an
     earlier version's with another multiset."""
     assign = shared.merge(engine, plan, result.assign, result.base or plan.base, colliding, attempt)
     (classes,) = engine.execute(f"SELECT count(DISTINCT __cid) FROM {assign}").fetchone()

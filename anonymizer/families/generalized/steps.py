@@ -11,7 +11,7 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.release.candidate import FamilySteps
 from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, Candidate, build_candidate, drop_candidate
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.generalized.full_domain import full_domain
 from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups, check as check_invariant,
                                                         counterfeit_column, followed, invariant, merge)
@@ -25,15 +25,15 @@ from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.hierarchy.spec import is_temporal_type
 from anonymizer.plan import QI, Plan
-from anonymizer.release import combination
+from anonymizer.versions import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination
-from anonymizer.release.released import Released
-from anonymizer.release.publish import EQ_CLASS, Join, latest
+from anonymizer.versions.released import Released
+from anonymizer.release.publish import EQ_CLASS, Join
 from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
+    from anonymizer.versions.continuation import Continuation
 
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
@@ -49,28 +49,14 @@ def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
     return ALGORITHMS[plan.algorithm](engine, plan)
 
 
-def run(engine: Engine, plan: Plan) -> Rounds[AlgorithmResult]:
-    kept = _signatures(engine, plan)
+def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[AlgorithmResult]:
+    kept = history.state
     result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
-    if kept is None and _keeps_signatures(plan) and latest(engine, plan.target):
+    if kept is None and history.keeps and history.published:
         result = as_groups(engine, result)   # signatures start now, after versions that kept none
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
     # own removal (paper 003, section 5.1), reported apart (AlgorithmResult.presampled)
     return Rounds(result, result.suppressed - result.presampled, f"{result.classes} classes")
-
-
-def _keeps_signatures(plan: Plan) -> bool:
-    """Whether the release keeps signatures (:func:`anonymizer.families.invariance.keeps_signatures`);
-    refuses what the generalized form cannot keep."""
-    keeps = shared.keeps_signatures(plan)
-    if keeps:
-        check_invariant(plan)
-    return keeps
-
-
-def _signatures(engine: Engine, plan: Plan) -> tuple[str, str, int] | None:
-    """The private state m-invariance continues from, when the release keeps signatures."""
-    return shared.continued(engine, plan) if _keeps_signatures(plan) else None
 
 
 def _rows(plan: Plan, result) -> Plan:
@@ -97,7 +83,7 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult]) -> Candid
             drop_candidate(engine)
             built = _candidate(engine, plan, result)
         rounds.result = result
-    if _keeps_signatures(plan):
+    if shared.keeps_signatures(plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
         if "invariance" in result.notes:   # classes under k real rows (counterfeits fill them to k)
@@ -118,26 +104,27 @@ def _released(plan: Plan, built: Candidate, **state) -> Released:
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
-           built: Candidate) -> tuple[Counted, list[dict], Combination | None]:
-    """The models on the published columns, then the cross-version gate
-    (:mod:`anonymizer.release.combination`); the rows are counted once, for verify and measure."""
+           built: Candidate) -> tuple[Counted, list[dict]]:
+    """The models on the published columns; the rows are counted once, for verify and measure."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
-    checks = verify_models(engine, plan, built, counted)
-    return counted, checks, _gate(engine, plan, rounds.result, built)
+    return counted, verify_models(engine, plan, built, counted)
 
 
-def _gate(engine: Engine, plan: Plan, result, built: Candidate) -> Combination:
+def released(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate) -> Released:
+    """The candidate as the cross-version gate reads it (on every engine), with its people's
+    groups where the release names a person."""
+    result = rounds.result
     people = members = groups = None
     if plan.person is not None:   # groups kept under independent too: invariant may follow
         rows = _rows(plan, result).base
         people, members, groups = shared.gate_inputs(engine, result.assign, rows, rows, followed(plan), result.groups)
-    return combination.gate(engine, plan, _released(plan, built, people=people, members=members, groups=groups))
+    return _released(plan, built, people=people, members=members, groups=groups)
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate,
-            checked: tuple[Counted, list[dict], Combination | None]) -> Verified:
-    counted, checks, gated = checked
+            checked: tuple[Counted, list[dict]]) -> Verified:
+    counted, checks = checked
     result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     assert engine.work_schema is not None   # the candidate is a work table
@@ -159,8 +146,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
                     {"rounds": result.rounds, **result.notes},
                     parts=((CLASSES, built.class_table, built.class_columns),),
                     join=Join(CLASSES, EQ_CLASS, tuple(built.view_columns)),
-                    figures={"k": measures.get("k"), **({"combination": gated.figures} if gated else {})},
-                    combination=gated)
+                    figures={"k": measures.get("k")})
 
 
 def _metric_qis(engine: Engine, plan: Plan, class_table: str) -> list[dict[str, Any]]:
@@ -200,11 +186,13 @@ def summary_lines(r: ReleaseResult) -> list[str]:
     return lines
 
 
-class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
+class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict]]]):
+    """This family's steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
+    label, gated_everywhere = "generalized", True
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
-    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+    released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
+    check_versions = staticmethod(check_invariant)
 
 
 STEPS = Steps()

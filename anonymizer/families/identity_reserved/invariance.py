@@ -1,4 +1,4 @@
-"""m-invariance (:mod:`anonymizer.families.invariance`; Xiao and Tao, SIGMOD 2007) for paper
+"""m-invariance (:mod:`anonymizer.versions.invariance`; Xiao and Tao, SIGMOD 2007) for paper
 004's identity-reserved table, whose unit is the individual, not the record.
 
 - **The signature** of an individual is what the published table shows of it, its records'
@@ -40,7 +40,7 @@ from dataclasses import dataclass, replace
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.identity_reserved.individuals import Individuals, individuals
 from anonymizer.families.identity_reserved.result import IRResult
 from anonymizer.plan import Plan
@@ -169,7 +169,7 @@ def published(engine: Engine, plan: Plan, signed: Signed, attempt: int = 0) -> t
 def merge(engine: Engine, plan: Plan, candidate: str, rec: str, result: IRResult, signed: Signed,
           colliding: str, attempt: int) -> tuple[str, IRResult, Signed]:
     """Merge the groups of the candidate's classes in ``colliding`` (``(eq_class)``: ec_id)
-    with their neighbours (:func:`anonymizer.families.invariance.merge`): the repair when a
+    with their neighbours (:func:`anonymizer.versions.invariance.merge`): the repair when a
     class's labels would repeat an earlier version's with another multiset of lists."""
     classes = engine.work(f"ir_colliding{attempt}")
     engine.run(_T + "colliding.sql.j2", target=classes, candidate=candidate, rec=rec, numbered=result.assign,

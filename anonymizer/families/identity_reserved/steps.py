@@ -1,7 +1,7 @@
 """Paper 004's identity-reserved algorithms in the one release pipeline
 (:mod:`anonymizer.families`): individuals (Id_num), DAnonyIR or GeneIR, the Table 4 table,
 verified and measured (:mod:`.form`), and the release's earlier versions (m-invariance of
-the individuals' lists, :mod:`.invariance`; the gate, :mod:`anonymizer.release.combination`)."""
+the individuals' lists, :mod:`.invariance`; the gate, :mod:`anonymizer.versions.combination`)."""
 
 from __future__ import annotations
 
@@ -10,35 +10,31 @@ from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
 from anonymizer.release.candidate import FamilySteps
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.identity_reserved import form, invariance
 from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.families.identity_reserved.options import gate_models, ungated
 from anonymizer.plan import Plan
-from anonymizer.release import combination
+from anonymizer.versions import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination
-from anonymizer.release.released import Released
+from anonymizer.versions.released import Released
 from anonymizer.numbers import fmt
 from anonymizer.engine.names import ident
 from anonymizer.families.identity_reserved.result import IRResult
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
+    from anonymizer.versions.continuation import Continuation
 
 #: what the algorithm hands on: the records table, the algorithm's result, the individuals'
 #: signatures (an m-invariant release) or None
 IRRounds = tuple[str, IRResult, "invariance.Signed | None"]
 
 
-def run(engine: Engine, plan: Plan) -> Rounds[IRRounds]:
+def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[IRRounds]:
     """Alg. 1 line 1 (Id_num), then Algorithm 1 (DAnonyIR) or GeneIR; in an m-invariant
     version, the individuals keep their classes' lists first (:mod:`.invariance`)."""
-    shared.first_version_on_spark(engine, plan, "identity-reserved")
-    keeps = shared.keeps_signatures(plan)
-    if keeps:
-        invariance.check(plan)
-    kept = shared.continued(engine, plan) if keeps else None
+    kept = history.state
     signed: invariance.Signed | None
     if kept is not None:
         rec, result, signed = invariance.invariant(engine, plan, *kept)
@@ -87,11 +83,21 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[IRRounds]) -> form.IRCandid
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[IRRounds],
-           built: form.IRCandidate) -> tuple[list[dict], Combination | None]:
-    """The model and the table's form, then the cross-version gate (DuckDB, a release it covers)."""
-    _, result, signed = rounds.result
-    checks = form.verify(engine, _plan(plan, signed), built)
-    return checks, _gate(engine, plan, built, signed) if signed is not None else None
+           built: form.IRCandidate) -> list[dict]:
+    """The model and the table's form."""
+    _, _, signed = rounds.result
+    return form.verify(engine, _plan(plan, signed), built)
+
+
+def released(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate) -> Released | None:
+    """The candidate as the gate reads it, with the individuals' signatures, where the gate
+    follows them (DuckDB, a release it covers: :func:`_gated`); else ``None``."""
+    _, _, signed = rounds.result
+    if signed is None:
+        return None
+    people, members, groups = shared.gate_inputs(engine, signed.assign, signed.rows, signed.rows, invariance.SIG,
+                                                 signed.kept)
+    return _released(engine, plan, built, people=people, members=members, groups=groups)
 
 
 def _released(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invariance.Signed | None = None,
@@ -110,17 +116,9 @@ def _released(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invar
                     **state)
 
 
-def _gate(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invariance.Signed) -> Combination:
-    people, members, groups = shared.gate_inputs(engine, signed.assign, signed.rows, signed.rows, invariance.SIG,
-                                                 signed.kept)
-    return combination.gate(engine, plan, _released(engine, plan, built, people=people, members=members,
-                                                         groups=groups))
-
-
 def measure(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate,
-            checked: tuple[list[dict], Combination | None]) -> Verified:
+            checks: list[dict]) -> Verified:
     _, result, signed = rounds.result
-    checks, gated = checked
     notes = {"rounds": result.rounds, **result.notes}
     k = getattr(form.model_of(plan), "k", None)
     if signed is not None and signed.kept and k:   # classes under k real individuals (counterfeits fill them)
@@ -129,7 +127,6 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IR
                     plan.null_suppressed + result.suppressed_records, built.classes, checks,
                     {"classes": built.classes, "individuals": built.individuals},
                     form.metrics(engine, plan, built, result, counterfeits=bool(signed and signed.kept)), notes,
-                    figures={"combination": gated.figures} if gated else {}, combination=gated,
                     # the source's records would tell, version to version, how many the leavers held
                     audit_rows_in=built.rows + plan.null_suppressed + result.suppressed_records
                     if signed is not None and signed.kept else None)
@@ -158,11 +155,13 @@ def summary_lines(r: ReleaseResult) -> list[str]:
     return lines
 
 
-class Steps(FamilySteps[IRRounds, form.IRCandidate, tuple[list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
+class Steps(FamilySteps[IRRounds, form.IRCandidate, list[dict]]):
+    """This family's steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
+    label = "identity-reserved"
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
-    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+    released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
+    check_versions = staticmethod(invariance.check)
 
 
 STEPS = Steps()

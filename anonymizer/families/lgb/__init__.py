@@ -17,7 +17,7 @@ Sec. 4.1 C_DM, NCP; Sec. 4.2 query error    :mod:`anonymizer.families.lgb.form`,
                                             :mod:`anonymizer.reproduce.p000_lgb.query_error`
 Alg. 2 divide_buckets across versions       :mod:`.invariance` (m-invariance, Xiao and   signed, kept_pairs, real_rows,
 (m-invariance of the buckets)               Tao 2007), shared steps in                   bucket_assign, ../invariance/*
-                                            :mod:`anonymizer.families.invariance`
+                                            :mod:`anonymizer.versions.invariance`
 ==========================================  ===========================================  ==========================
 
 Algorithm 1 runs bucketization first and generalization second; the two are independent

@@ -1,4 +1,4 @@
-"""m-invariance (:mod:`anonymizer.families.invariance`; Xiao and Tao, SIGMOD 2007) for LGB,
+"""m-invariance (:mod:`anonymizer.versions.invariance`; Xiao and Tao, SIGMOD 2007) for LGB,
 paper 000's table. The paper builds its ``divide_buckets`` (Algorithm 2, line 9) on
 m-invariance's assignment; across versions the buckets keep m-invariance's signatures too.
 
@@ -28,7 +28,7 @@ from dataclasses import replace
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.lgb.algorithm import LgbResult, local_generalization
 from anonymizer.families.lgb.bucketize import Buckets, local_bucketization
 from anonymizer.families.lgb.subsets import Attribute, attributes, qi_partition, value_pairs

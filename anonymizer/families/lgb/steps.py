@@ -2,7 +2,7 @@
 Algorithm 1 (bucketization, local generalization), the LGB table of Fig. 2, its
 verification (Corollary 3) and its section 4.1 metrics (:mod:`.form`), and the release's
 earlier versions (m-invariance of the buckets, :mod:`.invariance`; the gate,
-:mod:`anonymizer.release.combination`)."""
+:mod:`anonymizer.versions.combination`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from anonymizer.engine.session import Engine
 from anonymizer.release.candidate import FamilySteps
-from anonymizer.families import invariance as shared
+from anonymizer.versions import invariance as shared
 from anonymizer.families.lgb import form
 from anonymizer.families.lgb.algorithm import LgbResult, lgb
 from anonymizer.families.lgb.invariance import SIG, bucket_assign, bucketized, check, invariant, signed_rows
@@ -19,22 +19,17 @@ from anonymizer.families.lgb.options import ungated
 from anonymizer.models import EntropyLDiversity
 from anonymizer.families.lgb.models import LUnique
 from anonymizer.plan import Plan
-from anonymizer.release import combination
 from anonymizer.release.candidate import Rounds, Verified
-from anonymizer.release.combination import Combination
-from anonymizer.release.released import Released
+from anonymizer.versions.released import Released
 from anonymizer.numbers import fmt
 
 if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
+    from anonymizer.versions.continuation import Continuation
 
 
-def run(engine: Engine, plan: Plan) -> Rounds[LgbResult]:
-    shared.first_version_on_spark(engine, plan, "LGB")
-    keeps = shared.keeps_signatures(plan)
-    if keeps:
-        check(plan)
-    kept = shared.continued(engine, plan) if keeps else None
+def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[LgbResult]:
+    kept = history.state
     result = lgb(engine, plan) if kept is None else invariant(engine, plan, *kept)
     return Rounds(result, result.suppressed, f"{result.notes['groups']} local equivalence groups")
 
@@ -44,17 +39,19 @@ def build(engine: Engine, plan: Plan, rounds: Rounds[LgbResult]) -> form.LgbCand
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
-           built: form.LgbCandidate) -> tuple[dict, list[dict], Combination | None]:
-    """Corollary 3 on the table, then the cross-version gate (DuckDB, a release it covers)."""
+           built: form.LgbCandidate) -> tuple[dict, list[dict]]:
+    """Corollary 3 on the table."""
     figures = form.judge(engine, built)
-    checks = form.verify(engine, plan, rounds.result, built, figures)
-    gated = engine.capabilities.cross_version_gate and ungated(plan.target.history, plan.columns) is None
-    return figures, checks, _gate(engine, plan, rounds.result, built) if gated else None
+    return figures, form.verify(engine, plan, rounds.result, built, figures)
 
 
-def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidate) -> Combination:
-    """The candidate as the gate reads it: the classes are the buckets of the one bucketized
-    attribute, with no box (``private``: compared through the people who stood in them)."""
+def released(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate) -> Released | None:
+    """The candidate as the gate reads it, where the engine runs the gate and the gate covers
+    the release: the classes are the buckets of the one bucketized attribute, with no box
+    (``private``: compared through the people who stood in them)."""
+    if not engine.capabilities.cross_version_gate or ungated(plan.target.history, plan.columns) is not None:
+        return None
+    result = rounds.result
     x = bucketized(result.attrs)
     classes = engine.work("gate_buckets")
     engine.run("families/lgb/bucket_classes.sql.j2", target=classes, candidate=built.table, a=x.index)
@@ -64,21 +61,19 @@ def _gate(engine: Engine, plan: Plan, result: LgbResult, built: form.LgbCandidat
     assert x.principle is not None   # the bucketized attribute has its principle (subsets.attributes)
     principle = replace(x.principle, attribute=x.name)
     bound = principle.l if isinstance(principle, (LUnique, EntropyLDiversity)) else None
-    return combination.gate(engine, plan, Released(
-        built.table, classes, f"__bid{x.index}", ["bucket"], [x.name], x.name, people, members, groups,
-        bound=int(bound) if bound is not None else None, private=True, models=(principle,)))
+    return Released(built.table, classes, f"__bid{x.index}", ["bucket"], [x.name], x.name, people, members, groups,
+                    bound=int(bound) if bound is not None else None, private=True, models=(principle,))
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate,
-            checked: tuple[dict, list[dict], Combination | None]) -> Verified:
-    figures, checks, gated = checked
+            checked: tuple[dict, list[dict]]) -> Verified:
+    figures, checks = checked
     result = rounds.result
     return Verified(built.table, built.columns, (form.GID, form.ROW_ID), built.rows,
                     plan.null_suppressed + result.suppressed, built.groups, checks,
                     {"groups": built.groups, "smallest_group": figures["smallest"]},
                     form.metrics(engine, plan, result, built, figures),
-                    {"rounds": result.groups.rounds, **result.notes},
-                    figures={"combination": gated.figures} if gated else {}, combination=gated)
+                    {"rounds": result.groups.rounds, **result.notes})
 
 
 def summary_lines(r: ReleaseResult) -> list[str]:
@@ -100,11 +95,13 @@ def summary_lines(r: ReleaseResult) -> list[str]:
     return lines
 
 
-class Steps(FamilySteps[LgbResult, form.LgbCandidate, tuple[dict, list[dict], Combination | None]]):
-    """This family's five steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
+class Steps(FamilySteps[LgbResult, form.LgbCandidate, tuple[dict, list[dict]]]):
+    """This family's steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
+    label = "LGB"
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
-    measure, summary_lines = staticmethod(measure), staticmethod(summary_lines)
+    released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
+    check_versions = staticmethod(check)
 
 
 STEPS = Steps()

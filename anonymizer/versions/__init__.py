@@ -1,0 +1,15 @@
+"""A release's versions read together (issue 55): what every family's re-publication shares.
+
+- :mod:`.combination`: the cross-version gate (the difference and intersection checks), the
+  memory of what was published and the private per-person state;
+- :mod:`.difference`: the gate's difference check;
+- :mod:`.released`: what a family hands the gate of its candidate (:class:`.released.Released`);
+- :mod:`.invariance`: m-invariance's steps (Xiao and Tao 2007), the same for every family;
+- :mod:`.continuation`: where a version continues from, decided by the pipeline once for
+  every family (:class:`.continuation.Continuation`).
+
+The pipeline (:func:`anonymizer.release.run.verified`) continues from the last version and
+runs the gate for every family; a family states what it published
+(:meth:`~anonymizer.release.candidate.FamilySteps.released`) and how it keeps signatures.
+Templates: ``templates/versions/``.
+"""
