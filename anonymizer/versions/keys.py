@@ -13,8 +13,9 @@ sensitive values; per version the key column's type):
 
 - **type**: the key column's type differs from the one recorded;
 - **re-keyed**: more of the previous people than ``history.max_rekeyed`` (default 0.1), beyond
-  what chance gives, are found again by their QI and sensitive values under another key (a
-  key that is new or whose values changed: the adversary's own way of following them);
+  what chance gives (:data:`MARGIN`, :data:`FEWEST`), are found again by their QI and
+  sensitive values under another key (a key that is new or whose values changed: the
+  adversary's own way of following them);
 - **churn**: more of them than ``history.max_churn`` (default 0.5) have no key in the source now.
 
 Each raises :class:`~anonymizer.errors.DataError` naming the column; nothing is published.
@@ -25,6 +26,7 @@ is not compared; the checks then judge the map.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from anonymizer.engine.names import ident, table
@@ -36,6 +38,10 @@ from anonymizer.target import Target
 
 #: the private record lives beside the private state
 SCHEMA = combination.STATE_SCHEMA
+#: people found again under another key count only beyond chance: by more than MARGIN standard
+#: deviations of the chance count (a count of mean ``expected``: variance <= mean) and FEWEST
+#: people (in a table of four, one joiner with a leaver's QIs and value is no evidence)
+MARGIN, FEWEST = 3.0, 2
 #: the columns of the key record after ``version`` (key_tables.sql.j2)
 KEY_COLUMNS = ("pid", "print")
 _T = "versions/"
@@ -176,7 +182,7 @@ def _compare(engine: Engine, spec: ReleaseSpec, keys: Keys, published: int) -> N
     column, table_name = spec.history.person, spec.source.table or "the source"
     lost = people - stable
     expected = lost * chance / stable if stable else 0.0
-    if refound - expected > history.max_rekeyed * people:
+    if refound - expected > max(history.max_rekeyed * people, MARGIN * math.sqrt(expected) + FEWEST):
         raise DataError(
             f"history.person {column}",
             f"{refound} of the {people} people of v{version} of release {spec.release} ({refound / people:.0%}) are "

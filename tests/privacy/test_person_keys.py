@@ -206,3 +206,28 @@ def test_with_a_key_map_the_state_is_read_under_the_new_keys(family):
     gates = [json.loads(f)["combination"]["intersection"] for (f,) in
              con.execute("SELECT figures FROM _anon_releases._audit ORDER BY version").fetchall()]
     assert all(g["below"] == 0 for g in gates) and gates[1]["followed"] > 0
+
+
+@pytest.mark.parametrize("history, field", [
+    ({"person": "pid", "max_churn": 1.5}, "history.max_churn"),
+    ({"person": "pid", "max_rekeyed": -0.1}, "history.max_rekeyed"),
+    ({"key_map": {"table": "m", "old": "a", "new": "b"}}, "history.key_map"),
+    ({"person": "pid", "key_map": {"table": "m", "old": "a"}}, "history.key_map"),
+    ({"person": "pid", "key_map": {"table": "m", "old": "a", "new": "a"}}, "history.key_map.new"),
+    ({"person": "pid", "key_map": {"table": "m", "old": "a", "new": "b", "from": 1}}, "history.key_map"),
+])
+def test_the_spec_names_a_bad_history_field(history, field):
+    from anonymizer.errors import SpecError
+    from anonymizer.spec import load_spec
+    with pytest.raises(SpecError) as bad:
+        load_spec(FAMILIES["generalized"][2] | {"history": history})
+    assert bad.value.field.startswith(field)
+
+
+def test_a_key_map_table_that_maps_a_key_twice_is_refused():
+    con = first_version("generalized")
+    con.execute("CREATE TABLE keymap AS SELECT pid AS old, pid % 10 AS new FROM orig")
+    with pytest.raises(DataError, match="history.key_map keymap: must map each old key to one new key"):
+        anonymize(spec("generalized", key_map={"table": "keymap", "old": "old", "new": "new"}), con)
+    with pytest.raises(DataError, match="history.key_map nowhere: cannot be read"):
+        anonymize(spec("generalized", key_map={"table": "nowhere", "old": "old", "new": "new"}), con)
