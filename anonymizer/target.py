@@ -61,10 +61,30 @@ class History:
     combination is measured and recorded. ``person``: the identifier column naming the same
     person in every version (never published); ``None``: the gate checks only what the
     published versions show (class differences), not each person's intersection.
+
+    The person key must stay the same person's across runs (:mod:`anonymizer.versions`): a
+    version whose keys no longer match the people they matched is refused before any work.
+    ``max_churn``: the largest share of the previous version's people whose key may be gone;
+    ``max_rekeyed``: the largest share of them who may be found again, by their QI and
+    sensitive values, under another key (beyond chance); ``key_map``: how old keys map to
+    new ones, where the keys did change on purpose.
     """
 
     guarantee: str = "invariant"
     person: str | None = None
+    max_churn: float = 0.5
+    max_rekeyed: float = 0.1
+    key_map: KeyMap | None = None
+
+
+@dataclass(frozen=True)
+class KeyMap:
+    """``history.key_map``: a table of the connection's database (``schema.table`` or
+    ``table``) mapping each person's old key (column ``old``) to their new one (``new``)."""
+
+    table: str
+    old: str
+    new: str
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,8 @@ class Capabilities:
         output_database: a release can be published into another database file
             (``output.database``).
         export: a published release can be copied to one file (``output.export``).
+        update_from: ``UPDATE ... FROM`` rewrites a table's rows in place from another table
+            (``history.key_map`` reads the private state under new keys with it).
     """
 
     recursive_loops: bool
@@ -47,6 +49,7 @@ class Capabilities:
     drops_stale_work: bool
     output_database: bool
     export: bool
+    update_from: bool
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -57,9 +60,11 @@ class Capabilities:
 #: DuckDB, embedded: recursive CTEs with ``USING KEY`` (no ASOF join inside one), a
 #: ``rowid``, the cross-version gate, its own storage layout, output files
 DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True, cross_version_gate=True,
-                      table_layout=False, drops_stale_work=True, output_database=True, export=True)
+                      table_layout=False, drops_stale_work=True, output_database=True, export=True,
+                      update_from=True)
 
 #: Apache Spark: loops round by round, no ``rowid``, no cross-version gate yet, tables laid
 #: out as the spec says, releases in its catalog only (no other database file, no export)
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, cross_version_gate=False,
-                     table_layout=True, drops_stale_work=False, output_database=False, export=False)
+                     table_layout=True, drops_stale_work=False, output_database=False, export=False,
+                     update_from=False)

@@ -41,6 +41,7 @@ from anonymizer.release.publish import Published, audit_table, check_owner, late
 from anonymizer.spec.text import spec_text
 from anonymizer.spec.types import ReleaseSpec
 from anonymizer.target import Target
+from anonymizer.versions import keys
 
 if TYPE_CHECKING:
     import pandas
@@ -139,8 +140,11 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         if not force:
             _check_same_source(engine, spec, named)
         clock["load"] = time.perf_counter() - start
+        people = None
         if family.gate and not dry_run:
             combination.check_state_home(engine, spec.target)
+            last = latest(engine, spec.target)   # a person key that no longer names its people: refused
+            people = keys.check(engine, spec, source, last["version"] if last else None)
         missing = (f"the {family.name} family has no cross-version gate yet" if not family.gate else
                    getattr(family.options(), "ungated", lambda *_: None)(spec.history, spec.columns))
         if missing:   # no cross-version gate for this release: refused under invariant
@@ -155,7 +159,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             if dry_run and inspect is not None:
                 inspect(engine, plan, ready)
             return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
-                                                        "spec_text": spec_text(spec), "source": named}, ready, dry_run)
+                                                        "spec_text": spec_text(spec), "source": named}, ready, dry_run,
+                           people)
 
 
 def _check_same_source(engine: Engine, spec: ReleaseSpec, named: str | None) -> None:
@@ -183,9 +188,10 @@ def _refuse_outputs(spec: ReleaseSpec, engine: Engine) -> None:
 
 
 def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, ready: Verified,
-            dry_run: bool) -> ReleaseResult:
+            dry_run: bool, people: keys.Keys | None = None) -> ReleaseResult:
     """The one publishing step of every family: the snapshot(s), the view(s) and the audit
-    row in one transaction (:func:`~anonymizer.release.publish.publish`), or, in a dry run, nothing."""
+    row in one transaction (:func:`~anonymizer.release.publish.publish`), or, in a dry run, nothing.
+    ``people``: the source's person keys, recorded beside the private state (:mod:`anonymizer.versions.keys`)."""
     target = plan.target
     views = [part_view(target, part) for part, _, _ in ready.parts]
     if dry_run:
@@ -200,12 +206,15 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
             gated, version = ready.combination, (last["version"] if (last := latest(engine, target)) else 0) + 1
             if gated is not None:   # the private state first: it lives in the source's database
                 combination.keep_state(engine, target, gated, version)
+                if people is not None:
+                    keys.keep(engine, target, people, version)
             published = publish(engine, target, ready.table, ready.columns, record, parts=ready.parts,
                                 order=ready.order, join=ready.join,
                                 remember=None if gated is None else
                                 lambda v: combination.remember(engine, target, gated, v))
             if gated is not None:
                 combination.forget_older(engine, target, published.version)
+                keys.forget_older(engine, target, published.version)
         version, view, snapshot = published.version, published.view, published.snapshot
     clock["total"] = time.perf_counter() - start
     engine.say(f"release {target.release}: dry run, verified and measured; nothing published" if dry_run else

@@ -73,7 +73,7 @@ from anonymizer.spec.columns import parse_columns, parse_models
 from anonymizer.fields import mapping_field, name_field, path_or_uri, relative_path, table_format
 from anonymizer.spec.types import MAX_THREADS, ReleaseSpec, Source
 from anonymizer.spec.validate import check
-from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, Output
+from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, KeyMap, Output
 
 
 # -- parsing ---------------------------------------------------------------------
@@ -175,7 +175,7 @@ def _history(value: Any, columns: tuple) -> History:
         return History()
     if isinstance(value, str):
         value = {"guarantee": value}
-    v = mapping_field(value, "history", {"guarantee", "person"})
+    v = mapping_field(value, "history", {"guarantee", "person", "max_churn", "max_rekeyed", "key_map"})
     guarantee = v.get("guarantee", "invariant")
     if guarantee not in GUARANTEES:
         raise SpecError("history.guarantee", f"must be one of {', '.join(GUARANTEES)}", guarantee)
@@ -187,7 +187,20 @@ def _history(value: Any, columns: tuple) -> History:
             raise SpecError("history.person", "must name a column with role 'identifier' (or 'individual'): the key "
                                               "of a person in every version, never published", person)
         person = col.name
-    return History(guarantee, person)
+    shares = {name: float(number(v[name], f"history.{name}", 0, 1, what="a fraction of people between 0 and 1"))
+              for name in ("max_churn", "max_rekeyed") if name in v}
+    key_map = None
+    if v.get("key_map") is not None:
+        if person is None:
+            raise SpecError("history.key_map", "maps old person keys to new ones: it needs history.person")
+        m = mapping_field(v["key_map"], "history.key_map", {"table", "old", "new"})
+        missing = sorted({"table", "old", "new"} - set(m))
+        if missing:
+            raise SpecError(f"history.key_map.{missing[0]}", "is required (key_map: {table: T, old: C, new: C})")
+        key_map = KeyMap(*(name_field(m[f], f"history.key_map.{f}") for f in ("table", "old", "new")))
+        if key_map.old == key_map.new:
+            raise SpecError("history.key_map.new", "must be another column than history.key_map.old", key_map.new)
+    return History(guarantee, person, **shares, key_map=key_map)
 
 
 _SIZE = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(b|bytes|kb|mb|gb|tb|kib|mib|gib|tib|k|m|g|t|%)\s*", re.IGNORECASE)

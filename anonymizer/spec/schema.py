@@ -193,7 +193,16 @@ def _history() -> dict:
                       type="string", enum=list(GUARANTEES))
     return _either("how a release's versions relate", guarantee, _mapping({
         "guarantee": {**guarantee, "default": "invariant"},
-        "person": _name("the column with role identifier (or individual) keying a person in every version")}))
+        "person": _name("the column with role identifier (or individual) keying a person in every version"),
+        "max_churn": _text("the largest share of the previous version's people whose key may be gone (else refused)",
+                           type="number", minimum=0, maximum=1, default=0.5),
+        "max_rekeyed": _text("the largest share of the previous version's people who may be found again, by their "
+                             "QI and sensitive values, under another key (else refused)",
+                             type="number", minimum=0, maximum=1, default=0.1),
+        "key_map": _text("a table mapping each person's old key to their new one (keys changed on purpose)",
+                         **_mapping({"table": _name("the table, schema.table or table"),
+                                     "old": _name("its column of old keys"), "new": _name("its column of new keys")},
+                                    ("table", "old", "new")))}))
 
 
 @functools.cache

@@ -6,7 +6,11 @@
 - :mod:`.released`: what a family hands the gate of its candidate (:class:`.released.Released`);
 - :mod:`.invariance`: m-invariance's steps (Xiao and Tao 2007), the same for every family;
 - :mod:`.continuation`: where a version continues from, decided by the pipeline once for
-  every family (:class:`.continuation.Continuation`).
+  every family (:class:`.continuation.Continuation`);
+- :mod:`.keys`: the person key across versions: before any work, ``history.person`` must
+  still name the people it named when the previous version published (its type, the share
+  of people who return under their key, the people found again under another key), or
+  ``history.key_map`` says how the keys changed.
 
 The pipeline (:func:`anonymizer.release.run.verified`) continues from the last version and
 runs the gate for every family; a family states what it published

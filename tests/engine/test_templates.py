@@ -145,6 +145,10 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(grouped, con)
     anonymize(buckets, con)
     anonymize(dict(nightly, release="w fresh"), con)   # signatures start (invariance/as_groups)
+    con.execute('CREATE TABLE "key map" AS SELECT pid AS "old key", pid AS "new key" FROM "my people"')
+    churn(con, "my people", night=2, leave=0.05, joiners=0)   # the state read under new keys (versions/remap, ...)
+    anonymize(dict(nightly, history={"person": "pid", "key_map": {"table": "key map", "old": "old key",
+                                                                  "new": "new key"}}), con)
     anonymize(collision(con, "w tiny"), con)   # a new group on an earlier box: merged (invariance/merge)
     flagged_synthetic(con, "lgb_syn", 300)
     flagged_adult(con, "adult_flagged")
