@@ -117,8 +117,9 @@ def _released(engine: Engine, plan: Plan, built: form.IRCandidate, signed: invar
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate,
-            checks: list[dict]) -> Verified:
+            checked: list[dict]) -> Verified:
     _, result, signed = rounds.result
+    checks = checked
     notes = {"rounds": result.rounds, **result.notes}
     k = getattr(form.model_of(plan), "k", None)
     if signed is not None and signed.kept and k:   # classes under k real individuals (counterfeits fill them)
