@@ -161,3 +161,21 @@ def format_history_bench(runs: list[dict]) -> str:
         ("fakes", 7, side("invariant", "counterfeits")), ("inv sup", 7, side("invariant", "suppressed")),
         ("inv iso", 7, side("invariant", "isolated")), ("ind iso", 7, side("independent", "isolated")),
         ("ind <l", 7, side("independent", "below_l")), PEAK_COLUMN])
+
+
+def plot_history_bench(runs: list[dict], path: str) -> None:
+    """The runs per version as a PNG at ``path``: both releases' seconds, the invariant
+    release's counterfeit share of the rows, both losses, and the people the independent
+    versions leave isolated by a difference or below l by intersection (the invariant's stay 0)."""
+    from anonymizer.report.plots import version_series
+
+    def side(g: str, key: str) -> list:
+        return [r[g][key] for r in runs]
+    fig = version_series([r["version"] for r in runs], [
+        ("seconds", {"invariant": side("invariant", "seconds"), "independent": side("independent", "seconds")}),
+        ("counterfeit share of the rows", {"invariant": [r["invariant"]["counterfeits"] / r["rows"] for r in runs]}),
+        ("loss", {"invariant": side("invariant", "loss"), "independent": side("independent", "loss")}),
+        ("people narrowed (independent)", {"isolated": side("independent", "isolated"),
+                                           "below l": side("independent", "below_l")}),
+    ])
+    fig.savefig(path, dpi=120, bbox_inches="tight")

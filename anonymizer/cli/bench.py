@@ -260,7 +260,11 @@ def ir(rows: tuple[int, ...], algorithms: tuple[str, ...], l_value: int, model: 
               help="Release with Mondrian (k and distinct l), as anatomy tables (paper 002's MBF, l), as an LGB table "
                    "(paper 000's LGB_MDP, k and l-unique buckets) or as paper 004's identity-reserved table (GeneIR, "
                    "EIR l-diversity, on generated patients with several records each).")
-def history_bench(rows: int, versions: int, churn: float, change: float, k: int, l_value: int, family: str) -> None:
+@click.option("--plot", type=click.Path(dir_okay=False), metavar="PNG",
+              help="Also plot, per version, both releases' seconds, the counterfeit share, both losses and the "
+                   "people the independent versions leave narrowed, into PNG.")
+def history_bench(rows: int, versions: int, churn: float, change: float, k: int, l_value: int, family: str,
+                  plot: str | None) -> None:
     """Time nightly releases of a changing table (issue 36): every night the same table is
     released under history: invariant (m-invariance and the cross-version gate) and as an
     independent full re-run of the algorithm; each line gives both times against one GROUP
@@ -274,9 +278,15 @@ def history_bench(rows: int, versions: int, churn: float, change: float, k: int,
       anonymizer bench history --family anatomy --rows 1000000
       anonymizer bench history --family lgb --rows 1000000
       anonymizer bench history --family identity_reserved --rows 1000000
+      anonymizer bench history --rows 20000 --versions 60 --plot history.png
     """
-    from anonymizer.bench.history import format_history_bench, run_history_bench
-    stream(run_history_bench(rows, versions, churn, change, k, l_value, family), format_history_bench)
+    from anonymizer.bench.history import format_history_bench, plot_history_bench, run_history_bench
+    runs: list[dict] = []
+    stream((runs.append(r) or r for r in run_history_bench(rows, versions, churn, change, k, l_value, family)),
+           format_history_bench)
+    if plot:
+        plot_history_bench(runs, plot)
+        click.echo(f"plot written to {plot}", err=True)
 
 
 @bench.command(name="macros")

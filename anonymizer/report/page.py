@@ -92,6 +92,7 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         if phases else None,
         "history": [dict(h, across=summary(h.get("figures"), h.get("parameters"))) for h in history],
     }
+    context["history_plot"] = plots.history(context["history"])
     return _HTML.get_template("report/page.html.j2").render(**context)
 
 

@@ -8,6 +8,7 @@ page does not need for inline SVG) are left out, so the page holds no address at
 from __future__ import annotations
 
 import io
+import json
 import re
 from typing import Any, Sequence
 
@@ -126,3 +127,69 @@ def record_risk(found: Sequence[dict[str, Any]], threshold: float | None) -> str
     ax.set_xlabel("prosecutor risk of a record (1 / its class size)")
     ax.set_ylabel("records")
     return svg(fig)
+
+
+#: a panel of :func:`version_series`: its title and, per line, its label and one value per version
+Panel = tuple[str, dict[str, Sequence[float | None]]]
+
+
+def version_series(versions: Sequence[int], panels: Sequence[Panel]):
+    """Figures per version side by side (a release's history, ``anonymizer bench history``):
+    each panel one or more lines, a point per version (``None``: not measured), every panel's
+    y axis from 0, so that a flat line reads as flat. Returns the figure (:func:`svg` for a
+    page, ``savefig`` for a file)."""
+    fig, axes = _figure(3.2 * len(panels), 2.4, panels=len(panels))
+    colors = (AFTER, BEFORE, RISK, PLAIN)
+    for ax, (title, lines) in zip(axes[0], panels):
+        for color, (label, ys) in zip(colors, lines.items()):
+            points = [(v, y) for v, y in zip(versions, ys) if y is not None]
+            ax.plot([v for v, _ in points], [y for _, y in points], color=color, marker="." if len(points) < 30
+                    else None, linewidth=1.2, label=label)
+        ax.set_title(title, loc="left", fontsize=9)
+        ax.set_xlabel("version")
+        ax.set_ylim(bottom=0)
+        ax.xaxis.set_major_locator(MaxNLocator(6, integer=True))
+        if len(lines) > 1:
+            ax.legend(fontsize=7, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
+def history(rows: Sequence[dict[str, Any]]) -> str | None:
+    """A release's versions as the report plots them (``rows``: audit rows oldest first, each
+    with ``across``, :func:`anonymizer.versions.combination.summary`): seconds, counterfeit
+    share of the rows out, loss, and the people a difference isolates or an intersection
+    leaves below l; ``None`` for fewer than two published versions."""
+    published = [r for r in rows if (r.get("event") or "publish") == "publish"]
+    if len(published) < 2:
+        return None
+
+    def figures(r: dict) -> dict:
+        f = r.get("figures") or {}
+        return json.loads(f) if isinstance(f, str) else f
+
+    def seconds(r: dict) -> float | None:
+        t = r.get("timings") or {}
+        t = json.loads(t) if isinstance(t, str) else t
+        return t.get("total")
+
+    def loss(r: dict) -> float | None:
+        utility = figures(r).get("utility") or {}
+        return next((utility[k] for k in LOSS if isinstance(utility.get(k), (int, float))), None)
+
+    across = [r.get("across") or {} for r in published]
+    rows_out = [r.get("rows_out") or 0 for r in published]
+    fig = version_series([r["version"] for r in published], [
+        ("seconds", {"seconds": [seconds(r) for r in published]}),
+        ("counterfeit share of the rows", {"counterfeits": [a.get("counterfeits", 0) / n if n else None
+                                                           for a, n in zip(across, rows_out)]}),
+        ("loss", {"loss": [loss(r) for r in published]}),
+        ("people narrowed", {"isolated by a difference": [a.get("isolated") for a in across],
+                             "below l by intersection": [a.get("below") for a in across]}),
+    ])
+    return svg(fig)
+
+
+#: the utility figure the history plots as a version's loss, the first a release has
+#: (generalized, anatomy, LGB, identity-reserved)
+LOSS = ("ncp", "additional_information_loss", "ncp_per_qi_cell", "nloss")

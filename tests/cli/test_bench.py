@@ -32,7 +32,8 @@ def test_bench_prints_json_lines(invoke):
     ("recursive", ["--rows", "--repeat", "--loop", "--json"], ["--k", "--algorithm"]),
     ("spark", ["--rows", "--repeat", "--k", "--master", "--conf", "--data-dir", "--json", "--quiet"],
      ["--qis", "--algorithm", "--memory-limit"]),
-    ("history", ["--rows", "--versions", "--churn", "--change", "--k", "--l", "--family"], ["--repeat", "--algorithm"]),
+    ("history", ["--rows", "--versions", "--churn", "--change", "--k", "--l", "--family", "--plot"],
+     ["--repeat", "--algorithm"]),
 ])
 def test_each_target_takes_only_its_own_options(invoke, target, own, foreign):
     options = invoke("bench", target, "--help").output.split("Options:")[1]
@@ -79,16 +80,18 @@ def test_bench_spark_refuses_a_conf_without_key_and_value(invoke, conf):
     assert res.exit_code == 2 and "must be key=value" in res.output
 
 
-def test_bench_history_releases_each_night_both_ways(invoke):
-    res = invoke("bench", "history", "--rows", 3000, "--versions", 3, "--churn", 0.05)
+def test_bench_history_releases_each_night_both_ways(invoke, tmp_path):
+    plot = tmp_path / "nights.png"
+    res = invoke("bench", "history", "--rows", 3000, "--versions", 3, "--churn", 0.05, "--plot", plot)
     assert res.exit_code == 0, res.output
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f"plot written to {plot}" in res.output
     runs = [json.loads(line) for line in res.stdout.strip().splitlines()]
     assert [r["version"] for r in runs] == [1, 2, 3] and all(r["scan_seconds"] > 0 for r in runs)
     for r in runs[1:]:   # the invariant versions isolate no one; counterfeits hold the leavers' places
         assert r["invariant"]["isolated"] == 0 and r["invariant"]["counterfeits"] > 0
         assert r["invariant"]["suppressed"] == r["independent"]["counterfeits"] == 0
     assert sum(r["independent"]["isolated"] for r in runs) > 0
-    assert res.output.strip().splitlines()[-4].split()[:3] == ["version", "rows", "scan"]
+    assert res.output.strip().splitlines()[-5].split()[:3] == ["version", "rows", "scan"]
     assert invoke("bench", "history", "--churn", "inf").exit_code == 2
 
 

@@ -112,8 +112,10 @@ def test_the_page_names_no_address_and_runs_no_script(demo_page):
     html = demo_page.read_text()
     assert "http://" not in html and "https://" not in html and "<script" not in html.lower()
     assert not re.search(r"""(src|href)\s*=\s*["']?(?![#"'])""", html)   # only links inside the page
-    # risk, sizes, NCP per QI, each attribute, timings
-    assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + 1
+    # risk, sizes, NCP per QI, each attribute, timings, the two versions' history
+    assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + 1 + 1
+    history = html[html.index('<section id="history">'):]
+    assert history.count("<svg") == 1 and "counterfeit share of the rows" in history and "people narrowed" in history
 
 
 def test_distributions_are_pandas_counts(demo_db):
