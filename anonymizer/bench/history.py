@@ -165,7 +165,7 @@ def format_history_bench(runs: list[dict]) -> str:
 
 def plot_history_bench(runs: list[dict], path: str) -> None:
     """The runs per version as a PNG at ``path``: both releases' seconds, the invariant
-    release's counterfeit share of the rows, both losses, and the people the independent
+    release's counterfeits (rows; individuals in an identity-reserved release), both losses, and the people the independent
     versions leave isolated by a difference or below l by intersection (the invariant's stay 0)."""
     from anonymizer.report.plots import version_series
 
@@ -173,7 +173,8 @@ def plot_history_bench(runs: list[dict], path: str) -> None:
         return [r[g][key] for r in runs]
     fig = version_series([r["version"] for r in runs], [
         ("seconds", {"invariant": side("invariant", "seconds"), "independent": side("independent", "seconds")}),
-        ("counterfeit share of the rows", {"invariant": [r["invariant"]["counterfeits"] / r["rows"] for r in runs]}),
+        (f"counterfeit {'individuals' if runs and runs[0]['family'] == 'identity_reserved' else 'rows'}",
+         {"invariant": side("invariant", "counterfeits")}),
         ("loss", {"invariant": side("invariant", "loss"), "independent": side("independent", "loss")}),
         ("people narrowed (independent)", {"isolated": side("independent", "isolated"),
                                            "below l": side("independent", "below_l")}),

@@ -16,6 +16,10 @@ sensitive values; per version the key column's type):
   what chance gives (:data:`MARGIN`, :data:`FEWEST`), are found again by their QI and
   sensitive values under another key (a key that is new or whose values changed: the
   adversary's own way of following them);
+- **reassigned**: more of those whose key returned than ``history.max_rekeyed`` come back with
+  other QI or sensitive values (keys permuted among people whose values repeat, which the
+  re-keyed count cannot see since chance explains it there; or a QI or sensitive column read
+  in another type or encoding, which changes every digest);
 - **churn**: more of them than ``history.max_churn`` (default 0.5) have no key in the source now.
 
 Each raises :class:`~anonymizer.errors.DataError` naming the column; nothing is published.
@@ -122,9 +126,20 @@ def _meta(engine: Engine, target: Target, published: int) -> tuple | None:
     return engine.one(_T + "meta_row.sql.j2", {"published": published}, meta=record_tables(target)[1])
 
 
+#: key types whose values read as the same text (17 stays 17): a key widened from one to another
+#: (Parquet's int32 read back as int64) names the same people
+INTEGERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                      "UBIGINT", "UHUGEINT", "INT", "LONG", "SHORT", "BYTE"})
+
+
+def _text_kind(kind: str) -> str:
+    """The type as far as the key's text goes: every integer type is one."""
+    return "INTEGER" if kind.upper() in INTEGERS else kind.upper()
+
+
 def _same_type(spec: ReleaseSpec, meta: tuple, now: str) -> None:
     version, before, _ = meta
-    if before is not None and before.upper() != now.upper():
+    if before is not None and _text_kind(before) != _text_kind(now):
         raise DataError(
             f"history.person {spec.history.person}",
             f"the person key is {now} in {spec.source.table} now and was {before} when v{version} of release "
@@ -190,6 +205,17 @@ def _compare(engine: Engine, spec: ReleaseSpec, keys: Keys, published: int) -> N
             f"{expected:.0f}; history.max_rekeyed {history.max_rekeyed:g}): the person keys were regenerated, "
             f"permuted or re-encoded, so the gate would follow no one and an adversary could intersect the versions "
             f"on both sides. Restore the keys, or give history.key_map (old key -> new key)")
+    changed = returning - stable if prints else 0   # keys that came back holding other values
+    if changed > max(history.max_rekeyed * returning, FEWEST):
+        raise DataError(
+            f"history.person {column}",
+            f"{changed} of the {returning} people of v{version} of release {spec.release} whose key is in "
+            f"{table_name} now ({changed / returning:.0%}) came back with other QI or sensitive values "
+            f"(history.max_rekeyed {history.max_rekeyed:g}): the person keys were reassigned (permuted, or "
+            f"regenerated over the same range), or a QI or sensitive column reads otherwise than when v{version} "
+            f"published (another type, another encoding, another column), so the gate could not tell the people "
+            f"apart. Restore the keys and the columns, give history.key_map (old key -> new key), or, if so many "
+            f"people really changed, raise history.max_rekeyed for this version")
     gone = people - returning
     if gone > history.max_churn * people:
         raise DataError(

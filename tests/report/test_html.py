@@ -115,7 +115,7 @@ def test_the_page_names_no_address_and_runs_no_script(demo_page):
     # risk, sizes, NCP per QI, each attribute, timings, the two versions' history
     assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + 1 + 1
     history = html[html.index('<section id="history">'):]
-    assert history.count("<svg") == 1 and "counterfeit share of the rows" in history and "people narrowed" in history
+    assert history.count("<svg") == 1 and "counterfeit rows" in history and "people narrowed" in history
 
 
 def test_distributions_are_pandas_counts(demo_db):
