@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
-from anonymizer.errors import DataError, TemplateError, UnsupportedError
+from anonymizer.errors import DataError, UnsupportedError
 from anonymizer.versions import combination
 from anonymizer.spec.types import ReleaseSpec
 from anonymizer.target import Target
@@ -155,11 +155,15 @@ def _remapped(engine: Engine, target: Target, keys: Keys, meta: tuple | None, pu
     where = f"history.key_map {key_map.table}"
     mapped = table(*key_map.table.split("."))
     old, new = ident(key_map.old), ident(key_map.new)
-    try:
-        pairs, repeated_old, repeated_new, nulls, digest = engine.one(_T + "key_map.sql.j2", map=mapped, old=old,
-                                                                      new=new)
-    except TemplateError as exc:   # a missing table or column: the spec's, not ours
+    try:   # the spec's table and columns, checked first (metadata): a failure after them is ours, not the spec's
+        have = engine.columns(mapped, where)
+    except DataError as exc:
         raise DataError(where, f"cannot be read with columns {key_map.old} and {key_map.new} ({exc})") from exc
+    lacking = [c for c in (key_map.old, key_map.new) if c not in have]
+    if lacking:
+        raise DataError(where, f"cannot be read with columns {key_map.old} and {key_map.new}: it has no column "
+                               f"{lacking[0]!r} (it has {', '.join(have)})")
+    pairs, repeated_old, repeated_new, nulls, digest = engine.one(_T + "key_map.sql.j2", map=mapped, old=old, new=new)
     if repeated_old or repeated_new or nulls:
         raise DataError(where, f"must map each old key to one new key and back ({repeated_old} old and "
                                f"{repeated_new} new keys repeat, {nulls} NULLs)")

@@ -261,3 +261,5 @@ def test_a_key_map_table_that_maps_a_key_twice_is_refused():
         anonymize(spec("generalized", key_map={"table": "keymap", "old": "old", "new": "new"}), con)
     with pytest.raises(DataError, match="history.key_map nowhere: cannot be read"):
         anonymize(spec("generalized", key_map={"table": "nowhere", "old": "old", "new": "new"}), con)
+    with pytest.raises(DataError, match="history.key_map keymap: cannot be read .* no column 'newer'"):
+        anonymize(spec("generalized", key_map={"table": "keymap", "old": "old", "new": "newer"}), con)
