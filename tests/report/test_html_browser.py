@@ -41,7 +41,7 @@ def test_the_page_loads_and_shows_its_plots(browser, demo_page):
     page.goto(demo_page.as_uri(), wait_until="load")
     assert page.title() == "Release adult_demo v2"
     plots = page.locator("figure svg")
-    assert plots.count() == 13   # risk, class sizes, NCP per QI, 9 attributes, timings
+    assert plots.count() == 14   # risk, class sizes, NCP per QI, 9 attributes, timings, version history
     for i in range(plots.count()):
         plot = plots.nth(i)
         plot.scroll_into_view_if_needed()
