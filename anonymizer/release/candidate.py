@@ -120,6 +120,19 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
     def build(self, engine: Engine, plan: Plan, rounds: Rounds[Result]) -> Built:
         """The candidate table(s) and the published columns."""
 
+    def repairable(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Released | None:
+        """The candidate's class boxes as the difference check reads them, where its groups can
+        be merged (an m-invariant version), for the driver's repair
+        (:func:`anonymizer.versions.repair.repaired`); ``None`` (the default): nothing to repair."""
+        return None
+
+    def merge(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, colliding: str,
+              attempt: int) -> Built:
+        """Merge the groups of the classes in ``colliding`` ``(eq_class)`` with their
+        neighbours, keep the merged groups in ``rounds`` and build the candidate again (the
+        old one dropped). Only called where :meth:`repairable` gave the boxes."""
+        raise NotImplementedError(f"{self.label}: repairable() gave boxes but merge() is not defined")
+
     @abstractmethod
     def verify(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Checked:
         """Every declared model re-checked in SQL on the candidate."""

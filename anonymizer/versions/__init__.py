@@ -5,6 +5,8 @@
 - :mod:`.difference`: the gate's difference check;
 - :mod:`.released`: what a family hands the gate of its candidate (:class:`.released.Released`);
 - :mod:`.invariance`: m-invariance's steps (Xiao and Tao 2007), the same for every family;
+- :mod:`.repair`: m-invariance's repair of groups whose box repeats an earlier version's
+  with another multiset, run by the driver for every family;
 - :mod:`.continuation`: where a version continues from, decided by the pipeline once for
   every family (:class:`.continuation.Continuation`);
 - :mod:`.keys`: the person key across versions: before any work, ``history.person`` must
@@ -13,7 +15,7 @@
   ``history.key_map`` says how the keys changed.
 
 The pipeline (:func:`anonymizer.release.run.verified`) continues from the last version and
-runs the gate for every family; a family states what it published
+runs the repair and the gate for every family; a family states what it published
 (:meth:`~anonymizer.release.candidate.FamilySteps.released`) and how it keeps signatures.
 Templates: ``templates/versions/``.
 """

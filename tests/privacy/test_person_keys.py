@@ -101,6 +101,24 @@ def test_a_changed_person_key_is_refused_before_any_work(family, change):
     assert published_state(con, release) == before   # nothing published, the state as it was
 
 
+@pytest.mark.parametrize("family", list(FAMILIES))
+def test_a_dry_run_refuses_a_changed_key_too(family):
+    """A dry run says before the night what the night would refuse; with a key map (which
+    rewrites the state) it says the check waits for the run that publishes."""
+    release, key, _ = FAMILIES[family]
+    con = first_version(family, "BIGINT")
+    con.execute(f"CREATE OR REPLACE TABLE src AS SELECT * REPLACE ({key} + 1000000 AS {key}) FROM orig")
+    before = published_state(con, release)
+    with pytest.raises(DataError, match=f"history.person {key}"):
+        anonymize(spec(family), con, publish=False)
+    con.execute(f"CREATE TABLE key_map AS SELECT {key} AS old, {key} + 1000000 AS new FROM orig")
+    said = []
+    assert anonymize(spec(family, key_map={"table": "key_map", "old": "old", "new": "new"}), con, publish=False,
+                     progress=said.append).dry_run
+    assert any("history.key_map is applied, and the person key checked, only when" in m for m in said)
+    assert published_state(con, release) == before
+
+
 def test_the_command_line_refuses_a_changed_key_with_exit_2(tmp_path):
     from click.testing import CliRunner
     from anonymizer.cli import main

@@ -144,3 +144,21 @@ def test_nothing_outside_the_engine_compares_an_engine_name():
     render through the engine (:meth:`Engine.sql`), instead of testing ``engine.dialect`` or
     whether a connection is Spark's. ``engine.name`` names the engine in messages."""
     assert not name_tests(PKG)
+
+
+#: the cross-version steps the driver runs for every family (issue 55's "the pipeline owns the versions")
+DRIVER_STEPS = {"gate", "colliding", "repaired", "continuation", "continued", "previous_state"}
+
+
+def test_no_family_calls_the_gate_the_repair_or_the_continuation():
+    """The driver (:func:`anonymizer.release.run.verified`) continues from the last version,
+    repairs colliding groups and runs the gate; a family only states what it published and how
+    its groups merge (``FamilySteps.released``, ``repairable``, ``merge``)."""
+    calls = {}
+    for path in sorted((PKG / "families").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+                if name in DRIVER_STEPS:
+                    calls.setdefault(str(path.relative_to(PKG)), []).append(f"{node.lineno}: {name}")
+    assert not calls

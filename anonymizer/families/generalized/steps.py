@@ -25,7 +25,6 @@ from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.hierarchy.spec import is_temporal_type
 from anonymizer.plan import QI, Plan
-from anonymizer.versions import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.versions.released import Released
 from anonymizer.release.publish import EQ_CLASS, Join
@@ -64,36 +63,37 @@ def _rows(plan: Plan, result) -> Plan:
     return plan if result.base is None else replace(plan, base=result.base)
 
 
-#: how many times m-invariance merges the groups whose box repeats an earlier version's
-REPAIRS = 8
-
-
 def build(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult]) -> Candidate:
-    """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose box an
-    earlier version published with another multiset are merged first, up to ``REPAIRS``
-    times (what remains, the gate refuses)."""
-    result = rounds.result
-    built = _candidate(engine, plan, result)
-    if result.groups:
-        for attempt in range(REPAIRS):
-            colliding = engine.work(f"colliding{attempt}")
-            if not combination.colliding(engine, plan, _released(plan, built), colliding):
-                break
-            result = merge(engine, plan, result, colliding, attempt)
-            drop_candidate(engine)
-            built = _candidate(engine, plan, result)
-        rounds.result = result
+    """The candidate (the driver then merges the groups whose box an earlier version
+    published with another multiset: :func:`repairable`, :func:`merge_groups`)."""
+    return _candidate(engine, plan, rounds.result)
+
+
+def repairable(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate) -> Released | None:
+    """The candidate's boxes for the driver's repair, in a version whose groups can be merged."""
+    return _released(plan, built) if rounds.result.groups else None
+
+
+def merge_groups(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate, colliding: str,
+                 attempt: int) -> Candidate:
+    """The groups of the classes in ``colliding`` merged with their neighbours (:func:`merge`),
+    and the candidate built again."""
+    rounds.result = merge(engine, plan, rounds.result, colliding, attempt)
+    drop_candidate(engine)
+    return _candidate(engine, plan, rounds.result)
+
+
+def _candidate(engine: Engine, plan: Plan, result: AlgorithmResult) -> Candidate:
+    """The candidate of ``result``; in an m-invariant release, each class publishes its count
+    of counterfeit rows."""
+    built = build_candidate(engine, _rows(plan, result), result.assign, result.levels if result.labels == "hier" else None,
+                            level_columns=result.labels == "hier-rows", cells=result.cells)
     if shared.keeps_signatures(plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)
         if "invariance" in result.notes:   # classes under k real rows (counterfeits fill them to k)
             result.notes["invariance"]["thin_classes"] = shared.thin(engine, result.assign, plan.k)
     return built
-
-
-def _candidate(engine: Engine, plan: Plan, result) -> Candidate:
-    return build_candidate(engine, _rows(plan, result), result.assign, result.levels if result.labels == "hier" else None,
-                           level_columns=result.labels == "hier-rows", cells=result.cells)
 
 
 def _released(plan: Plan, built: Candidate, **state) -> Released:
@@ -191,6 +191,7 @@ class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict]]])
 
     label, gated_everywhere = "generalized", True
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
+    repairable, merge = staticmethod(repairable), staticmethod(merge_groups)
     released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
     check_versions = staticmethod(check_invariant)
 

@@ -15,7 +15,6 @@ from anonymizer.families.identity_reserved import form, invariance
 from anonymizer.families.identity_reserved.individuals import individuals
 from anonymizer.families.identity_reserved.options import gate_models, ungated
 from anonymizer.plan import Plan
-from anonymizer.versions import combination
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.versions.released import Released
 from anonymizer.numbers import fmt
@@ -59,27 +58,29 @@ def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:
     return plan if signed is None else replace(plan, base=signed.base)
 
 
-#: how many times m-invariance merges the groups whose labels repeat an earlier version's
-REPAIRS = 8
-
-
 def build(engine: Engine, plan: Plan, rounds: Rounds[IRRounds]) -> form.IRCandidate:
-    """The candidate; in an m-invariant version (:mod:`.invariance`), the groups whose labels
-    an earlier version published with another multiset of lists are merged first, up to
-    ``REPAIRS`` times (what remains, the gate refuses)."""
+    """The candidate (the driver then merges the groups whose labels an earlier version
+    published with another multiset of lists: :func:`repairable`, :func:`merge_groups`)."""
     rec, result, signed = rounds.result
-    kept = bool(signed and signed.kept)
-    built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=kept)
-    for attempt in range(REPAIRS if kept else 0):
-        colliding = engine.work(f"colliding{attempt}")
-        if not combination.colliding(engine, plan, _released(engine, plan, built), colliding):
-            break
-        assert signed is not None   # kept: an m-invariant version's signatures
-        rec, result, signed = invariance.merge(engine, plan, built.table, rec, result, signed, colliding, attempt)
-        form.drop(engine, plan, built)
-        built = form.build(engine, _plan(plan, signed), rec, result, counterfeits=True)
+    return form.build(engine, _plan(plan, signed), rec, result, counterfeits=bool(signed and signed.kept))
+
+
+def repairable(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate) -> Released | None:
+    """The candidate's labels for the driver's repair, in an m-invariant version (:mod:`.invariance`)."""
+    _, _, signed = rounds.result
+    return _released(engine, plan, built) if signed and signed.kept else None
+
+
+def merge_groups(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate, colliding: str,
+                 attempt: int) -> form.IRCandidate:
+    """The groups of the classes in ``colliding`` merged with their neighbours
+    (:func:`.invariance.merge`), and the candidate built again."""
+    rec, result, signed = rounds.result
+    assert signed is not None   # repairable: an m-invariant version's signatures
+    rec, result, signed = invariance.merge(engine, plan, built.table, rec, result, signed, colliding, attempt)
+    form.drop(engine, plan, built)
     rounds.result = (rec, result, signed)
-    return built
+    return form.build(engine, _plan(plan, signed), rec, result, counterfeits=True)
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[IRRounds],
@@ -163,6 +164,7 @@ class Steps(FamilySteps[IRRounds, form.IRCandidate, list[dict]]):
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
     check_versions = staticmethod(invariance.check)
+    repairable, merge = staticmethod(repairable), staticmethod(merge_groups)
 
 
 STEPS = Steps()
