@@ -332,3 +332,29 @@ def test_the_memory_grows_with_what_changed_not_with_the_versions():
     assert versions == 2 and 0 < added < boxes and rows > first
     (gate,) = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit WHERE version = 3").fetchone()
     assert json.loads(gate)["compared"] == [1] and r.version == 3
+
+
+def test_full_domain_keeps_publishing_through_heavy_churn():
+    """Issue 55: a full-domain release under invariant, 8 % joining, 4 % leaving and 2 %
+    changing a night, was refused at its second or third version (its new rows, a sparse
+    sample, left most of their cells at its levels under k). Mondrian groups them instead,
+    and every version publishes within the suppression limit, the gate finding no one."""
+    con = duckdb.connect()
+    people(con, "people", 4000)
+    columns = {"pid": "identifier", "age": {"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10, 20]}},
+               "zip": {"role": "quasi", "hierarchy": {"masking": True}}, "sex": "quasi", "diagnosis": "sensitive"}
+    fd = {**spec("invariant"), "columns": columns, "suppression_limit": 0.1,
+          "models": [{"type": "k-anonymity", "k": 8}, {"type": "distinct-l-diversity", "l": L, "sensitive": "diagnosis"}],
+          "algorithm": {"name": "full-domain", "levels": {"age": 2, "zip": 4, "sex": 0}}}
+    for night in range(4):
+        if night:
+            (n,) = con.execute("SELECT count(*) FROM people").fetchone()
+            churn(con, night=night, leave=0.04, joiners=round(0.08 * n), change=0.02)
+        r = anonymize(fd, con)
+        assert r.version == night + 1 and r.suppressed <= 0.1 * r.rows_in
+        if night:
+            assert r.algorithm["invariance"]["held_back"] == 0 and r.algorithm["invariance"]["new_rows"] > 0
+    audit = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit ORDER BY version").fetchall()
+    gates = [json.loads(a[0]) for a in audit]
+    assert gates[-1]["compared"] == [1, 2, 3]
+    assert all(g["isolated"] == 0 and g["intersection"]["below"] == 0 for g in gates)
