@@ -35,7 +35,7 @@ from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, 
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
-from anonymizer.versions import combination
+from anonymizer.versions import combination, invariance
 from anonymizer.versions.continuation import continuation
 from anonymizer.versions.repair import repaired
 from anonymizer.release.publish import Published, audit_table, check_owner, latest, part_view, publish, unchanged
@@ -261,6 +261,8 @@ def verified(engine: Engine, plan: Plan, steps: FamilySteps[Any, Any, Any], cloc
     if gated is not None:   # what publishing keeps of the gate: its figures, the memory, the state
         ready.combination = gated
         ready.figures["combination"] = gated.figures
+    if "invariance" in ready.algorithm:
+        invariance.drift(plan.target.release, ready.algorithm["invariance"])
     return Run(rounds, built, ready)
 
 

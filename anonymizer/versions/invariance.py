@@ -87,6 +87,7 @@ only equal ones) proves harmless, which the gate does not have yet.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -97,6 +98,7 @@ from anonymizer.versions import combination
 from anonymizer.release.publish import latest
 
 _T = "versions/invariance/"
+log = logging.getLogger("anonymizer")
 
 
 @dataclass(frozen=True)
@@ -270,6 +272,26 @@ def gate_inputs(engine: Engine, assign: str, rows: str, base: str, value: str | 
     engine.run(_T + "people.sql.j2", target=people, assign=assign, base=base, value=value, gid=gid)
     engine.run(_T + "members.sql.j2", target=members, assign=assign, rows=rows, value=value)
     return people, members, group_state(engine, assign, rows, value, gid)
+
+
+#: the counterfeit share above which a version warns that its release drifts (README, "A
+#: release that runs for many versions grows weaker in use")
+DRIFT = 0.1
+
+
+def drift(release: str, inv: dict) -> None:
+    """Warn (the ``anonymizer`` logger) when counterfeits make more than :data:`DRIFT` of what
+    an m-invariant version publishes (``inv``: its ``invariance`` notes; their unit is the
+    family's, rows or individuals): its counts and loss are further from the source's with
+    every version, and no setting bounds them yet."""
+    real = inv.get("returned", 0) + inv.get("placed", 0) + inv.get("reopened", 0) + \
+        inv.get("new_rows", 0) - inv.get("held_back", 0)
+    fakes = inv.get("counterfeits", 0)
+    if fakes and fakes > DRIFT * (fakes + real):
+        log.warning("release %s: %d of the %d %s this version publishes (%.0f %%) are counterfeits, the places of "
+                    "people who left, kept so that no version tells what they held; their share and the loss grow "
+                    "with every version (README, 'A release that runs for many versions')", release, fakes,
+                    fakes + real, inv.get("unit", "rows"), 100 * fakes / (fakes + real))
 
 
 def thin(engine: Engine, assign: str, k: int) -> int:

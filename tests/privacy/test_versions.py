@@ -14,6 +14,7 @@ they share no code with the gate (:mod:`anonymizer.versions.combination`).
 from __future__ import annotations
 
 import json
+import logging
 
 import duckdb
 import pytest
@@ -108,8 +109,9 @@ def test_independent_versions_disclose_in_combination_and_the_audit_says_so():
     assert sum(f["isolated"] for f in figures) > 0   # the gate measured what the attack found
 
 
-def test_invariant_versions_hold_against_both_attacks():
-    con, published, refused = nights("invariant")
+def test_invariant_versions_hold_against_both_attacks(caplog):
+    with caplog.at_level(logging.WARNING, logger="anonymizer"):
+        con, published, refused = nights("invariant")
     assert not refused and [v for v, _, _ in published] == [1, 2, 3, 4]
     assert difference_attack(con, published) == (0, 0)
     assert intersection_attack(con, published) == (0, 0)
@@ -122,6 +124,11 @@ def test_invariant_versions_hold_against_both_attacks():
     (thin,) = con.execute(f'SELECT count(*) FROM (SELECT eq_class, count(*) AS n FROM _anon_releases."dx__v4" GROUP BY 1) '
                           f'JOIN _anon_releases."dx__v4__classes" USING (eq_class) WHERE n - counterfeits < {K}').fetchone()
     assert thin == published[-1][2].algorithm["invariance"]["thin_classes"] > 0   # k counts counterfeits: the audit says how often
+    # a version whose counterfeits pass a tenth of what it publishes says so
+    shares = [r.algorithm.get("invariance", {}).get("counterfeits", 0) / r.rows_out for _, _, r in published]
+    warned = [m for m in caplog.messages if "are counterfeits, the places of people who left" in m]
+    assert len(warned) == sum(share > 0.1 for share in shares) > 0
+    assert f"({round(100 * shares[-1])} %)" in warned[-1]
 
 
 def test_without_a_person_key_the_gate_still_refuses_a_disclosing_difference():
