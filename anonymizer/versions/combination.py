@@ -29,11 +29,14 @@ nothing is published and the error names the versions, the check and how many pe
 
 What the gate needs of earlier versions is what they published: per class box, attribute
 and value, the published count, with the version that first published that box with that
-multiset, kept in the release's snapshot schema (:data:`MEMORY`) even when ``prune`` drops the
+multiset (the latest, for anatomy's boxes: below), kept in the release's snapshot schema (:data:`MEMORY`) even when ``prune`` drops the
 snapshots. A box a later version publishes again with a multiset the memory holds for it is
 not stored again (``remember.sql.j2``): a comparison with that copy finds what a comparison
 with the later version would, so the memory, and the difference check that reads it, grow
-with the boxes and multisets ever published, not with the number of versions (issue 55). The per-person state (group,
+with the boxes and multisets ever published, not with the number of versions (issue 55); anatomy's
+boxes, which a reader links by their members, are kept by the members that name one record,
+once, under the latest version that published them (``linked_rows.sql.j2``,
+``forget_copies.sql.j2``). The per-person state (group,
 value, since, candidates) is private: it lives in schema :data:`STATE_SCHEMA` of the
 connection's own database (beside the source, never the output database or a published
 schema), one pair of tables per release. It is written before the version publishes
@@ -93,9 +96,14 @@ class Combination:
     people: str | None = None
     groups: str | None = None
     notes: list[str] = field(default_factory=list)
-    #: the memory keeps a box's multiset once (``remember.sql.j2``); not where the difference
-    #: check reads which boxes of one version share a member (``overlap``)
+    #: the memory keeps a box's multiset once, under the first version that published it
+    #: (``remember.sql.j2``); where the difference check links boxes by their members
+    #: (``overlap``), ``linked`` instead: under the latest (``forget_copies.sql.j2``)
     compact: bool = True
+    linked: bool = False
+    #: what the memory keeps of the version (``linked_rows.sql.j2``'s rows where ``linked``),
+    #: read before publishing: a work table cannot be written in the publishing transaction
+    kept: str | None = None
 
 
 def memory_table(target: Target) -> str:
@@ -184,7 +192,11 @@ def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
     rules, params = _rules(released.models or plan.models, released.attrs, figures, released.levels)
-    result = Combination(figures, current, groups=released.groups, compact=not released.overlap)
+    result = Combination(figures, current, groups=released.groups, compact=not released.overlap,
+                         linked=released.overlap)
+    if released.overlap:   # each box by its followed members, kept once, under its latest version
+        result.kept = engine.work("memory_rows")
+        engine.run("versions/combination/linked_rows.sql.j2", target=result.kept, current=current)
     _intersection(engine, target, plan.models, released, (published or 0) + 1, published, result)
     if released.private:
         versions = figures["compared"] = []   # no box links a class across versions: through the people who stood
@@ -370,5 +382,9 @@ def remember(engine: Engine, target: Target, combination: Combination, version: 
     """Append the version's published classes to the memory (inside the publishing transaction)."""
     engine.run("versions/combination/memory_table.sql.j2",
                schema=in_catalog(target.output.catalog, target.output.snapshot_schema), memory=memory_table(target))
+    rows = combination.kept or combination.current
+    if combination.linked:   # the older copies of what this version publishes again
+        engine.run("versions/combination/forget_copies.sql.j2", {"release": target.release}, memory=memory_table(target),
+                   rows=rows)
     engine.run("versions/combination/remember.sql.j2", {"release": target.release, "version": version},
-               memory=memory_table(target), current=combination.current, compact=combination.compact)
+               memory=memory_table(target), current=rows, compact=combination.compact)

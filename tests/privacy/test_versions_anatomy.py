@@ -176,3 +176,29 @@ def test_random_nights_publish_invariant_anatomy_versions_or_nothing(size, seed,
     published = publish_nights(con, lambda: anonymize(dict(spec("invariant"), suppression_limit=0.2), con),
                                "patients", 3, back, leave=leave, joiners=joiners, change=change, seed=seed)
     assert not published or (intersection_attack(con, published) == 0 and difference_attack(con, published) == 0)
+
+
+def test_the_memory_keeps_each_linked_box_once_under_its_latest_version():
+    """Issue 55: anatomy's boxes are linked by their members, and the memory kept every
+    version's copy of every box, so it and the difference check grew with the versions. Now a
+    box published again with the same members and multiset keeps one copy, under the latest
+    version (forget_copies.sql.j2): re-publishing an unchanged table adds nothing and moves the
+    copies to the new version; a night of churn adds only the boxes it changed, and the gate
+    still compares with the versions whose copies remain."""
+    con = duckdb.connect()
+    people(con, "people", 1000)
+    con.execute("CREATE VIEW patients AS SELECT *, 'rest' AS treatment FROM people")
+    memory = "SELECT count(*), count(DISTINCT box), count(DISTINCT version) FROM _anon_releases._classes"
+    anonymize(spec("invariant", suppression_limit=0.05), con)
+    rows, boxes, _ = con.execute(memory).fetchone()
+    anonymize(spec("invariant", suppression_limit=0.05), con, force=True)
+    assert con.execute(memory).fetchone() == (rows, boxes, 1)   # every copy moved to v2
+    assert con.execute("SELECT DISTINCT version FROM _anon_releases._classes").fetchall() == [(2,)]
+    churn(con, night=1, leave=0.02, joiners=20, change=0.0)
+    r = anonymize(spec("invariant", suppression_limit=0.05), con)
+    after, _, versions = con.execute(memory).fetchone()
+    (changed,) = con.execute("SELECT count(DISTINCT box) FROM _anon_releases._classes WHERE version = 3").fetchone()
+    (kept,) = con.execute("SELECT count(DISTINCT box) FROM _anon_releases._classes WHERE version = 2").fetchone()
+    assert versions == 2 and 0 < kept < boxes and changed > 0 and after < 2 * rows
+    (gate,) = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit WHERE version = 3").fetchone()
+    assert json.loads(gate)["compared"] == [2] and r.version == 3 and json.loads(gate)["isolated"] == 0
