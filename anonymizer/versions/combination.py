@@ -96,13 +96,11 @@ class Combination:
     people: str | None = None
     groups: str | None = None
     notes: list[str] = field(default_factory=list)
-    #: the memory keeps a box's multiset once, under the first version that published it
-    #: (``remember.sql.j2``); where the difference check links boxes by their members
-    #: (``overlap``), ``linked`` instead: under the latest (``forget_copies.sql.j2``)
-    compact: bool = True
-    linked: bool = False
-    #: what the memory keeps of the version (``linked_rows.sql.j2``'s rows where ``linked``),
-    #: read before publishing: a work table cannot be written in the publishing transaction
+    #: where the difference check links boxes by their members (``overlap``), what the memory
+    #: keeps of the version (``linked_rows.sql.j2``, read before publishing: a work table cannot
+    #: be written in the publishing transaction), each copy under the latest version that
+    #: published it (``forget_copies.sql.j2``); ``None``: ``current``, each box's multiset
+    #: once, under the first version that published it (``remember.sql.j2``)
     kept: str | None = None
 
 
@@ -192,8 +190,7 @@ def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
     rules, params = _rules(released.models or plan.models, released.attrs, figures, released.levels)
-    result = Combination(figures, current, groups=released.groups, compact=not released.overlap,
-                         linked=released.overlap)
+    result = Combination(figures, current, groups=released.groups)
     if released.overlap:   # each box by its followed members, kept once, under its latest version
         result.kept = engine.work("memory_rows")
         engine.run("versions/combination/linked_rows.sql.j2", target=result.kept, current=current)
@@ -382,9 +379,9 @@ def remember(engine: Engine, target: Target, combination: Combination, version: 
     """Append the version's published classes to the memory (inside the publishing transaction)."""
     engine.run("versions/combination/memory_table.sql.j2",
                schema=in_catalog(target.output.catalog, target.output.snapshot_schema), memory=memory_table(target))
-    rows = combination.kept or combination.current
-    if combination.linked:   # the older copies of what this version publishes again
+    if combination.kept is not None:   # the older copies of what this version publishes again
         engine.run("versions/combination/forget_copies.sql.j2", {"release": target.release}, memory=memory_table(target),
-                   rows=rows)
+                   rows=combination.kept)
     engine.run("versions/combination/remember.sql.j2", {"release": target.release, "version": version},
-               memory=memory_table(target), current=rows, compact=combination.compact)
+               memory=memory_table(target), current=combination.kept or combination.current,
+               compact=combination.kept is None)
