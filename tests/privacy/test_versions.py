@@ -6,6 +6,11 @@ they share no code with the gate (:mod:`anonymizer.versions.combination`).
 - difference: a class box published in two versions; the multiset difference of its
   sensitive values is what the joiners (or leavers) hold. A side with fewer than l distinct
   values or fewer than k rows narrows those people below the models.
+- membership difference: the adversary who knows everyone's QIs knows who stood in each
+  class whose box holds as many people as the class has real rows (its rows less the
+  counterfeits it declares). Two such classes of two versions that share someone differ by
+  the people in one and not the other: where one side's count of values equals its people
+  (and counterfeits), those values are theirs, whatever the boxes (nested, shifted or equal).
 - intersection: a person's candidate values in one version are the values of every class
   whose box covers their QIs; over the versions where their value stood, the candidates
   intersect. Fewer than l left narrows them below the models.
@@ -72,6 +77,48 @@ def difference_attack(con, published) -> tuple[int, int]:
     return narrowing, int(single)
 
 
+def membership_difference_attack(con, published) -> tuple[int, int, int]:
+    """(sides narrowing below l, people on them, pairs compared) over every pair of classes of
+    two versions whose members the adversary knows and which share someone (module docstring)."""
+    def counterfeits(v: int) -> str:
+        cols = [r[0] for r in con.execute(f'DESCRIBE _anon_releases."dx__v{v}__classes"').fetchall()]
+        return "c.counterfeits" if "counterfeits" in cols else "0"
+    members = " UNION ALL ".join(f"""
+        SELECT {v} AS v, c.eq_class AS cls, t.pid FROM {truth} AS t, _anon_releases."dx__v{v}__classes" AS c
+        WHERE t.age BETWEEN c.age_low AND c.age_high AND t.zip BETWEEN c.zip_low AND c.zip_high
+          AND (c.sex = '*' OR list_contains(c.sex_values, t.sex))""" for v, truth, _ in published)
+    values = " UNION ALL ".join(f"""SELECT {v} AS v, eq_class AS cls, diagnosis, count(*) AS n
+                                    FROM _anon_releases."dx__v{v}" GROUP BY ALL""" for v, _, _ in published)
+    classes = " UNION ALL ".join(f"""
+        SELECT {v} AS v, c.eq_class AS cls, any_value({counterfeits(v)}) AS fakes,
+               count(*) - any_value({counterfeits(v)}) AS real
+        FROM _anon_releases."dx__v{v}__classes" c JOIN _anon_releases."dx__v{v}" USING (eq_class) GROUP BY c.eq_class"""
+                         for v, _, _ in published)
+    narrowing, people, pairs = con.execute(f"""
+        WITH m AS ({members}), vals AS ({values}), cls AS ({classes}),
+        known AS (SELECT v, cls FROM m JOIN cls USING (v, cls) GROUP BY v, cls HAVING count(*) = any_value(cls.real)),
+        known_m AS (SELECT m.* FROM m SEMI JOIN known USING (v, cls)),
+        pairs AS (SELECT a.v AS va, a.cls AS ca, b.v AS vb, b.cls AS cb, count(*) AS shared
+                  FROM known_m a JOIN known_m b ON a.pid = b.pid AND a.v < b.v GROUP BY ALL),
+        delta AS (SELECT va, ca, vb, cb, diagnosis, sum(n) AS d FROM (
+                    SELECT p.va, p.ca, p.vb, p.cb, x.diagnosis, x.n FROM pairs p JOIN vals x ON x.v = p.va AND x.cls = p.ca
+                    UNION ALL
+                    SELECT p.va, p.ca, p.vb, p.cb, x.diagnosis, -x.n FROM pairs p JOIN vals x ON x.v = p.vb AND x.cls = p.cb)
+                  GROUP BY ALL HAVING sum(n) <> 0),
+        sides AS (SELECT p.va, p.ca, p.vb, p.cb, true AS first, a.real - p.shared AS alone, a.fakes, d.d, d.diagnosis
+                  FROM pairs p JOIN cls a ON a.v = p.va AND a.cls = p.ca
+                  LEFT JOIN delta d ON (d.va, d.ca, d.vb, d.cb) = (p.va, p.ca, p.vb, p.cb) AND d.d > 0
+                  UNION ALL
+                  SELECT p.va, p.ca, p.vb, p.cb, false, b.real - p.shared, b.fakes, -d.d, d.diagnosis
+                  FROM pairs p JOIN cls b ON b.v = p.vb AND b.cls = p.cb
+                  LEFT JOIN delta d ON (d.va, d.ca, d.vb, d.cb) = (p.va, p.ca, p.vb, p.cb) AND d.d < 0),
+        judged AS (SELECT any_value(alone) AS alone, count(diagnosis) AS vals FROM sides WHERE alone > 0
+                   GROUP BY va, ca, vb, cb, first HAVING coalesce(sum(d), 0) = any_value(alone) + any_value(fakes))
+        SELECT count(*) FILTER (WHERE vals < {L}), coalesce(sum(alone) FILTER (WHERE vals < {L}), 0),
+               (SELECT count(*) FROM pairs) FROM judged""").fetchone()
+    return narrowing, int(people), pairs
+
+
 def _boxes(version: int) -> str:
     return (f'SELECT to_json([c.age, c.zip, c.sex]) AS box, r.diagnosis, count(*) AS n '
             f'FROM _anon_releases."dx__v{version}" r JOIN _anon_releases."dx__v{version}__classes" c USING (eq_class) '
@@ -103,6 +150,7 @@ def test_independent_versions_disclose_in_combination_and_the_audit_says_so():
     assert not refused and len(published) == 4
     narrowing, single = difference_attack(con, published)
     assert narrowing > 0 and single > 0            # the attack of issue 36 works on plain Mondrian
+    assert membership_difference_attack(con, published)[1] > narrowing   # and more so through shifted boxes
     audit = con.execute("SELECT figures::JSON->'combination' FROM _anon_releases._audit ORDER BY version").fetchall()
     figures = [json.loads(a[0]) for a in audit]
     assert figures[0]["compared"] == [] and figures[-1]["compared"] == [1, 2, 3]
@@ -114,6 +162,8 @@ def test_invariant_versions_hold_against_both_attacks(caplog):
         con, published, refused = nights("invariant")
     assert not refused and [v for v, _, _ in published] == [1, 2, 3, 4]
     assert difference_attack(con, published) == (0, 0)
+    narrowing, people, pairs = membership_difference_attack(con, published)
+    assert (narrowing, people) == (0, 0) and pairs > 1000   # the classes whose members are known, compared
     assert intersection_attack(con, published) == (0, 0)
     for _, truth, r in published:   # every real row is published; counterfeits come on top
         (real,) = con.execute(f"SELECT count(*) FROM {truth}").fetchone()
@@ -317,6 +367,8 @@ def test_people_who_leave_and_come_back_keep_their_signature():
     back = published[2][2]
     assert back.algorithm["invariance"]["returners_held"] + back.algorithm["invariance"]["held_back"] == back.suppressed
     assert difference_attack(con, published) == (0, 0)
+    narrowing, people, pairs = membership_difference_attack(con, published)
+    assert (narrowing, people) == (0, 0) and pairs > 1000   # the classes whose members are known, compared
     assert intersection_attack(con, published) == (0, 0)
 
 
