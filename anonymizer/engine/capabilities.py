@@ -27,9 +27,6 @@ class Capabilities:
             inside such a recursive CTE. DuckDB 2.0 refuses it there and, on small inputs,
             drops rows (see :func:`~anonymizer.models.check.uses_asof_join`).
         rowid: a table has a ``rowid`` pseudo-column, its rows' order in storage.
-        cross_version_gate: the cross-version gate and m-invariance of the anatomy, LGB and
-            identity-reserved families run here (without it such a release publishes its
-            first version only).
         table_layout: the engine lays out a release's tables as ``output.format`` and
             ``output.partition_by`` say (without it they are refused).
         drops_stale_work: a run starts by dropping the ``_anon_work_<id>`` schemas that killed
@@ -44,7 +41,6 @@ class Capabilities:
     recursive_loops: bool
     asof_in_recursive: bool
     rowid: bool
-    cross_version_gate: bool
     table_layout: bool
     drops_stale_work: bool
     output_database: bool
@@ -58,13 +54,11 @@ class Capabilities:
 
 
 #: DuckDB, embedded: recursive CTEs with ``USING KEY`` (no ASOF join inside one), a
-#: ``rowid``, the cross-version gate, its own storage layout, output files
-DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True, cross_version_gate=True,
-                      table_layout=False, drops_stale_work=True, output_database=True, export=True,
-                      update_from=True)
+#: ``rowid``, its own storage layout, output files
+DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True, table_layout=False,
+                      drops_stale_work=True, output_database=True, export=True, update_from=True)
 
-#: Apache Spark: loops round by round, no ``rowid``, no cross-version gate yet, tables laid
-#: out as the spec says, releases in its catalog only (no other database file, no export)
-SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, cross_version_gate=False,
-                     table_layout=True, drops_stale_work=False, output_database=False, export=False,
-                     update_from=False)
+#: Apache Spark: loops round by round, no ``rowid``, tables laid out as the spec says,
+#: releases in its catalog only (no other database file, no export)
+SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
+                     drops_stale_work=False, output_database=False, export=False, update_from=False)

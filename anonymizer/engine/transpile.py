@@ -4,7 +4,8 @@ sqlglot does not make).
 The templates stay written once, in DuckDB's dialect. :func:`to_spark` parses a rendered
 statement with sqlglot and writes it for Spark after these rewrites of the tree, each for a
 construct sqlglot carries over into something Spark refuses or reads otherwise (found by
-running every statement of the releases on local Spark):
+running every statement of the releases on local Spark; the rewrites of single functions and
+types are in :mod:`.spark_functions`):
 
 =====================================  =====================================================
 DuckDB                                 Spark
@@ -20,6 +21,11 @@ DuckDB                                 Spark
                                        catalog)
 ``any_value(x)`` (skips NULLs)         ``any_value(x, true)``
 ``list_position(l, v)`` (NULL if none) ``nullif(array_position(l, v), 0)``
+``list_extract(l, i)`` (NULL outside)  ``try_element_at(l, CAST(i AS INT))``
+``from_json(s, '["VARCHAR"]')`` (a     ``from_json(s, 'array<string>')`` (a DDL schema)
+JSON structure)
+``greatest(x)``, ``least(x)`` (one     ``x`` (Spark wants two or more)
+argument)
 ``ALTER TABLE t ADD COLUMN IF NOT     ``ALTER TABLE t ADD COLUMN c T`` for the columns ``t``
 EXISTS c T``                           lacks (from Spark's catalog), nothing for the others
 ``HUGEINT``                            ``DECIMAL(38, 0)``
@@ -73,6 +79,8 @@ from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
 from anonymizer.engine.spark_ddl import Columns, add_columns, delete_select, drop, swap, update_select
+from anonymizer.engine.spark_functions import (any_value, hugeint, json_structure, list_position, md5_number,
+                                               one_argument)
 
 
 def to_spark(sql: str, columns: Columns) -> list[str]:
@@ -88,7 +96,8 @@ def spark_statements(sql: str, columns: Columns) -> Iterator[str]:
     for tree in sqlglot.parse(sql, read="duckdb"):
         if tree is None:
             continue
-        for rewrite in (_any_value, _list_position, _hugeint, _struct_index, _row_in, _row, _row_text, _md5_number, _whole_rows, _top_n,
+        for rewrite in (any_value, json_structure, one_argument, list_position, hugeint, _struct_index, _row_in, _row,
+                        _row_text, md5_number, _whole_rows, _top_n,
                         _named_window_frame, _ordered_list, _element, _nested_ctes, _materialized, _one_unnest):
             rewrite(tree)
         yield from (_write(t) for t in _statements(tree, columns))
@@ -158,30 +167,7 @@ def _star_columns(select: exp.Select, qualifier: str | None, columns: Columns) -
     raise ValueError(f"cannot tell the columns of {qualifier or '*'} in: {select.sql('duckdb')[:200]}")
 
 
-# -- functions and types ----------------------------------------------------------------------
-def _any_value(tree: exp.Expression) -> None:
-    for node in list(tree.find_all(exp.IgnoreNulls)):
-        if isinstance(node.this, exp.AnyValue):
-            node.replace(exp.Anonymous(this="any_value", expressions=[node.this.this.copy(), exp.true()]))
-    for node in list(tree.find_all(exp.AnyValue)):
-        node.replace(exp.Anonymous(this="any_value", expressions=[node.this.copy(), exp.true()]))
-
-
-def _list_position(tree: exp.Expression) -> None:
-    for node in list(tree.find_all(exp.Anonymous)):
-        if node.name.lower() in ("list_position", "list_indexof"):
-            node.replace(exp.Nullif(this=exp.Anonymous(this="array_position", expressions=node.expressions),
-                                    expression=exp.Literal.number(0)))
-
-
-def _hugeint(tree: exp.Expression) -> None:
-    for node in list(tree.find_all(exp.DataType)):
-        if node.this in (exp.DataType.Type.INT128, exp.DataType.Type.UINT128):
-            node.replace(exp.DataType.build("DECIMAL(38, 0)"))
-        elif node.this == exp.DataType.Type.UBIGINT:
-            node.replace(exp.DataType.build("BIGINT"))
-
-
+# -- rows and structs --------------------------------------------------------------------------
 def _struct_index(tree: exp.Expression) -> None:
     """``x[i]`` where every ``... AS x`` of the statement is a ``row(...)``: DuckDB indexes an
     unnamed struct by position, Spark reads a field by name, so the rows get names
@@ -222,28 +208,6 @@ def _row(tree: exp.Expression) -> None:
     for node in list(tree.find_all(exp.Anonymous)):
         if node.name.lower() == "row":
             node.replace(exp.Anonymous(this="struct", expressions=node.expressions))
-
-
-def _md5_number(tree: exp.Expression) -> None:
-    """DuckDB's ``md5_number`` reads the 16 bytes of the MD5 little-endian: its top 64 bits are
-    bytes 15 down to 8, hex digits 31-32, 29-30, .., 17-18 of ``md5()``. Spark gets that
-    number (no 128-bit integer there), so ordering by it orders as DuckDB does; its remainder
-    by 2^i (i <= 8, a draw's parity) is byte 0's, hex digits 1-2."""
-    for node in list(tree.find_all(exp.Anonymous)):
-        if node.name.lower() != "md5_number":
-            continue
-        digest = exp.func("md5", exp.cast(node.expressions[0].copy(), "VARCHAR"))
-        mod = node.parent if isinstance(node.parent, exp.Mod) and node.parent.this is node else None
-        divisor = mod.expression if mod is not None else None
-        if isinstance(divisor, exp.Literal) and divisor.is_int and int(divisor.this) in {2 ** i for i in range(9)}:
-            low = exp.Substring(this=digest, start=exp.Literal.number(1), length=exp.Literal.number(2))
-            node.replace(exp.cast(exp.func("conv", low, exp.Literal.number(16), exp.Literal.number(10)), "INT"))
-            continue
-        top = exp.Anonymous(this="concat", expressions=[
-            exp.Substring(this=digest.copy(), start=exp.Literal.number(i), length=exp.Literal.number(2))
-            for i in range(31, 15, -2)])
-        node.replace(exp.cast(exp.func("conv", top, exp.Literal.number(16), exp.Literal.number(10)),
-                              "DECIMAL(20, 0)"))
 
 
 def _row_text(tree: exp.Expression) -> None:

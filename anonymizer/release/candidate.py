@@ -103,9 +103,6 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
 
     #: the family's name in messages (``MSB``, ``LGB``)
     label: str = ""
-    #: its m-invariance and the cross-version gate run on every engine; else only where the
-    #: engine says it can (:attr:`~anonymizer.engine.capabilities.Capabilities.cross_version_gate`)
-    gated_everywhere: bool = False
 
     @abstractmethod
     def run(self, engine: Engine, plan: Plan, history: Continuation) -> Rounds[Result]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from anonymizer.errors import UnsupportedError
 from anonymizer.release.publish import latest
 from anonymizer.versions.invariance import continued, keeps_signatures
 
@@ -37,18 +36,9 @@ class Continuation:
 
 
 def continuation(engine: Engine, plan: Plan, steps: FamilySteps) -> Continuation:
-    """The release's :class:`Continuation`, after refusing before any work what the family
-    cannot keep across versions: a re-publication on an engine where its m-invariance and
-    gate do not run (:attr:`~anonymizer.engine.capabilities.Capabilities.cross_version_gate`,
-    unless the family's run everywhere, ``steps.gated_everywhere``), and what its own
-    signatures cannot hold (``steps.check_versions``)."""
+    """The release's :class:`Continuation`, after refusing before any work what the family's
+    signatures cannot hold across versions (``steps.check_versions``)."""
     published = latest(engine, plan.target) is not None
-    if published and not steps.gated_everywhere and not engine.capabilities.cross_version_gate:
-        label = steps.label
-        raise UnsupportedError(f"release {plan.target.release!r} has a version already: a {label} re-publication is "
-                               f"not supported on {engine.name} yet (its m-invariance and the cross-version gate run "
-                               f"on DuckDB only), so on {engine.name} a {label} release publishes its first version "
-                               "only")
     keeps = keeps_signatures(plan)
     if keeps:
         steps.check_versions(plan)

@@ -14,7 +14,6 @@ from anonymizer.api import anonymize
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult
 from anonymizer.datasets.patients import patients
 from anonymizer.engine.spark import copy_from_duckdb
-from anonymizer.errors import UnsupportedError
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
 from tests.conftest import ARX, DATA, flat
@@ -63,9 +62,6 @@ def test_an_msb_release_is_the_same_on_spark(spark, arx_adult, algorithm):
     assert_same(spark, arx_adult, spec)
     part = f"published.{spec['output']['view']}_sensitive"
     assert rows(spark.sql(f"SELECT * FROM {part}").collect()) == rows(arx_adult.execute(f"SELECT * FROM {part}").fetchall())
-    with pytest.raises(UnsupportedError, match="MSB re-publication is not supported on spark"):
-        run_release(load_spec(spec), spark, force=True)   # its gate runs on DuckDB only
-    assert rows(spark.sql(f"SELECT * FROM {part}").collect()) == rows(arx_adult.execute(f"SELECT * FROM {part}").fetchall())
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +77,7 @@ def patient_records(spark):
 def test_an_identity_reserved_release_is_the_same_on_spark(spark, patient_records, algorithm):
     """The example releases (DAnonyIR under EIR l-diversity, l = 6; GeneIR under IR
     (6,6)-anonymity with taxonomy trees from CSV files and intervals): the same classes,
-    suppressed individuals, figures and rows; a second version is refused on Spark (the
-    individuals' m-invariance and the gate run on DuckDB only) and changes nothing."""
+    suppressed individuals, figures and rows (later versions: tests/privacy/test_versions_spark.py)."""
     path = DATA.parents[1] / "examples" / f"patients_{algorithm}.yml"
     spec = yaml.safe_load(path.read_text())
     for column in spec["columns"].values():   # the taxonomy files, from the example's folder
@@ -90,11 +85,6 @@ def test_an_identity_reserved_release_is_the_same_on_spark(spark, patient_record
             column["hierarchy"]["csv"] = str((path.parent / column["hierarchy"]["csv"]).resolve())
     spec["algorithm"]["seed"] = 3
     assert_same(spark, patient_records, spec)
-    view = f"published.{spec['output']['view']}"
-    before = rows(spark.sql(f"SELECT * FROM {view}").collect())
-    with pytest.raises(UnsupportedError, match="identity-reserved re-publication is not supported on spark"):
-        run_release(load_spec(spec), spark, force=True)
-    assert rows(spark.sql(f"SELECT * FROM {view}").collect()) == before
 
 
 def assert_same(spark, con, spec: dict) -> None:

@@ -15,14 +15,11 @@ from tests.template_contexts import stored
 
 pytestmark = pytest.mark.spark
 
-#: what no Spark release renders: the m-invariance steps of anatomy and of the
-#: identity-reserved family (a Spark release publishes its first version only; LGB's parse,
-#: and are kept here), the lattice table of ``anonymizer hierarchy lattice``
+#: what no Spark release renders: the lattice table of ``anonymizer hierarchy lattice``
 #: (DuckDB only), the paper reproductions, generators and benchmarks, the HTML report, the hierarchy
 #: builders (coded through DuckDB's own functions; a Spark release takes their tables), and
 #: what only a DuckDB release does: exports (refused on Spark) and pruning's checkpoint
-NOT_ON_SPARK = ("versions/invariance/anatomy", "families/identity_reserved/invariance/",
-                "families/generalized/lattice/evaluate/",
+NOT_ON_SPARK = ("families/generalized/lattice/evaluate/",
                 "reproduce/", "datasets/", "bench/", "demo/", "report/", "hierarchy/", "publish/export.sql.j2",
                 "publish/checkpoint.sql.j2")
 

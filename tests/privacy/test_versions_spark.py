@@ -7,6 +7,7 @@ too. A version the gate refuses publishes nothing on Spark either. Marked ``spar
 from __future__ import annotations
 
 import json
+from typing import Callable
 
 import duckdb
 import pytest
@@ -14,7 +15,7 @@ import pytest
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
 from anonymizer.engine.spark import copy_from_duckdb
-from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
+from anonymizer.errors import PrivacyCheckFailed
 from tests.privacy.test_versions import spec
 
 pytestmark = pytest.mark.spark
@@ -95,26 +96,50 @@ def test_a_version_the_gate_refuses_publishes_nothing_on_spark(spark):
     assert spark.sql("SELECT count(*) FROM published.dx").collect()[0][0] == PEOPLE
 
 
-def test_an_lgb_first_version_is_the_same_on_spark_and_a_second_is_refused(spark):
-    """LGB_MDP under ``history: invariant``: the first version is the one DuckDB publishes, the
-    same buckets as published included; a second is refused before anything changes, since
-    the buckets' m-invariance and the cross-version gate run on DuckDB only (a version that
-    kept no signatures would let a reader of both intersect the buckets)."""
-    from tests.privacy.test_versions_lgb import spec as lgb_spec
+def _family(family: str) -> tuple[dict, str, Callable, Callable]:
+    """A family's release under ``invariant`` (seeded: both engines draw alike), its table, how
+    to create it and one night of its churn."""
+    if family == "identity_reserved":
+        from anonymizer.datasets.patients import churn as patients_churn, patients
+        from tests.privacy.test_versions_ir import SMALL, spec as ir_spec
+        return (ir_spec("invariant", algorithm={"name": "danonyir", "seed": 3}), "patients",
+                lambda con: patients(con, "patients", 400, seed=1, **SMALL),
+                lambda con, night: patients_churn(con, "patients", night=night, leave=0.05, joiners=20, change=0.02,
+                                                  seed=1, **SMALL))
+    if family == "lgb":
+        from tests.privacy.test_versions_lgb import spec as lgb_spec
+        release = lgb_spec("invariant", suppression_limit=0.1, algorithm={"name": "lgb-mdp", "seed": 3})
+    else:
+        release = {"release": "an", "source": {"table": "people"},
+                   "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi",
+                               "diagnosis": "sensitive"},
+                   "algorithm": {"name": "mbf", "seed": 3}, "models": [{"type": "multi-l-diversity", "l": 3}],
+                   "history": {"guarantee": "invariant", "person": "pid"}, "suppression_limit": 0.1}
+    return (release, "people", lambda con: people(con, "people", PEOPLE),
+            lambda con, night: churn(con, night=night, leave=0.05, joiners=JOINERS, change=0.02))
+
+
+@pytest.mark.parametrize("family", ["anatomy", "lgb", "identity_reserved"])
+def test_every_family_keeps_its_signatures_on_spark_as_on_duckdb(spark, family):
+    """Anatomy (MBF), LGB (LGB_MDP) and the identity-reserved family (DAnonyIR) under
+    ``history: invariant``, three nights of one changing table on both engines: the same
+    m-invariance steps (returned, placed, held back, counterfeits), the same gate figures and
+    the same counts. The table is written anew each night, so that row ids (DuckDB's rowid,
+    Spark's monotonically_increasing_id over one file) and every draw over them agree."""
     _clear(spark)
-    source, con = duckdb.connect(), duckdb.connect()
-    people(source, "people", PEOPLE)
-    people(con, "people", PEOPLE)
-    copy_from_duckdb(spark, source, "people", "people")
-    release = lgb_spec("invariant", suppression_limit=0.1)   # 300 people, not 4,000
-    d, s = anonymize(release, con), anonymize(release, spark)
-    assert (s.version, s.rows_out, s.suppressed, s.classes) == (d.version, d.rows_out, d.suppressed, d.classes)
-    query = "SELECT diagnosis_bid, diagnosis, count(*) FROM _anon_releases.{} GROUP BY diagnosis_bid, diagnosis"
-    assert sorted(tuple(r) for r in spark.sql(query.format("lg__v1")).collect()) == \
-        sorted(con.execute(query.format('"lg__v1"')).fetchall())
-    churn(source, night=1, leave=0.05, joiners=JOINERS, change=0.02)
-    copy_from_duckdb(spark, source, "people", "people")
-    with pytest.raises(UnsupportedError, match="LGB re-publication is not supported on spark"):
-        anonymize(release, spark)
-    assert [tuple(r) for r in spark.sql("SELECT version FROM _anon_releases._audit").collect()] == [(1,)]
-    assert spark.sql("SELECT count(*) FROM published.lg").collect()[0][0] == s.rows_out
+    release, table, create, night_of = _family(family)
+    con = duckdb.connect()
+    create(con)
+    for night in range(3):
+        if night:
+            night_of(con, night)
+            con.execute(f"CREATE OR REPLACE TABLE {table} AS SELECT * FROM {table} ORDER BY rowid")
+        copy_from_duckdb(spark, con, table, table)
+        d, s = anonymize(release, con), anonymize(release, spark)
+        assert (s.version, s.rows_out, s.suppressed, s.classes) == (d.version, d.rows_out, d.suppressed, d.classes)
+        assert s.algorithm.get("invariance") == d.algorithm.get("invariance")
+    assert d.algorithm["invariance"]["counterfeits"] > 0   # the signatures were kept, not just re-run
+    gates = _audit(lambda q: spark.sql(q).collect())
+    assert gates == _audit(lambda q: con.execute(q).fetchall())
+    assert [g["compared"][-1:] for g in gates] == [[], [1], [2]]   # LGB's buckets: through the previous version
+    assert all(g["isolated"] == 0 and g["intersection"]["below"] == 0 for g in gates)

@@ -44,10 +44,8 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[MsbResult],
 
 
 def released(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate) -> Released | None:
-    """The candidate as the gate reads it (where the engine runs the gate): a group's box is
+    """The candidate as the gate reads it: a group's box is
     its members' QI values, its values the composite vectors (each attribute counted apart)."""
-    if not engine.capabilities.cross_version_gate:
-        return None
     result = rounds.result
     rows, boxes = engine.work("gate_records"), engine.work("gate_groups")
     group_id = ident(form.GROUP_ID)

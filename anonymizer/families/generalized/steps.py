@@ -189,7 +189,7 @@ def summary_lines(r: ReleaseResult) -> list[str]:
 class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict]]]):
     """This family's steps (:class:`~anonymizer.release.candidate.FamilySteps`), the functions above."""
 
-    label, gated_everywhere = "generalized", True
+    label = "generalized"
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     repairable, merge = staticmethod(repairable), staticmethod(merge_groups)
     released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)

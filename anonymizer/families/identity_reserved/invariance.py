@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass, replace
 
 from anonymizer.engine.session import Engine
+from anonymizer.engine.names import ident
 from anonymizer.errors import PrivacyCheckFailed, UnsupportedError
 from anonymizer.versions import invariance as shared
 from anonymizer.families.identity_reserved.individuals import Individuals, individuals
@@ -142,8 +143,10 @@ def invariant(engine: Engine, plan: Plan, people: str, groups: str,
                                         [q.code for q in plan.qis]),
                        group_new, people, groups, previous)
     records = engine.work("ir_records")
-    engine.run(_T + "records.sql.j2", target=records, base=plan.base, rows=kept.rows, sig=SIG,
-               qis=[{"i": q.index} for q in plan.qis], stype=engine.columns(plan.base)["s0"])
+    kinds = {"__rid": "rid", "s0": "value", **{f"q{q.index}": "qi" for q in plan.qis}}
+    types = engine.columns(plan.base)
+    engine.run(_T + "records.sql.j2", target=records, base=plan.base, rows=kept.rows, sig=SIG, stype=types["s0"],
+               columns=[{"name": ident(c), "kind": kinds.get(c)} for c in types])
     signed = Signed(kept.rows, kept.assign, records, kept=True, counterfeits=kept.counterfeits)
     rec, numbered = published(engine, plan, signed)
     real_records = engine.count(rec, "__rid >= 0")

@@ -42,15 +42,15 @@ def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[IRRounds]:
         engine.say(f"{plan.algorithm}: {people.count} individuals, {people.records} records, "
                    f"{len(plan.qis)} QIs")
         result = form.run_algorithm(engine, plan, people)
-        rec, signed = people.rec, invariance.first(engine, plan, people, result) if _gated(engine, plan) else None
+        rec, signed = people.rec, invariance.first(engine, plan, people, result) if _gated(plan) else None
     return Rounds((rec, result, signed), result.suppressed_records, f"{result.suppressed_individuals} individuals "
                                                                     "suppressed")
 
 
-def _gated(engine: Engine, plan: Plan) -> bool:
-    """Whether the cross-version gate reads this release's individuals (DuckDB, a person key
+def _gated(plan: Plan) -> bool:
+    """Whether the cross-version gate reads this release's individuals (a person key
     naming the individuals)."""
-    return engine.capabilities.cross_version_gate and ungated(plan.target.history, plan.columns) is None
+    return ungated(plan.target.history, plan.columns) is None
 
 
 def _plan(plan: Plan, signed: invariance.Signed | None) -> Plan:

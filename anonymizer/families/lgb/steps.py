@@ -46,10 +46,10 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
 
 
 def released(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate) -> Released | None:
-    """The candidate as the gate reads it, where the engine runs the gate and the gate covers
+    """The candidate as the gate reads it, where the gate covers
     the release: the classes are the buckets of the one bucketized attribute, with no box
     (``private``: compared through the people who stood in them)."""
-    if not engine.capabilities.cross_version_gate or ungated(plan.target.history, plan.columns) is not None:
+    if ungated(plan.target.history, plan.columns) is not None:
         return None
     result = rounds.result
     x = bucketized(result.attrs)
