@@ -34,8 +34,6 @@ class Capabilities:
         output_database: a release can be published into another database file
             (``output.database``).
         export: a published release can be copied to one file (``output.export``).
-        update_from: ``UPDATE ... FROM`` rewrites a table's rows in place from another table
-            (``history.key_map`` reads the private state under new keys with it).
     """
 
     recursive_loops: bool
@@ -45,7 +43,6 @@ class Capabilities:
     drops_stale_work: bool
     output_database: bool
     export: bool
-    update_from: bool
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -56,9 +53,9 @@ class Capabilities:
 #: DuckDB, embedded: recursive CTEs with ``USING KEY`` (no ASOF join inside one), a
 #: ``rowid``, its own storage layout, output files
 DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True, table_layout=False,
-                      drops_stale_work=True, output_database=True, export=True, update_from=True)
+                      drops_stale_work=True, output_database=True, export=True)
 
 #: Apache Spark: loops round by round, no ``rowid``, tables laid out as the spec says,
 #: releases in its catalog only (no other database file, no export)
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
-                     drops_stale_work=False, output_database=False, export=False, update_from=False)
+                     drops_stale_work=False, output_database=False, export=False)

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
-from anonymizer.errors import DataError, UnsupportedError
+from anonymizer.errors import DataError
 from anonymizer.versions import combination
 from anonymizer.spec.types import ReleaseSpec
 from anonymizer.target import Target
@@ -78,9 +78,6 @@ def check(engine: Engine, spec: ReleaseSpec, source: str, published: int | None)
         return keys
     meta = _meta(engine, target, published)
     if history.key_map is not None:
-        if not engine.capabilities.update_from:
-            raise UnsupportedError(f"history.key_map {history.key_map.table}: it rewrites the private state, on "
-                                   "DuckDB only for now")
         with engine.transaction():   # the state under new keys only if the map passes the checks
             keys = _remapped(engine, target, keys, meta, published)
             _compare(engine, spec, keys, published)

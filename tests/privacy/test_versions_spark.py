@@ -15,7 +15,7 @@ import pytest
 from anonymizer.api import anonymize
 from anonymizer.datasets.churn import churn, people
 from anonymizer.engine.spark import copy_from_duckdb
-from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.errors import DataError, PrivacyCheckFailed
 from tests.privacy.test_versions import spec
 
 pytestmark = pytest.mark.spark
@@ -143,3 +143,29 @@ def test_every_family_keeps_its_signatures_on_spark_as_on_duckdb(spark, family):
     assert gates == _audit(lambda q: con.execute(q).fetchall())
     assert [g["compared"][-1:] for g in gates] == [[], [1], [2]]   # LGB's buckets: through the previous version
     assert all(g["isolated"] == 0 and g["intersection"]["below"] == 0 for g in gates)
+
+
+def test_a_key_map_on_spark_follows_the_people_under_their_new_keys(spark):
+    """Regenerated keys on Spark: refused without ``history.key_map``; with it, the private
+    state is read under the new keys (rewritten as a new table, Spark's UPDATE) and the gate
+    follows the people who stayed."""
+    from tests.privacy.test_person_keys import spec as keyed
+    _clear(spark)
+    con = duckdb.connect()
+    people(con, "people", PEOPLE)
+    con.execute("CREATE TABLE src AS SELECT * FROM people")
+    copy_from_duckdb(spark, con, "src", "src")
+    anonymize(keyed("generalized"), spark)
+    churn(con, "people", night=1, leave=0.05, joiners=JOINERS, change=0.02)
+    con.execute("CREATE TABLE keymap AS SELECT pid AS old, 'P' || (100000 - pid)::VARCHAR AS new FROM src")
+    con.execute("CREATE OR REPLACE TABLE src AS SELECT * REPLACE ('P' || (100000 - pid)::VARCHAR AS pid) FROM people")
+    copy_from_duckdb(spark, con, "src", "src")
+    copy_from_duckdb(spark, con, "keymap", "keymap")
+    with pytest.raises(DataError, match="the person key is VARCHAR in src now and was BIGINT"):
+        anonymize(keyed("generalized"), spark)
+    assert anonymize(keyed("generalized", key_map={"table": "keymap", "old": "old", "new": "new"}), spark).version == 2
+    (stayed,) = con.execute("SELECT count(*) FROM keymap SEMI JOIN src ON src.pid = keymap.new").fetchone()
+    gate = _audit(lambda q: spark.sql(q).collect())[1]["intersection"]
+    assert gate["followed"] >= stayed > 0 and gate["below"] == 0
+    (old_keys,) = spark.sql("SELECT count(*) FROM _anon_state.dx__people WHERE pid NOT LIKE 'P%'").collect()[0]
+    assert old_keys == 0
