@@ -25,8 +25,8 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
 - **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
   come from the session (``--spark-conf``).
 - **Capabilities**: what the callers ask instead of the engine's name,
-  :data:`~anonymizer.engine.capabilities.SPARK`: loops round by round, no ``rowid``, no
-  cross-version gate yet, tables laid out by ``output.format``/``partition_by``, no output file.
+  :data:`~anonymizer.engine.capabilities.SPARK`: loops round by round, no ``rowid``, tables
+  laid out by ``output.format``/``partition_by``, no output file.
 """
 
 from __future__ import annotations
