@@ -13,7 +13,8 @@
 
 from anonymizer.engine.capabilities import Capabilities
 from anonymizer.engine.names import ident, in_catalog, relation, table
-from anonymizer.engine.session import Engine, Settings, StatementLog, drop_stale_work
+from anonymizer.engine.database import drop_stale_work
+from anonymizer.engine.session import Engine, Settings, StatementLog
 from anonymizer.engine.rendering import list_templates, render
 
 __all__ = ["Capabilities", "Engine", "Settings", "StatementLog", "drop_stale_work", "ident", "in_catalog",

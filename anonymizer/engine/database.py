@@ -7,7 +7,8 @@ database another process holds, a file written by another DuckDB version: each b
 the command line) naming the file and the problem; a path that names no database file
 (nothing there, a directory) is a :class:`NoSuchDatabase`, an input error (exit status 2). A database file the call creates is removed again (with its
 ``.wal`` journal) when the work inside fails, so a failed command leaves no empty
-database behind.
+database behind. :func:`drop_stale_work` clears a database file of the work schemas that
+killed runs left in it.
 """
 
 from __future__ import annotations
@@ -18,12 +19,15 @@ import shutil
 import uuid
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 import duckdb
 
 from anonymizer.errors import DatabaseError
 from anonymizer.engine.names import ident
+
+if TYPE_CHECKING:
+    from anonymizer.engine.session import Engine
 
 MEMORY = ":memory:"
 #: the storage format of every database file this package creates: DuckDB 1.4's, which every
@@ -269,3 +273,21 @@ def _remove_created(p: Path) -> None:
     tmp = Path(f"{p}.tmp")
     if tmp.is_dir():
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def drop_stale_work(engine: Engine) -> list[str]:
+    """Drop the ``_anon_work_<id>`` schemas of the connected database file: work state (coded
+    QIs, sensitive values, row ids) that killed runs of earlier versions left behind. No run
+    of this version creates such a schema, so none is in use. A database opened read-only
+    (the source of a release publishing into ``output.database``) is left as it is. Returns
+    the dropped names."""
+    if engine.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()"
+                      ).fetchone()[0]:
+        return []
+    stale = [r[0] for r in engine.execute(
+        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "
+        "AND regexp_full_match(schema_name, '_anon_work_[0-9a-f]{10}')").fetchall()]
+    for name in stale:
+        engine.execute(f"DROP SCHEMA {ident(name)} CASCADE")
+        engine.say(f"dropped {name}, the work schema a killed run left behind")
+    return stale

@@ -16,7 +16,7 @@ temporary catalog, in memory too, which never checkpoints. :meth:`Engine.close_w
 the work database and drops the transient tables. With ``keep_work=True`` (debugging) the work
 tables go to a schema ``_anon_kept_<id>`` of the database itself instead, and stay there, raw
 data included, until the user drops them. Schemas named ``_anon_work_<id>`` in a database file
-are leftovers of killed runs of earlier versions; :func:`drop_stale_work` removes them.
+are leftovers of killed runs of earlier versions; :func:`.database.drop_stale_work` removes them.
 
 Resources: :class:`Settings` (the spec's ``engine`` field, ``anonymizer run --memory-limit``)
 are DuckDB settings applied for the length of :meth:`Engine.workspace` and restored after it,
@@ -389,24 +389,6 @@ def _restore_setting(con: duckdb.DuckDBPyConnection, name: str, value: Any) -> N
                 return
     except duckdb.Error:
         pass
-
-
-def drop_stale_work(engine: Engine) -> list[str]:
-    """Drop the ``_anon_work_<id>`` schemas of the connected database file: work state (coded
-    QIs, sensitive values, row ids) that killed runs of earlier versions left behind. No run
-    of this version creates such a schema, so none is in use. A database opened read-only
-    (the source of a release publishing into ``output.database``) is left as it is. Returns
-    the dropped names."""
-    if engine.execute("SELECT readonly FROM duckdb_databases() WHERE database_name = current_database()"
-                      ).fetchone()[0]:
-        return []
-    stale = [r[0] for r in engine.execute(
-        "SELECT schema_name FROM duckdb_schemas() WHERE database_name = current_database() "
-        "AND regexp_full_match(schema_name, '_anon_work_[0-9a-f]{10}')").fetchall()]
-    for name in stale:
-        engine.execute(f"DROP SCHEMA {ident(name)} CASCADE")
-        engine.say(f"dropped {name}, the work schema a killed run left behind")
-    return stale
 
 
 def _file_reason(message: str) -> str:

@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, cast
 
 import duckdb
 
-from anonymizer.engine.database import attach_database
+from anonymizer.engine.database import attach_database, drop_stale_work
 from anonymizer.engine.backend import engine_for
-from anonymizer.engine.session import Engine, StatementLog, drop_stale_work
+from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
                              source_relation, source_shown, spec_fingerprint)
