@@ -353,6 +353,10 @@ class Engine:
         """What undoes the last step of a :meth:`transaction` where the database cannot roll
         back (:class:`~anonymizer.engine.spark.SparkEngine`); DuckDB rolls back itself."""
 
+    def keep_for_undo(self, schema: str, name: str) -> None:
+        """Keep table ``schema.name`` before a :meth:`transaction` rewrites or creates it, to
+        bring it back if the block fails (as :meth:`undo`)."""
+
     def relation(self, catalog: str | None, schema: str, name: str) -> tuple[str, str | None] | None:
         """``("view", its stored SQL)`` or ``("table", None)`` for ``schema.name`` of the
         database ``catalog`` (``None``: the connection's own), or ``None``."""

@@ -47,7 +47,7 @@ import sqlglot
 from sqlglot import exp
 
 from anonymizer.engine.capabilities import SPARK
-from anonymizer.engine.names import ident
+from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
 from anonymizer.engine.transpile import spark_statements, to_spark
@@ -319,6 +319,18 @@ class SparkEngine(Engine):
 
     def undo(self, step: Callable[[], None]) -> None:
         self.undo_steps.append(step)
+
+    def keep_for_undo(self, schema: str, name: str) -> None:
+        """A copy of ``schema.name`` in the run's work database, written back if the
+        transaction fails; a table the block creates is dropped then."""
+        target = table(schema, name)
+        if self.relation(None, schema, name) is None:
+            self.undo(lambda: self.execute(f"DROP TABLE IF EXISTS {target}", template="<undo create>"))
+            return
+        copy = self.work(f"undo_{name}")
+        self.execute(f"CREATE OR REPLACE TABLE {copy} AS SELECT * FROM {target}", template="<undo copy>")
+        self.undo(lambda: self.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {copy}",
+                                       template="<undo restore>"))
 
     def state_home(self) -> tuple[str | None, bool]:
         """Private state lives in the session's catalog (its warehouse), never read-only."""

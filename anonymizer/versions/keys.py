@@ -168,6 +168,8 @@ def _remapped(engine: Engine, target: Target, keys: Keys, meta: tuple | None, pu
         return Keys(keys.current, keys.type, digest)   # applied by an earlier attempt or version
     people, _ = combination.state_tables(target)
     record, meta_table = record_tables(target)
+    for name in ("people", "keys", "key_meta"):   # what the block rewrites, back as it was if it fails
+        engine.keep_for_undo(SCHEMA, f"{target.release}__{name}")
     if combination.previous_state(engine, target, published) is not None:
         engine.run(_T + "remap.sql.j2", state=people, map=mapped, old=old, new=new)
     if meta is not None:

@@ -256,6 +256,20 @@ def test_with_a_key_map_the_state_is_read_under_the_new_keys(family):
     assert all(g["below"] == 0 for g in gates) and gates[1]["followed"] > 0
 
 
+def test_a_key_map_the_checks_refuse_leaves_the_private_state_as_it_was():
+    """A map that sends each old key to a neighbour's new key: the people come back under the
+    mapped keys with other values, the run is refused, and the state and the key record are
+    those of version 1 (the map and the check run in one transaction)."""
+    con, _ = _two_nights("generalized", "'P' || (100000 - pid)::VARCHAR")
+    con.execute("CREATE TABLE wrong AS SELECT old, 'P' || (100001 - old)::VARCHAR AS new FROM keymap")
+    before = con.execute("SELECT * FROM _anon_state.dx__people ORDER BY ALL").fetchall()
+    with pytest.raises(DataError, match="found again in src by their QI and sensitive values under another key"):
+        anonymize(spec("generalized", key_map={"table": "wrong", "old": "old", "new": "new"}), con)
+    assert con.execute("SELECT * FROM _anon_state.dx__people ORDER BY ALL").fetchall() == before
+    assert con.execute("SELECT version, map_print FROM _anon_state.dx__key_meta").fetchall() == [(1, None)]
+    assert anonymize(spec("generalized", key_map={"table": "keymap", "old": "old", "new": "new"}), con).version == 2
+
+
 @pytest.mark.parametrize("history, field", [
     ({"person": "pid", "max_churn": 1.5}, "history.max_churn"),
     ({"person": "pid", "max_rekeyed": -0.1}, "history.max_rekeyed"),

@@ -146,9 +146,10 @@ def test_every_family_keeps_its_signatures_on_spark_as_on_duckdb(spark, family):
 
 
 def test_a_key_map_on_spark_follows_the_people_under_their_new_keys(spark):
-    """Regenerated keys on Spark: refused without ``history.key_map``; with it, the private
-    state is read under the new keys (rewritten as a new table, Spark's UPDATE) and the gate
-    follows the people who stayed."""
+    """Regenerated keys on Spark: refused without ``history.key_map``; a map the checks refuse
+    leaves the private state as it was (Spark has no rollback: the engine writes back its
+    copy); with the right map, the state is read under the new keys (rewritten as a new
+    table, Spark's UPDATE) and the gate follows the people who stayed."""
     from tests.privacy.test_person_keys import spec as keyed
     _clear(spark)
     con = duckdb.connect()
@@ -163,6 +164,14 @@ def test_a_key_map_on_spark_follows_the_people_under_their_new_keys(spark):
     copy_from_duckdb(spark, con, "keymap", "keymap")
     with pytest.raises(DataError, match="the person key is VARCHAR in src now and was BIGINT"):
         anonymize(keyed("generalized"), spark)
+    con.execute("CREATE TABLE wrong AS SELECT old, 'P' || (100001 - old)::VARCHAR AS new FROM keymap")
+    copy_from_duckdb(spark, con, "wrong", "wrong")
+    state = "SELECT * FROM _anon_state.dx__people"
+    before = sorted(tuple(r) for r in spark.sql(state).collect())
+    with pytest.raises(DataError, match="found again in src by their QI and sensitive values under another key"):
+        anonymize(keyed("generalized", key_map={"table": "wrong", "old": "old", "new": "new"}), spark)
+    assert sorted(tuple(r) for r in spark.sql(state).collect()) == before
+    assert [tuple(r) for r in spark.sql("SELECT version, map_print FROM _anon_state.dx__key_meta").collect()] == [(1, None)]
     assert anonymize(keyed("generalized", key_map={"table": "keymap", "old": "old", "new": "new"}), spark).version == 2
     (stayed,) = con.execute("SELECT count(*) FROM keymap SEMI JOIN src ON src.pid = keymap.new").fetchone()
     gate = _audit(lambda q: spark.sql(q).collect())[1]["intersection"]
