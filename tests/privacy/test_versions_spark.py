@@ -110,11 +110,9 @@ def _family(family: str) -> tuple[dict, str, Callable, Callable]:
         from tests.privacy.test_versions_lgb import spec as lgb_spec
         release = lgb_spec("invariant", suppression_limit=0.1, algorithm={"name": "lgb-mdp", "seed": 3})
     else:
-        release = {"release": "an", "source": {"table": "people"},
-                   "columns": {"pid": "identifier", "age": "quasi", "zip": "quasi", "sex": "quasi",
-                               "diagnosis": "sensitive"},
-                   "algorithm": {"name": "mbf", "seed": 3}, "models": [{"type": "multi-l-diversity", "l": 3}],
-                   "history": {"guarantee": "invariant", "person": "pid"}, "suppression_limit": 0.1}
+        from tests.privacy.test_person_keys import spec as keyed
+        release = keyed("anatomy") | {"source": {"table": "people"}, "algorithm": {"name": "mbf", "seed": 3},
+                                      "suppression_limit": 0.1}
     return (release, "people", lambda con: people(con, "people", PEOPLE),
             lambda con, night: churn(con, night=night, leave=0.05, joiners=JOINERS, change=0.02))
 
