@@ -27,10 +27,14 @@ def json_structure(tree: exp.Expression) -> None:
         if isinstance(shape, dict):
             return "struct<" + ", ".join(f"{k}: {ddl(v)}" for k, v in shape.items()) + ">"
         return exp.DataType.build(str(shape), dialect="duckdb").sql("spark").lower()
-    for node in list(tree.find_all(exp.FromJson)):
-        schema = node.expression
+    typed = getattr(exp, "FromJson", None)   # older sqlglot (our floor, 30.7) parses it as an anonymous function
+    for node in list(tree.find_all(exp.Anonymous, *([typed] if typed else []))):
+        if isinstance(node, exp.Anonymous) and (node.name.lower() != "from_json" or len(node.expressions) != 2):
+            continue
+        value, schema = (node.this, node.expression) if typed and isinstance(node, typed) else node.expressions
         if isinstance(schema, exp.Literal) and schema.is_string and schema.this[:1] in "[{\"":
-            node.set("expression", exp.Literal.string(ddl(json.loads(schema.this))))
+            node.replace(exp.Anonymous(this="from_json", expressions=[
+                value.copy(), exp.Literal.string(ddl(json.loads(schema.this)))]))
 
 
 def one_argument(tree: exp.Expression) -> None:
