@@ -28,7 +28,8 @@ def json_structure(tree: exp.Expression) -> None:
             return "struct<" + ", ".join(f"{k}: {ddl(v)}" for k, v in shape.items()) + ">"
         return exp.DataType.build(str(shape), dialect="duckdb").sql("spark").lower()
     typed = getattr(exp, "FromJson", None)   # older sqlglot (our floor, 30.7) parses it as an anonymous function
-    for node in list(tree.find_all(exp.Anonymous, *([typed] if typed else []))):
+    # innermost first: an outer call copies its argument, so a nested call must be rewritten before
+    for node in reversed(list(tree.find_all(exp.Anonymous, *([typed] if typed else [])))):
         if isinstance(node, exp.Anonymous) and (node.name.lower() != "from_json" or len(node.expressions) != 2):
             continue
         value, schema = (node.this, node.expression) if typed and isinstance(node, typed) else node.expressions
