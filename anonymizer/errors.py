@@ -115,14 +115,17 @@ class PrivacyCheckFailed(AnonymizerError):
         classes: how many equivalence classes fail.
         reason: why the model does not hold, as a sentence fragment, when a figure alone
             (``achieved X``) does not say it.
+        achieved_is: what ``achieved`` counts or measures (a ``--json`` reader sees it beside
+            the figure): the model's own figure (k's smallest class, l's fewest values, ...)
+            unless said, e.g. ``rows that would need suppression``.
     """
 
     kind = "privacy"
 
     def __init__(self, model: str, achieved: object, classes: int, view: str | None = None, *,
-                 reason: str | None = None):
+                 reason: str | None = None, achieved_is: str = "the model's figure on the candidate"):
         self.model, self.achieved, self.classes, self.view = model, achieved, classes, view
-        self.reason = reason
+        self.reason, self.achieved_is = reason, achieved_is
         where = f" for {view}" if view else ""
         why = f"): {reason}" if reason else f", achieved {achieved})"
         super().__init__(

@@ -187,9 +187,10 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
         when asked; with a population table ``k_map`` and ``delta_presence`` as
         :func:`anonymizer.metrics.risk.presence` gives them; with a population size
         or sampling fraction ``population_uniqueness`` as :func:`anonymizer.metrics.population.
-        uniqueness` gives it), and ``sensitive``: ``{name: {distinct_l, entropy_l,
-        recursive_l, c, t, distance, reference, alpha}}`` (``reference``: the table ``t``
-        was measured against).
+        uniqueness` gives it), and ``sensitive``: ``{name: {homogeneous_classes, distinct_l,
+        entropy_l, recursive_l, c, t, distance, reference, alpha}}`` (``homogeneous_classes``:
+        the classes where everyone has one value, which they then disclose; ``reference``:
+        the table ``t`` was measured against).
 
     Raises:
         DataError: the table does not exist or is empty.
@@ -321,16 +322,17 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
         dists[name] = _distance_for(name, cols[name], distance)
         models += [DistinctLDiversity(1, name), EntropyLDiversity(1, name),
                    RecursiveCLDiversity(float(c), 2, name), TCloseness(1.0, name, dists[name]),
-                   AlphaKAnonymity(1.0, 1, name)]
+                   AlphaKAnonymity(1.0, 1, name), DistinctLDiversity(2, name)]   # the last: its failing classes
     if models:
         hiers = dict(hierarchies or {})
-        globs = {5 * i + 3: f"({global_sql(ref_rel, ident(name))})"
+        globs = {6 * i + 3: f"({global_sql(ref_rel, ident(name))})"
                  for i, name in enumerate(sensitive)} if reference is not None else None
         found = evaluate_all(engine, models, hist, group_cols, {n: ident(n) for n in sensitive},
                              globs=globs, hiers=hiers, weight=weight)
         for i, name in enumerate(sensitive):
-            d, e, r, t, a = found[5 * i: 5 * i + 5]
+            d, e, r, t, a, two = found[6 * i: 6 * i + 6]
             result["sensitive"][name] = {
+                "homogeneous_classes": int(two.failing),   # one value: everyone in them shows theirs
                 "distinct_l": int(d.figure),
                 "entropy_l": float(e.figure),
                 "recursive_l": int(r.figure),

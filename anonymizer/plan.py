@@ -316,7 +316,7 @@ def check_suppression(plan: Plan, suppressed: int) -> None:
     allowed = plan.allowed
     if suppressed > allowed:
         raise PrivacyCheckFailed(f"suppression limit {plan.suppression_limit:g} ({allowed} rows)", suppressed, 0,
-                                 plan.target.view,
+                                 plan.target.view, achieved_is="rows that would be suppressed",
                                  reason=f"{suppressed} rows would be suppressed, {suppressed - allowed} more than "
                                         "it allows")
 

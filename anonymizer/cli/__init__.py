@@ -25,7 +25,8 @@ Exit status (:mod:`anonymizer.cli.failure` sorts the errors):
                                  (:class:`~anonymizer.errors.TemplateError`, but for the
                                  environment's failures above), anything else: a bug (the
                                  traceback is printed; please report it)
-130  interrupted                 Ctrl-C: a release publishes in one transaction, so all of
+130  interrupted                 Ctrl-C (143: SIGTERM): the running statement stops at
+                                 once; a release publishes in one transaction, so all of
                                  it or nothing
 ===  ==========================  ==========================================================
 
@@ -49,6 +50,7 @@ import click
 
 from anonymizer.cli import logs
 from anonymizer.cli.failure import EXIT_INPUT, echo_failure, fail, interrupted
+from anonymizer.cli.interrupts import stoppable
 
 #: the commands ``anonymizer --help`` lists, in this order: name -> module of this package
 #: defining it (as the attribute of the same name, ``-`` read as ``_``).
@@ -95,21 +97,24 @@ class _Commands(Group):
         return super().parse_args(ctx, args)
 
     def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except click.exceptions.ClickException as exc:   # a bad option or argument: an input error
-            exc.exit_code = EXIT_INPUT
-            if ctx.meta.get(JSON):
-                exc.show()
-                echo_failure(EXIT_INPUT, exc.format_message())
-                ctx.exit(EXIT_INPUT)
-            raise
-        except (click.exceptions.Exit, click.exceptions.Abort):
-            raise
-        except KeyboardInterrupt:
-            interrupted(ctx.meta.get(JSON, False))
-        except Exception as exc:
-            fail(exc, ctx.meta.get(JSON, False))
+        with stoppable() as stop:
+            try:
+                return super().invoke(ctx)
+            except click.exceptions.ClickException as exc:   # a bad option or argument: an input error
+                exc.exit_code = EXIT_INPUT
+                if ctx.meta.get(JSON):
+                    exc.show()
+                    echo_failure(EXIT_INPUT, exc.format_message())
+                    ctx.exit(EXIT_INPUT)
+                raise
+            except (click.exceptions.Exit, click.exceptions.Abort):
+                raise
+            except KeyboardInterrupt:
+                interrupted(ctx.meta.get(JSON, False), stop.signum)
+            except Exception as exc:   # a statement a signal stopped fails as interrupted, not as itself
+                if stop.signum is not None:
+                    interrupted(ctx.meta.get(JSON, False), stop.signum)
+                fail(exc, ctx.meta.get(JSON, False))
 
 
 @click.group(cls=_Commands, lazy=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})

@@ -26,11 +26,11 @@ from anonymizer.errors import AnonymizerError, DatabaseError, SpecError, Templat
 
 #: exit statuses (see :mod:`anonymizer.cli`).
 EXIT_OK, EXIT_PRIVACY, EXIT_INPUT, EXIT_DATABASE, EXIT_BUG = 0, 1, 2, 3, 4
-#: stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it
-EXIT_INTERRUPTED = 130
+#: stopped by Ctrl-C (SIGINT): 128 + 2, as shells report it; by SIGTERM: 128 + 15
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 #: exit status -> the ``error.kind`` of the ``--json`` object
 KINDS = {EXIT_PRIVACY: "privacy", EXIT_INPUT: "input", EXIT_DATABASE: "database", EXIT_BUG: "internal",
-         EXIT_INTERRUPTED: "interrupted"}
+         EXIT_INTERRUPTED: "interrupted", EXIT_TERMINATED: "interrupted"}
 STATUSES = {kind: code for code, kind in KINDS.items()}
 #: the DuckDB exceptions that come from the environment (files, locks, memory), not from a bug
 _DUCKDB_ENVIRONMENT = ("IOException", "PermissionException", "OutOfMemoryException", "InterruptException",
@@ -59,6 +59,8 @@ def _environment(exc: BaseException) -> DatabaseError | None:
     duckdb = sys.modules.get("duckdb")
     if duckdb is not None and isinstance(exc, tuple(getattr(duckdb, n) for n in _DUCKDB_ENVIRONMENT)):
         return DatabaseError("the database", _one_line(exc))
+    if duckdb is not None and isinstance(exc, duckdb.TransactionException) and "Failed to commit" in str(exc):
+        return DatabaseError("the database", _one_line(exc))   # a write at COMMIT: a full disk, a lost file
     protocol = sys.modules.get("py4j.protocol")
     if protocol is not None and isinstance(exc, protocol.Py4JError):
         return DatabaseError("Spark", _one_line(exc))
@@ -143,13 +145,15 @@ def _untested(message: str, details: dict) -> tuple[str, dict]:
             {**details, "untested": {d.name: {"installed": d.installed, "tested": d.tested} for d in outside}})
 
 
-def interrupted(as_json: bool = False) -> NoReturn:
-    """End a command stopped by Ctrl-C: one line on stderr (with ``as_json`` the failure object
-    on stdout) and status 130. A release publishes its snapshots, views and audit row in one
+def interrupted(as_json: bool = False, signum: int | None = None) -> NoReturn:
+    """End a command stopped by Ctrl-C (or ``signum``, SIGTERM): one line on stderr (with
+    ``as_json`` the failure object on stdout) and status 128 + the signal's number, 130 for
+    Ctrl-C, as shells report it. A release publishes its snapshots, views and audit row in one
     transaction, so an interrupted run has published all of it or nothing."""
-    message = ("interrupted: the command stopped before it finished (a release publishes in one "
-               "transaction: all of it or nothing)")
+    code = EXIT_INTERRUPTED if signum is None else 128 + signum
+    message = (f"interrupted{' (SIGTERM)' if code == EXIT_TERMINATED else ''}: the command stopped before it "
+               "finished (a release publishes in one transaction: all of it or nothing)")
     logs.problem(message)
     if as_json:
-        echo_failure(EXIT_INTERRUPTED, message)
-    sys.exit(EXIT_INTERRUPTED)
+        echo_failure(code, message)
+    sys.exit(code)

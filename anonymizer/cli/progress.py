@@ -24,6 +24,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColu
 from rich.progress import Progress as Display
 
 from anonymizer.cli import logs
+from anonymizer.cli.interrupts import requested
 
 #: ``[i/n] ...``: run i of n (the experiments' messages)
 _RUN = re.compile(r"^\[(\d+)/(\d+)\]")
@@ -77,4 +78,6 @@ class Progress:
             return
         if kind is None and self.display.tasks[0].total is not None:
             self.display.update(self.task, completed=self.display.tasks[0].total, description="done")
+        if kind is KeyboardInterrupt or requested() is not None:   # stopped: the bar goes, the line says why
+            self.display.update(self.task, visible=False)
         self.display.stop()

@@ -44,6 +44,7 @@ def format_release(r: ReleaseResult) -> str:
                      f"(figure {fmt(model['figure'])}{against})")
     if family is not None:
         lines += family.steps().summary_lines(r)
+    lines += [f"  warning       {w}" for w in r.warnings]
     if r.timings:
         total = r.timings.get("total", sum(r.timings.values()))
         parts = ", ".join(f"{k} {v:.2f}s" for k, v in r.timings.items() if k != "total")

@@ -38,6 +38,7 @@ import duckdb
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 from anonymizer.engine.capabilities import DUCKDB, Capabilities
 from anonymizer.engine.heartbeat import Heartbeat
+from anonymizer.engine.interrupts import running
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
 
@@ -120,7 +121,8 @@ class Engine:
         if beat is not None:
             beat.running(template)
         try:
-            cur = self.con.execute(text, params) if params else self.con.execute(text)
+            with running(self):
+                cur = self.con.execute(text, params) if params else self.con.execute(text)
         except duckdb.Error as exc:
             raise TemplateError(template, f"{type(exc).__name__}: {exc}") from exc
         finally:
@@ -128,6 +130,10 @@ class Engine:
                 beat.running(None)
         self.log.append(StatementLog(template, text, time.perf_counter() - start))
         return cur
+
+    def interrupt(self) -> None:
+        """Stop the statement running now (from another thread: :mod:`.interrupts`)."""
+        self.con.interrupt()
 
     @contextmanager
     def watch(self, label: str) -> Iterator[None]:
@@ -185,7 +191,12 @@ class Engine:
         if "://" in str(path):
             raise UnsupportedError(f"the hierarchy {path}: Spark reads it (engine: {{name: spark}}); DuckDB reads "
                                    "local hierarchy files")
-        self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
+        try:
+            self.run("hierarchy/csv_load.sql.j2", {"path": str(path), "delim": delimiter}, target=target)
+        except TemplateError as exc:   # DuckDB's reader refused the file (not text, not CSV): the user's input
+            said = [line.strip() for line in str(exc.__cause__ or exc).splitlines() if line.strip()][:2]
+            raise SpecError(f"hierarchy {path}", f"cannot be read as a CSV file of lines value{delimiter}level1"
+                                                 f"{delimiter}...: {' '.join(said)}") from exc
 
     def load_file(self, src: "Source", target: str) -> None:
         """Load the spec's source files (a CSV, Parquet or JSON file ``src.path``, or a folder

@@ -47,6 +47,7 @@ import sqlglot
 from sqlglot import exp
 
 from anonymizer.engine.capabilities import SPARK
+from anonymizer.engine.interrupts import running
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
@@ -195,12 +196,17 @@ class SparkEngine(Engine):
                 break
             statements.append(statement)
             try:
-                frame = self.con.sql(statement, args=_args(statement, params))
+                with running(self):
+                    frame = self.con.sql(statement, args=_args(statement, params))
             except PySparkException as exc:
                 raise TemplateError(template, f"Spark: {_first_line(exc)}") from exc
         self.log.append(StatementLog(template, "\n;\n".join(statements), time.perf_counter() - start,
                                      dialect=self.dialect, source=text))
         return Result(frame)
+
+    def interrupt(self) -> None:
+        """Cancel the Spark jobs running now (from another thread: :mod:`.interrupts`)."""
+        self.con.sparkContext.cancelAllJobs()
 
     def _columns_of(self, relation: exp.Table) -> list[str]:
         return [f.name for f in self.con.table(relation.sql("spark")).schema.fields]

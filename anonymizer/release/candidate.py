@@ -91,6 +91,7 @@ class ReleaseResult:
     database: str | None = None   # the output.database file the views are in (None: the source's database)
     exports: list[str] = field(default_factory=list)   # files the published snapshot was exported to
     dry_run: bool = False   # verified and measured, nothing published
+    warnings: list[str] = field(default_factory=list)   # where it is weaker than its verdict (release/warnings.py)
 
     def to_dict(self) -> dict:
         return asdict(self)

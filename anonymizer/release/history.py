@@ -30,7 +30,7 @@ from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.versions.combination import summary
-from anonymizer.release.publish import (AUDIT, ViewNotOwned, audit_rows, check_view, snapshot_name, upgrade_audit,
+from anonymizer.release.publish import (AUDIT, AUDIT_CORE, owned, ViewNotOwned, audit_rows, check_view, snapshot_name, upgrade_audit,
                                         versions)
 from anonymizer.target import Output
 
@@ -50,7 +50,7 @@ def chosen(algorithm: dict) -> dict:
 # -- reading the audit -----------------------------------------------------------------------------
 def audit_of(engine: Engine, schema: str) -> str:
     """The quoted audit table of the snapshot schema ``schema``, which must exist."""
-    if engine.relation(None, schema, AUDIT) is None:
+    if not owned(engine, None, schema, AUDIT, AUDIT_CORE):
         raise SpecError("--schema", f"holds no audit table {schema}.{AUDIT}: nothing was published here (a release "
                                     "with output.database keeps it in that file)", schema)
     return table(schema, AUDIT)

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from anonymizer.engine.session import Engine
-from anonymizer.errors import AnonymizerError, SpecError
+from anonymizer.errors import AnonymizerError, DataError, SpecError
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.target import Output, Target
 
@@ -95,7 +95,34 @@ def audit_table(target: Target) -> str:
     return in_catalog(target.output.catalog, target.output.snapshot_schema, AUDIT)
 
 
+#: the columns every audit table this package ever wrote has: a relation of that name without
+#: them is someone else's
+AUDIT_CORE = ("release", "version", "view_name", "snapshot", "spec_hash", "source_fingerprint")
+
+
+def has_audit(engine: Engine, target: Target) -> bool:
+    """Whether the output holds the release's audit table (:func:`owned`)."""
+    return owned(engine, target.output.catalog, target.output.snapshot_schema, AUDIT, AUDIT_CORE)
+
+
+def owned(engine: Engine, catalog: str | None, schema: str, name: str, core: tuple[str, ...]) -> bool:
+    """Whether the snapshot schema ``schema`` holds this package's table ``name`` (one with the columns
+    ``core``); a table or view of that name that is not one (a user's own ``main._audit``
+    beside ``snapshot_schema: main``) is refused, naming it, before anything reads or writes it."""
+    found = engine.relation(catalog, schema, name)
+    if found is None:
+        return False
+    have = {c.lower() for c in engine.columns(in_catalog(catalog, schema, name))}
+    if found[0] != "table" or not have.issuperset(core):
+        raise DataError(f"{schema}.{name}",
+                        f"exists and is not this package's (a {found[0]} with columns {', '.join(sorted(have))}): "
+                        "set output.snapshot_schema to a schema of the releases' own (default: _anon_releases), or "
+                        f"move that {found[0]}")
+    return True
+
+
 def ensure_audit(engine: Engine, target: Target) -> str:
+    has_audit(engine, target)
     audit = audit_table(target)
     engine.run("publish/audit_table.sql.j2", schema=in_catalog(target.output.catalog, target.output.snapshot_schema),
                audit=audit)
@@ -124,7 +151,7 @@ def latest(engine: Engine, target: Target) -> dict | None:
     """The latest audit row of this release (a publication or a rollback), as a dict, or
     ``None`` (also when there is no audit table yet: reading creates nothing, so a release
     that fails leaves no trace)."""
-    if _relation(engine, target, target.output.snapshot_schema, AUDIT) is None:
+    if not has_audit(engine, target):
         return None
     rows = audit_rows(engine, audit_table(target), "publish/latest.sql.j2", target.release)
     return rows[0] if rows else None
@@ -166,9 +193,9 @@ def check_owner(engine: Engine, target: Target, parts: tuple[str, ...] | None = 
         ViewNotOwned: naming the view and who holds it.
     """
     parts = target.parts if parts is None else parts
-    has_audit = _relation(engine, target, target.output.snapshot_schema, AUDIT) is not None
+    audited = has_audit(engine, target)
     for name in [target.output.view] + [f"{target.output.view}_{p}" for p in parts]:
-        check_view(engine, target.output, target.release, name, has_audit)
+        check_view(engine, target.output, target.release, name, audited)
 
 
 def check_view(engine: Engine, out: Output, release: str, name: str, has_audit: bool = True) -> str | None:

@@ -38,6 +38,7 @@ from anonymizer.release.history import chosen
 from anonymizer.versions import combination, invariance
 from anonymizer.versions.continuation import continuation
 from anonymizer.versions.repair import repaired
+from anonymizer.release.warnings import weaker
 from anonymizer.release.publish import Published, audit_table, check_owner, latest, part_view, publish, unchanged
 from anonymizer.spec.text import spec_text
 from anonymizer.spec.types import ReleaseSpec
@@ -199,6 +200,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
     ``people``: the source's person keys, recorded beside the private state (:mod:`anonymizer.versions.keys`)."""
     target = plan.target
     views = [part_view(target, part) for part, _, _ in ready.parts]
+    warned = weaker(ready.measures, ready.checks)
     if dry_run:
         version = snapshot = None
         view = target.view
@@ -206,7 +208,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
         with phase(engine, clock, "publish", f"writing the snapshot{'s' if ready.parts else ''}, "
                                              f"promoting {target.output.view}{''.join(', ' + v for v in views)}"):
             record = _record(plan, prints, {"models": ready.checks, **ready.figures, "utility": ready.utility,
-                                            "classes": ready.classes},
+                                            "classes": ready.classes, "warnings": warned},
                              ready.rows, ready.suppressed, clock, chosen(ready.algorithm), ready.audit_rows_in)
             gated, version = ready.combination, (last["version"] if (last := latest(engine, target)) else 0) + 1
             if gated is not None:   # the private state first: it lives in the source's database
@@ -226,7 +228,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                f"release {target.release}: published {' and '.join([view] + views)} (v{version})")
     return ReleaseResult(target.release, version, view, snapshot, False, plan.rows, ready.rows, ready.suppressed,
                          ready.classes, ready.checks, ready.measures, ready.utility, clock,
-                         {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run)
+                         {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run, warnings=warned)
 
 
 @dataclass
@@ -310,4 +312,5 @@ def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: P
                          row[0], row[1], row[2], int(figures.get("classes", 0)), figures.get("models", []),
                          {"k": figures.get("k")},
                          figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
-                         {"name": algorithm}, views=list(figures.get("views", [])))
+                         {"name": algorithm}, views=list(figures.get("views", [])),
+                         warnings=list(figures.get("warnings", [])))

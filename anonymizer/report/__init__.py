@@ -17,6 +17,7 @@ from typing import Any
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.report.gather import gather
+from anonymizer.spec.text import without_comments
 from anonymizer.report.page import page, versions
 from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
 
@@ -43,6 +44,7 @@ def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_p
     engine = Engine(con)
     spec, text, notes = release_spec(row, spec_path)
     if audience == "recipient":
+        text = without_comments(text)
         source, said = None, ("For a recipient: this page shows the release and totals only; no distribution, "
                               "value count or other figure of the source table is on it.")
     else:
@@ -50,7 +52,7 @@ def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_p
     released = published_view(engine, row)
     try:
         gathered = gather(engine, released, source, [c.name for c in spec.quasi], [c.name for c in spec.sensitive],
-                          population)
+                          population, [c.name for c in spec.by_role("insensitive")])
     finally:
         engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
     header = {"release": row["release"], "version": row["version"], "view": row["view_name"],
@@ -74,7 +76,7 @@ class DryRun:
         released = candidate_view(engine, ready.table, ready.parts, ready.join)
         try:
             self.gathered = gather(engine, released, plan.source, [q.column.name for q in plan.qis],
-                                   [k.column.name for k in plan.sensitive])
+                                   [k.column.name for k in plan.sensitive], passed=[k.column.name for k in plan.passthrough])
         finally:
             engine.execute(f"DROP VIEW IF EXISTS {released}", template="<report view>")
 

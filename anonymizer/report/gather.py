@@ -66,7 +66,8 @@ def record_risk(engine: Engine, relation: str, qis: Sequence[str]) -> list[dict[
 
 
 def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[str],
-           sensitive: Sequence[str], population: Mapping[str, Any] | None = None) -> dict[str, Any]:
+           sensitive: Sequence[str], population: Mapping[str, Any] | None = None,
+           passed: Sequence[str] = ()) -> dict[str, Any]:
     """Every figure the page shows that is not in the audit row, read from ``released`` (the
     quoted relation a reader of the release sees, :data:`VIEW`) and ``source`` (the quoted
     source table, or ``None`` when it is not there any more).
@@ -75,7 +76,8 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
     "record_risk": [...]}``; ``before``/``after`` are :func:`distribution`'s, or ``None``
     where the column is not in that table (an anatomy release keeps its sensitive values
     in a second table). ``population``: ``{"population_size": N}`` or ``{"sampling_fraction":
-    f}``, for measure_table's population uniqueness estimates (none without).
+    f}``, for measure_table's population uniqueness estimates (none without). ``passed``: the
+    passed-through columns, listed with role ``passed through`` (published as they are).
     """
     after_cols = _by_name(engine.columns(released))
     before_cols = _by_name(engine.columns(source)) if source is not None else {}
@@ -85,10 +87,12 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
 
     attributes = [{"name": name, "role": role, "before": shown(source, before_cols, name),
                    "after": shown(released, after_cols, name)}
-                  for role, names in (("quasi-identifier", quasi), ("sensitive", sensitive)) for name in names]
+                  for role, names in (("quasi-identifier", quasi), ("sensitive", sensitive), ("passed through", passed))
+                  for name in names]
     qis = [after_cols[q.lower()][0] for q in quasi if q.lower() in after_cols]
+    held = [after_cols[s.lower()][0] for s in sensitive if s.lower() in after_cols]   # declared on or not
     return {"attributes": attributes,
-            "measured": measure_table(engine.con, VIEW, qis, **(population or {})),
+            "measured": measure_table(engine.con, VIEW, qis, held, **(population or {})),
             "record_risk": record_risk(engine, released, qis)}
 
 

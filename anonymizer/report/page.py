@@ -74,6 +74,7 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "header": header, "spec_text": spec_text, "notes": notes, "row": row,
         "parameters": row.get("parameters") or {},
         "models": models, "holds": all(m.get("holds", True) for m in models),
+        "warnings": figures.get("warnings") or [],
         "threshold": risk.get("threshold"),
         "risk_models": _risk_models(risk, measured["table"]),
         "risk_plot": plots.record_risk(gathered["record_risk"], risk.get("threshold")),

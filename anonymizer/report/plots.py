@@ -87,12 +87,22 @@ def _distribution_panel(ax, found: dict[str, Any] | None, color: str, title: str
 
 def distribution(title: str, before: dict[str, Any] | None, after: dict[str, Any] | None,
                  absent: str = "not in this table") -> str:
-    """An attribute before (source) and after (release), side by side; ``absent`` says why a
-    side is not shown."""
+    """An attribute before (source) and after (release), side by side on one scale of rows (and
+    of values, for a histogram); ``absent`` says why a side is not shown."""
     longest = max(len(d["values"]) if d and d["kind"] == "values" else 8 for d in (before, after))
     fig, axes = _figure(9.6, max(1.7, 0.7 + 0.24 * longest), panels=2)
     _distribution_panel(axes[0][0], before, BEFORE, "source", absent)
     _distribution_panel(axes[0][1], after, AFTER, "release", "not in this table")
+    if before is not None and after is not None and before["kind"] == after["kind"]:   # one scale for the pair
+        pair = (axes[0][0], axes[0][1])
+        rows = "x" if before["kind"] == "values" else "y"
+        top = max(getattr(ax, f"get_{rows}lim")()[1] for ax in pair)
+        for ax in pair:
+            getattr(ax, f"set_{rows}lim")(0, top)
+        if before["kind"] == "bins":   # and one range of values
+            low, high = min(ax.get_xlim()[0] for ax in pair), max(ax.get_xlim()[1] for ax in pair)
+            for ax in pair:
+                ax.set_xlim(low, high)
     fig.suptitle(title, x=0.01, ha="left", fontsize=10, fontweight="bold")
     fig.tight_layout()
     return svg(fig)

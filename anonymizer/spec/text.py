@@ -40,3 +40,16 @@ def _without_seed(raw: Any) -> dict:
     if isinstance(data.get("algorithm"), dict):
         data["algorithm"] = {k: v for k, v in data["algorithm"].items() if k != "seed"}
     return data
+
+
+def without_comments(text: str) -> str:
+    """The spec's text as YAML without its ``#`` comments, for a page a recipient reads (a
+    comment may say what the recipient should not learn: the source, who asked, why); the
+    keys keep their order. Text that does not parse (no spec) is returned as it is."""
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if not isinstance(data, dict):
+        return text
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)

@@ -65,7 +65,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError, UnsupportedError
 from anonymizer.versions import difference
 from anonymizer.versions.released import Released
-from anonymizer.release.publish import latest
+from anonymizer.release.publish import latest, owned
 from anonymizer.target import Target
 
 if TYPE_CHECKING:
@@ -76,6 +76,8 @@ if TYPE_CHECKING:
 
 #: the release's memory of its published classes (in ``output.snapshot_schema``)
 MEMORY = "_classes"
+#: its columns (memory_table.sql.j2)
+MEMORY_COLUMNS = ("release", "version", "box", "attr", "value", "n")
 #: the schema of the private per-person state, in the connection's own database
 STATE_SCHEMA = "_anon_state"
 
@@ -115,7 +117,7 @@ def state_tables(target: Target) -> tuple[str, str]:
 
 def earlier(engine: Engine, target: Target) -> list[int]:
     """The versions of the release the memory holds, oldest first."""
-    if engine.relation(target.output.catalog, target.output.snapshot_schema, MEMORY) is None:
+    if not owned(engine, target.output.catalog, target.output.snapshot_schema, MEMORY, MEMORY_COLUMNS):
         return []
     return [v for (v,) in engine.execute(f"SELECT DISTINCT version FROM {memory_table(target)} WHERE release = $r "
                                          "ORDER BY version", {"r": target.release}).fetchall()]
@@ -329,7 +331,7 @@ def _refuse(target: Target, figures: dict) -> None:
     if inter.get("below"):
         raise PrivacyCheckFailed(
             f"{inter['bound']} candidate values across versions", inter["smallest"], 0,
-            f"{target.output.schema}.{target.output.view}",
+            f"{target.output.schema}.{target.output.view}", achieved_is="the fewest candidate values of a person",
             reason=f"{inter['below']} people would be left with fewer than {inter['bound']} candidate sensitive "
                    f"values, and fewer than before, once their classes in every version since they last changed "
                    f"are intersected (smallest: {inter['smallest']}; intersection check; history: invariant)")

@@ -88,6 +88,7 @@ def test_status_1_privacy_failure_with_its_figures(tmp_path, db):
     assert res.returncode == 1
     error = failure(res.stdout, 1, "privacy")
     assert (error["model"], error["achieved"], error["classes"]) == ("3-anonymity", rows, classes)
+    assert error["achieved_is"] == "rows that would need suppression"   # what the figure counts, named
     sentence = (f"{rows} rows would need suppression ({rows} in classes failing 3-anonymity), "
                 f"but suppression_limit allows {limit} rows")
     assert error["reason"] == sentence

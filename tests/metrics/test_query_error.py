@@ -278,7 +278,10 @@ def test_report_is_json_ready_and_seeded(con):
     assert out["dims"] == 6 and out["drawn"] == 100 and out["queries"] + out["discarded"] == 100
     assert out["min"] <= out["median"] <= out["max"] and out["relative_error"] >= 0
     again = query_error(engine, '"cand"', attrs, 6, queries=100, dims=9, seed=3)
-    assert {k: v for k, v in again.items() if k != "seconds"} == {k: v for k, v in out.items() if k != "seconds"}
+    # the same queries drawn, the same figures: up to the last bits of a float summed by DuckDB's
+    # threads in whatever order they finish (seen under pytest-xdist, two workers on two cores)
+    assert {k: v for k, v in again.items() if k != "seconds"} == pytest.approx(
+        {k: v for k, v in out.items() if k != "seconds"}, rel=1e-12)
     assert engine.work_schema is None and not con.execute(
         "SELECT * FROM duckdb_tables() WHERE table_name LIKE 'qe_%'").fetchall()
 

@@ -51,6 +51,8 @@ CONTEXTS = {
                                     {"source": HIST, "qis": [ident("c 1")], "weight": ident("n 1")},
                                     {"source": ident("t"), "qis": [], "population": POP_ALL}],
     "metrics/risk_summary.sql.j2": [{"classes": CLASSES}],
+    "metrics/passthrough.sql.j2": [{"base": ident("b b"), "assign": ident("a"), "classes": ident("c"),
+                                    "kept": [{"internal": "x0"}, {"internal": "x1"}], "qis": [{"i": 0}, {"i": 2}]}],
     "metrics/risky_classes.sql.j2": [{"classes": CLASSES, "d": 1}],
     "metrics/record_risk.sql.j2": [{"source": ident("t"), "qis": [ident("select")], "population": POP,
                                     "prosecutor": ident("p r"), "journalist": ident("j r")},

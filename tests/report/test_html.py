@@ -4,6 +4,7 @@ and the release's counted by pandas, it names no address, and bad input is a Spe
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -25,6 +26,7 @@ from tests.report.conftest import SPEC
 
 QUASI = ["age", "sex", "race", "marital-status", "education", "native-country", "workclass"]
 SENSITIVE = ["occupation", "income"]
+PASSED = ["relationship", "capital-gain", "capital-loss", "hours-per-week"]
 
 
 class Tables(HTMLParser):
@@ -58,6 +60,11 @@ class Tables(HTMLParser):
             self.cell.append(data)
 
 
+def declared(models: list[list[str]]) -> list[list[str]]:
+    """The rows of the models section's first table (the declared models), without its header."""
+    return list(itertools.takewhile(lambda row: row[0] != "sensitive column", models[1:]))
+
+
 def audit_rows(con) -> list[dict]:
     return _versions(con, _audit_table(con, "db", "_anon_releases"), "db", "adult_demo", None)
 
@@ -70,8 +77,14 @@ def test_the_page_shows_the_audit_and_measure_figures(demo_db, demo_page):
         measured = measure_table(con, "published.adult", QUASI)
     assert latest["version"] == 2
     models = [[m["model"], number(m["figure"]), "holds"] for m in latest["figures"]["models"]]
-    assert [row[:3] for row in tables["models"][1:]] == models
+    assert [row[:3] for row in declared(tables["models"])] == models
     assert models[0][:2] == ["20-anonymity", "20"]
+    with duckdb.connect(str(demo_db), read_only=True) as con:   # every sensitive column, declared on or not
+        sensitive = measure_table(con, "published.adult", QUASI, SENSITIVE)["sensitive"]
+    start = [row[0] for row in tables["models"]].index("sensitive column")
+    assert tables["models"][start + 1:] == [[name, number(s["distinct_l"]), number(s["entropy_l"]),
+                                             number(s["recursive_l"]), number(s["t"]),
+                                             number(s["homogeneous_classes"])] for name, s in sensitive.items()]
     risk = {row[0]: row[1:] for row in tables["risk"] if len(row) == 8}   # model, 6 figures, population
     for model in ("prosecutor", "journalist"):   # no population: the journalist's are the prosecutor's
         found = measured["risk"][model]
@@ -112,8 +125,8 @@ def test_the_page_names_no_address_and_runs_no_script(demo_page):
     html = demo_page.read_text()
     assert "http://" not in html and "https://" not in html and "<script" not in html.lower()
     assert not re.search(r"""(src|href)\s*=\s*["']?(?![#"'])""", html)   # only links inside the page
-    # risk, sizes, NCP per QI, each attribute, timings, the two versions' history
-    assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + 1 + 1
+    # risk, sizes, NCP per QI, each attribute (passed-through ones too), timings, the two versions' history
+    assert html.count("<svg") == 3 + len(QUASI) + len(SENSITIVE) + len(PASSED) + 1 + 1
     history = html[html.index('<section id="history">'):]
     assert history.count("<svg") == 1 and "counterfeit rows" in history and "people narrowed" in history
 
@@ -198,7 +211,8 @@ def test_a_dry_run_page(demo_db, tmp_path):
     html = (tmp_path / "dry.html").read_text()
     tables = Tables(html).sections
     assert "Release adult_demo: dry run" in html and "nothing was published" in html
-    assert [row[:2] for row in tables["models"][1:]] == [[m["model"], number(m["figure"])] for m in result["models"]]
+    assert [row[:2] for row in declared(tables["models"])] == [[m["model"], number(m["figure"])]
+                                                               for m in result["models"]]
     assert tables["models"][1][0] == "15-anonymity"
     with duckdb.connect(str(db), read_only=True) as con:
         assert [r["version"] for r in audit_rows(con)] == [1, 2]   # nothing published

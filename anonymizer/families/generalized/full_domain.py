@@ -242,7 +242,7 @@ def reference_tables(engine: Engine, plan: Plan) -> dict[str, str]:
 def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
     if found.blocked:
         model = next(str(m) for m in plan.models if m.needs_population and not m.monotonic)
-        raise PrivacyCheckFailed(model, 0.0, found.blocked,
+        raise PrivacyCheckFailed(model, 0.0, found.blocked, achieved_is="delta of the blocked classes",
                                  reason=f"{found.blocked} class(es) of the population at these levels hold no row of "
                                         "the source (delta 0, below dmin); suppression cannot help (ARX's "
                                         "HashGroupify.analyze)")
@@ -250,6 +250,6 @@ def _fail(plan: Plan, found: LevelCheck, limit: int) -> None:
     needed = found.failing_rows + plan.null_suppressed
     nulls = f", {plan.null_suppressed} with missing values" if plan.null_suppressed else ""
     raise PrivacyCheckFailed(
-        worst[0], needed, worst[1],
+        worst[0], needed, worst[1], achieved_is="rows that would need suppression",
         reason=f"{needed} rows would need suppression ({worst[2]} in classes failing {worst[0]}{nulls}), "
                f"but suppression_limit allows {limit} rows")

@@ -8,6 +8,7 @@ from dataclasses import replace
 from typing import Any, Callable, TYPE_CHECKING
 
 from anonymizer.engine.names import ident
+from anonymizer.metrics.passthrough import passthrough
 from anonymizer.engine.session import Engine
 from anonymizer.release.candidate import FamilySteps
 from anonymizer.families.generalized.form import CLASS_SIZE, CLASSES, Candidate, build_candidate, drop_candidate
@@ -131,6 +132,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
                              reference=input_reference(engine, plan), counted=counted)
     measures["table"] = plan.target.view   # not the work table, gone after the run
+    measures["passthrough"] = passthrough(engine, plan, result.assign, built.class_table)
     for model in (measures.get("risk") or {}).values():
         if isinstance(model, dict) and "population" in model:   # no population given: the rows themselves
             model["population"] = measures["table"]
