@@ -7,7 +7,8 @@ The package logs through the standard :mod:`logging` module, on the ``anonymizer
 - ``text`` (the default): as a person reads them: progress as ``HH:MM:SS · message`` lines
   (a live bar in a terminal), ``error: ...``, warnings as Python prints them;
 - ``json``: for pipelines: every one of them is a JSON object on its own line on stderr,
-  ``{"time": ..., "level": ..., "logger": ..., "message": ...}`` (``time`` in UTC, ISO 8601),
+  ``{"time": ..., "level": ..., "logger": ..., "message": ...}`` (``time`` in UTC, ISO 8601;
+  a progress line also ``phase``, ``seconds`` and ``rows`` where its message says them),
   through a :class:`logging.Handler` on the ``anonymizer`` logger (progress on
   ``anonymizer.progress``, failures on ``anonymizer.cli``).
 """
@@ -27,7 +28,9 @@ FORMATS = ("text", "json")
 
 
 class JsonLines(logging.Formatter):
-    """A record as one JSON object: ``time``, ``level``, ``logger``, ``message``.
+    """A record as one JSON object: ``time``, ``level``, ``logger``, ``message``, and the
+    fields a progress message carries (``phase``, ``seconds``, ``rows``:
+    :func:`anonymizer.cli.progress.fields`).
 
     Example:
         >>> record = logging.LogRecord("anonymizer", logging.INFO, "", 0, "k is %d", (5,), None)
@@ -38,7 +41,7 @@ class JsonLines(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         time = datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds")
         return json.dumps({"time": time, "level": record.levelname, "logger": record.name,
-                           "message": record.getMessage()}, default=str)
+                           "message": record.getMessage(), **getattr(record, "fields", {})}, default=str)
 
 
 class _Stderr(logging.StreamHandler):

@@ -213,10 +213,11 @@ def open_db(db: str | None, read_only: bool = False, must_exist: bool = False):
 
 
 @contextmanager
-def progress(quiet: bool, phases: tuple[str, ...] = ()):
+def progress(quiet: bool, phases: tuple[str, ...] | dict[str, float] = ()):
     """``with progress(quiet) as say:`` a progress callback for the library's ``progress=``
     (:class:`anonymizer.cli.progress.Progress`: a bar in a terminal, timestamped lines on
-    stderr elsewhere), or ``None`` when quiet. ``phases``: the steps a bar counts."""
+    stderr elsewhere), or ``None`` when quiet. ``phases``: the steps a bar counts, with their
+    shares of the work."""
     if quiet:
         yield None
         return

@@ -16,11 +16,12 @@ from __future__ import annotations
 import logging
 import re
 from datetime import datetime
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import click
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (BarColumn, SpinnerColumn, TaskProgressColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
 from rich.progress import Progress as Display
 
 from anonymizer.cli import logs
@@ -33,45 +34,99 @@ _DONE = re.compile(r"^(\w+): done in ")
 log = logging.getLogger(f"{logs.LOGGER}.progress")
 
 
+#: ``on 30162 rows``, ``30,162 rows``: the rows a step works on
+_ROWS = re.compile(r"\b(\d[\d,]*) rows\b")
+_SECONDS = re.compile(r"^\w+: done in ([\d.]+)s")
+
+
+def fields(message: str, phases: Sequence[str] = ()) -> dict:
+    """What a progress message says, as fields of its JSON line: ``phase`` (a release's phase
+    the message is about), ``seconds`` (a phase's, when it ended), ``rows`` (the rows a step
+    works on).
+
+    Example:
+        >>> fields("algorithm: mondrian on 30162 rows, 8 QIs", ["algorithm"])
+        {'phase': 'algorithm', 'rows': 30162}
+        >>> fields("publish: done in 0.16s", ["publish"])
+        {'phase': 'publish', 'seconds': 0.16}
+    """
+    found: dict = {}
+    head = message.split(":", 1)[0]
+    if head in phases:
+        found["phase"] = head
+    if seconds := _SECONDS.match(message):
+        found["seconds"] = float(seconds.group(1))
+    if rows := _ROWS.search(message):
+        found["rows"] = int(rows.group(1).replace(",", ""))
+    return found
+
+
+#: ``round 3: 120000 rows in 40 partitions``: a round of an algorithm and the rows still at work
+_ROUND = re.compile(r"^round \d+: (\d+) rows")
+#: the units of a bar over phases (each phase its share of them)
+_UNITS = 1000
+
+
 class Progress:
-    """A progress callback for ``with``: ``with Progress(phases=PHASES) as say: ... say("...")``.
+    """A progress callback for ``with``: ``with Progress(phases=PHASE_SHARES) as say: ... say("...")``.
+
+    The bar advances by the work done: each phase by its share of a release's time (``phases``:
+    name -> share; a plain list shares equally), and inside a phase by the rounds' rows still at
+    work (``round r: N rows ...``: the share of the first round's rows that have finished), so
+    that the time remaining it shows follows the work, not the count of phases.
 
     Args:
         console: where to show it (default: stderr); a terminal gets the live bar.
-        phases: the names of the steps a bar counts (``"<name>: done in"`` messages).
+        phases: the steps a bar counts (``"<name>: done in"`` messages), with their shares.
     """
 
-    def __init__(self, console: Console | None = None, phases: Sequence[str] = ()):
+    def __init__(self, console: Console | None = None, phases: Sequence[str] | Mapping[str, float] = ()):
         self.console = console or Console(stderr=True)
-        self.phases = tuple(phases)
+        shares = dict(phases) if isinstance(phases, Mapping) else {p: 1.0 for p in phases}
+        total = sum(shares.values()) or 1.0
+        self.shares = {p: share / total for p, share in shares.items()}
+        self.phases = tuple(self.shares)
         self.display: Display | None = None
         self.task = None
+        self.done: set[str] = set()    # the phases done
+        self.first: int | None = None  # the rows of the running phase's first round
 
     def __enter__(self) -> "Progress":
         if self.console.is_terminal and not logs.structured():
             self.display = Display(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                   MofNCompleteColumn(), TimeElapsedColumn(), console=self.console,
-                                   redirect_stdout=False, redirect_stderr=False)
-            self.task = self.display.add_task("starting", total=len(self.phases) or None)
+                                   TaskProgressColumn(), TimeRemainingColumn(), TimeElapsedColumn(),
+                                   console=self.console, redirect_stdout=False, redirect_stderr=False)
+            self.task = self.display.add_task("starting", total=_UNITS if self.phases else None)
             self.display.start()
         return self
 
     def __call__(self, message: str) -> None:
         if self.display is None:
             if logs.structured():
-                log.info(message)
+                log.info(message, extra={"fields": fields(message, self.phases)})
             else:
                 click.echo(f"{datetime.now():%H:%M:%S} · {message}", err=True)
             return
-        run, done = _RUN.match(message), _DONE.match(message)
+        run, done, round_ = _RUN.match(message), _DONE.match(message), _ROUND.match(message)
         if run:
             self.display.update(self.task, completed=int(run.group(1)), total=int(run.group(2)))
-        if done and done.group(1) in self.phases:
-            self.display.advance(self.task)
+        elif done and done.group(1) in self.shares:
+            self.done.add(done.group(1))
+            self.first = None
+            self.display.update(self.task, completed=round(_UNITS * self._finished()))
+        elif round_ and self.phases:
+            rows = int(round_.group(1))
+            self.first = self.first or rows
+            running = next((p for p in self.phases if p not in self.done), None)
+            inside = self.shares.get(running, 0.0) * (1 - rows / self.first)
+            self.display.update(self.task, completed=round(_UNITS * (self._finished() + inside)))
         if run or done:
             self.display.console.print(f"· {message}", markup=False, highlight=False)
         self.display.update(self.task, description=message)
         self.display.refresh()
+
+    def _finished(self) -> float:
+        return sum(self.shares[p] for p in self.done)
 
     def __exit__(self, kind, *_) -> None:
         if self.display is None:

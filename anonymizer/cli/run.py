@@ -74,7 +74,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
       spark-submit --master yarn "$(python -c 'import anonymizer.cli as c; print(c.__path__[0])')/__main__.py" \\
         run nightly.yml --engine spark --json
     """
-    from anonymizer.release.run import PHASES, run_release
+    from anonymizer.release.run import PHASE_SHARES, run_release
     from anonymizer.spec.parse import load_spec, parse_export
     parsed = _with_resources(load_spec(spec), memory_limit, temp_directory)
     if export is not None:
@@ -97,7 +97,7 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
         _write_log(Path(log_sql), statements)   # a path that cannot be written is refused before any work
     try:
         with open_engine(choice, source_db, read_only=reads_only) as con, \
-                progress(quiet or as_json, PHASES) as say:
+                progress(quiet or as_json, PHASE_SHARES) as say:
             result = run_release(parsed, con, progress=say, keep_work=keep_work, force=force, dry_run=dry_run,
                                  log=statements, inspect=report)
     finally:
@@ -106,12 +106,20 @@ def run(spec: str, db: str, export: str | None, as_json: bool, force: bool, keep
                 _write_log(Path(log_sql), statements)
             except SpecError as exc:   # the run's own outcome (and exit status) stands
                 logs.problem(str(exc), logging.WARNING)
+    _name_the_file(result, source_db, choice.spark)
     emit(result, as_json)
     if report is not None:
         from anonymizer.report import write_page
         written = write_page(html, report.page(result))
         if not as_json:
             click.echo(f"\nreport of the dry run written to {written}")
+
+
+def _name_the_file(result, db: str | None, spark: bool) -> None:
+    """The summary names the DuckDB file the release went to (``--db``, ``./anonymizer.duckdb``
+    by default), not only a separate ``output.database``."""
+    if result.database is None and db is not None and not spark:
+        result.database = str(db)
 
 
 def _dry_run_report(spec: str, html: str | None, dry_run: bool, spark: bool):
@@ -238,9 +246,9 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool, **engine: str | Non
     """
     from anonymizer.demo import demo_spec, load_adult, load_adult_on_spark
     from anonymizer.engine.choice import DEFAULT_WAREHOUSE
-    from anonymizer.release.run import PHASES, run_release
+    from anonymizer.release.run import PHASE_SHARES, run_release
     choice = engine_choice(**engine, db_given=given("db"))
-    with open_engine(choice, db) as con, progress(quiet or as_json, PHASES) as say:
+    with open_engine(choice, db) as con, progress(quiet or as_json, PHASE_SHARES) as say:
         if choice.spark:
             if say:
                 say("copying the bundled Adult table into Spark's catalog (table adult)")
@@ -248,6 +256,7 @@ def demo(db: str, k: int | None, as_json: bool, quiet: bool, **engine: str | Non
         else:
             load_adult(con)
         result = run_release(demo_spec(k), con, progress=say)
+    _name_the_file(result, db, choice.spark)
     emit(result, as_json)
     if not as_json:
         where = (f"--engine spark --spark-warehouse {choice.warehouse or DEFAULT_WAREHOUSE}" if choice.spark

@@ -48,5 +48,6 @@ def format_release(r: ReleaseResult) -> str:
     if r.timings:
         total = r.timings.get("total", sum(r.timings.values()))
         parts = ", ".join(f"{k} {v:.2f}s" for k, v in r.timings.items() if k != "total")
-        lines.append(f"  elapsed       {total:.2f}s ({parts})")
+        lines.append(f"  elapsed       {total:.2f}s" + (f" ({parts})" if parts else " (checking that nothing changed)"
+                                                        if r.unchanged else ""))
     return "\n".join(lines)

@@ -137,7 +137,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         current = None if force or dry_run else unchanged(engine, spec.target, spec_hash, source_print)
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
-            return _unchanged_result(engine, spec.target, spec.algorithm.name, current)
+            return _unchanged_result(engine, spec.target, spec.algorithm.name, current, time.perf_counter() - start)
         named = None if data is not None else spec.source.location or source_relation(spec)
         if not force:
             _check_same_source(engine, spec, named)
@@ -270,6 +270,11 @@ def verified(engine: Engine, plan: Plan, steps: FamilySteps[Any, Any, Any], cloc
 
 #: the timed phases of a release, in order (:func:`phase`; a dry run has no ``publish``)
 PHASES = ("prepare", "algorithm", "generalize", "verify", "metrics", "publish")
+#: each phase's share of a release's time, for a progress bar that advances by the work done:
+#: measured on a Mondrian release of 2M rows (k = 10, distinct 3-diversity; prepare 0.40 s,
+#: algorithm 2.52, generalize 0.80, verify 1.33, metrics 0.24, publish 0.73)
+PHASE_SHARES = {"prepare": 0.07, "algorithm": 0.42, "generalize": 0.13, "verify": 0.22, "metrics": 0.04,
+                "publish": 0.12}
 
 
 @contextmanager
@@ -301,7 +306,10 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
             "timings": clock}
 
 
-def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: Published) -> ReleaseResult:
+def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: Published,
+                      seconds: float) -> ReleaseResult:
+    """The result of a run that found nothing new: the published version's figures, and this
+    run's own time (``total``: the check), not the timings that version recorded."""
     row = engine.execute(
         f"SELECT rows_in, rows_out, suppressed, figures, timings FROM {audit_table(target)} "
         "WHERE release = $r AND version = $v",
@@ -311,6 +319,6 @@ def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: P
     return ReleaseResult(target.release, current.version, current.view, current.snapshot, True,
                          row[0], row[1], row[2], int(figures.get("classes", 0)), figures.get("models", []),
                          {"k": figures.get("k")},
-                         figures.get("utility", {}), json.loads(row[4]) if row[4] else {},
+                         figures.get("utility", {}), {"total": seconds},
                          {"name": algorithm}, views=list(figures.get("views", [])),
                          warnings=list(figures.get("warnings", [])))

@@ -22,7 +22,7 @@ from anonymizer.cli import main
 from anonymizer.cli.failure import known, status
 from anonymizer.cli.progress import Progress
 from anonymizer.errors import DatabaseError, TemplateError
-from anonymizer.release.run import PHASES
+from anonymizer.release.run import PHASE_SHARES, PHASES
 
 # the table documented in anonymizer/cli/__init__.py, README "The command line" and --help
 TABLE = {0: "done", 1: "privacy", 2: "input", 3: "database", 4: "internal", 130: "interrupted"}
@@ -325,20 +325,26 @@ def test_progress_lines_when_not_a_terminal(tmp_path, db):
 
 
 def test_progress_bar_in_a_terminal():
+    """The bar advances by each phase's share of the work (PHASE_SHARES) and, inside a phase,
+    by the rows its rounds have finished; it shows the time remaining."""
     out = io.StringIO()
-    console = Console(file=out, force_terminal=True, width=100, color_system=None)
-    with Progress(console, phases=PHASES) as say:
+    console = Console(file=out, force_terminal=True, width=120, color_system=None)
+    with Progress(console, phases=PHASE_SHARES) as say:
         for name in PHASES[:2]:
             say(f"{name}: working")
             say(f"{name}: done in 0.10s")
         say("round 3: 90 rows in 12 partitions")
         bar = out.getvalue()
+        done = round(100 * (PHASE_SHARES["prepare"] + PHASE_SHARES["algorithm"]))
+        assert f"{done}%" in bar and "round 3: 90 rows in 12 partitions" in bar
+        say("round 4: 45 rows in 20 partitions")   # half the first round's rows finished
+        assert f"{round(done + 100 * PHASE_SHARES['generalize'] / 2)}%" in out.getvalue()
     text = out.getvalue()
     assert "\x1b[?25l" in bar                               # a live display (cursor hidden) ...
     assert "· prepare: done in 0.10s" in text and "· algorithm: done in 0.10s" in text   # ... finished phases stay
-    assert "2/6" in bar and "round 3: 90 rows in 12 partitions" in bar
+    assert "-:--:--" in bar                                 # the time remaining, once it can be told
     last = text.replace("\x1b[?25h", "").rstrip().splitlines()[-1]
-    assert "6/6" in last and "done" in last                 # completed when the block ends
+    assert "100%" in last and "done" in last                # completed when the block ends
     assert not re.search(r"\d\d:\d\d:\d\d · ", text)       # no log lines in a terminal
 
 

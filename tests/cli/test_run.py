@@ -23,6 +23,11 @@ def test_demo_publishes_and_check_measures(invoke, tmp_path):
     assert {"entropy_l", "distinct_l", "t"} <= set(figures["sensitive"]["income"])
     again = invoke("demo", "--db", db, "--json")
     assert again.exit_code == 0 and json.loads(again.output)["unchanged"] is True
+    # this run's own time, not the timings the published version recorded; the file it is in named
+    assert set(json.loads(again.output)["timings"]) == {"total"}
+    assert json.loads(again.output)["database"] == str(db)
+    text = invoke("demo", "--db", db).output
+    assert "checking that nothing changed" in text and f"  database      {db}" in text and "algorithm " not in text
     # an unchanged re-run reports the published version's figures, its classes among them
     with duckdb.connect(str(db), read_only=True) as con:
         (published,) = con.execute("SELECT count(DISTINCT eq_class) FROM published.adult").fetchone()

@@ -93,7 +93,13 @@ def test_log_format_json_writes_json_lines(tmp_path):
     assert result.exit_code == 0, result.output
     # click 8.1 (the floor) mixes stderr into the output: its JSON lines beside the summary
     lines = [json.loads(line) for line in result.output.splitlines() if line.startswith("{")]
-    assert lines and all(set(line) == {"time", "level", "logger", "message"} for line in lines)
+    assert lines and all({"time", "level", "logger", "message"} <= set(line) <= {"time", "level", "logger", "message",
+                                                                              "phase", "seconds", "rows"}
+                         for line in lines)
+    # a progress line carries what its message says as fields: the phase, its seconds, its rows
+    done = [line for line in lines if line["message"].startswith("algorithm: done in")]
+    assert len(done) == 1 and done[0]["phase"] == "algorithm" and done[0]["seconds"] >= 0
+    assert any(line.get("phase") == "algorithm" and line.get("rows", 0) > 30000 for line in lines)
     assert " · " not in result.output   # no text progress line
     assert any(line["logger"] == "anonymizer.progress" and line["message"].startswith("release seeded")
                for line in lines)
