@@ -60,3 +60,12 @@ def spark(warehouse):
     spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse), "spark.sql.shuffle.partitions": "2"})
     yield spark
     spark.stop()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``-n 2 --dist loadgroup``, the README's test command) every Spark test
+    runs on one worker: one Spark session for all of them, not one JVM per worker fighting for
+    the two cores; the other worker takes the rest."""
+    for item in items:
+        if item.get_closest_marker("spark") is not None:
+            item.add_marker(pytest.mark.xdist_group("spark"))

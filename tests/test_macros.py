@@ -336,6 +336,7 @@ def awkward_tables(draw):
     return pd.DataFrame(cols), qis, sensitive, c
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(awkward_tables())
 def test_random_tables_with_awkward_names_agree_with_the_engine(case):

@@ -80,6 +80,7 @@ def test_bench_spark_refuses_a_conf_without_key_and_value(invoke, conf):
     assert res.exit_code == 2 and "must be key=value" in res.output
 
 
+@pytest.mark.slow
 def test_bench_history_releases_each_night_both_ways(invoke, tmp_path):
     plot = tmp_path / "nights.png"
     res = invoke("bench", "history", "--rows", 3000, "--versions", 3, "--churn", 0.05, "--plot", plot)
@@ -95,6 +96,7 @@ def test_bench_history_releases_each_night_both_ways(invoke, tmp_path):
     assert invoke("bench", "history", "--churn", "inf").exit_code == 2
 
 
+@pytest.mark.slow
 def test_bench_history_releases_anatomy_too(invoke):
     res = invoke("bench", "history", "--family", "anatomy", "--rows", 3000, "--versions", 3, "--churn", 0.05)
     assert res.exit_code == 0, res.output
@@ -105,6 +107,7 @@ def test_bench_history_releases_anatomy_too(invoke):
     assert sum(r["independent"]["below_l"] + r["independent"]["isolated"] for r in runs) > 0
 
 
+@pytest.mark.slow
 def test_bench_history_releases_identity_reserved_patients_too(invoke):
     """Paper 004's patients (``--rows`` counts records): GeneIR under EIR l-diversity; the
     invariant versions publish counterfeit individuals for the leavers and isolate no one."""

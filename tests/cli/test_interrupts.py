@@ -73,9 +73,10 @@ def published(folder: Path) -> tuple[list, list]:
     return versions, schemas
 
 
-@pytest.mark.parametrize("after, stop", [("prepare: done", None),       # Ctrl-C inside the algorithm
-                                         ("generalize: done", None),    # Ctrl-C inside verification
-                                         ("prepare: done", signal.SIGTERM)])
+@pytest.mark.parametrize("after, stop", [
+    ("prepare: done", None),                                                 # Ctrl-C inside the algorithm
+    pytest.param("generalize: done", None, marks=pytest.mark.slow),         # Ctrl-C inside verification
+    pytest.param("prepare: done", signal.SIGTERM, marks=pytest.mark.slow)])
 def test_ctrl_c_stops_a_release_at_once_and_leaves_nothing(folder, after, stop):
     if not (folder / "w.duckdb.published").exists():   # a first version, so that one stays as it was
         assert os.system(f"cd {folder} && {sys.executable} -m anonymizer.cli run spec.yml --db w.duckdb -q") == 0

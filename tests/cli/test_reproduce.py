@@ -40,6 +40,7 @@ def test_bad_options_are_refused_before_any_work(invoke, tmp_path, args, option)
     assert not (tmp_path / "w.duckdb").exists()
 
 
+@pytest.mark.slow
 def test_worked_examples_print_the_papers_table_beside_ours(invoke):
     """``reproduce p004 --table 4`` releases Table 2 and shows Table 4 beside ours, row by row;
     an unknown number is refused with the list of those there are."""

@@ -40,6 +40,8 @@ from anonymizer.models.check import evaluate_all
 from tests.dbt_runs import (QIS, SEED_ROWS, connect, copy_example, dbt, git_repository, message_lines, offline,
                             problems, results_by_name)
 
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
+
 VIEW = ("main", "adult_release")   # the model's relation: the published view
 
 
@@ -81,6 +83,7 @@ def built(tmp_path_factory):
                "state1": state1, "state2": state2}
 
 
+@pytest.mark.slow
 def test_deps_installs_the_package_from_git(built):
     """``dbt deps`` offline from a git URL: the package's folder of the tagged commit."""
     assert built["deps"].success, built["deps"].exception

@@ -42,6 +42,7 @@ def _cli() -> str:
     return cli
 
 
+@pytest.mark.slow
 def test_the_duckdb_command_line_opens_what_a_release_wrote(tmp_path):
     """A release into a new --db file and into a new output.database file, both written by this
     package's DuckDB (2.0 in the locked set), then read by the `duckdb` command line of the dev

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 
 import duckdb
+import pytest
 
 from anonymizer.engine.heartbeat import Heartbeat
 from anonymizer.engine.session import Engine
@@ -18,6 +19,7 @@ def _engine(every: float) -> tuple[Engine, list[str]]:
     return engine, said
 
 
+@pytest.mark.slow
 def test_a_long_statement_is_reported_while_it_runs():
     engine, said = _engine(every=0.2)
     start = time.monotonic()

@@ -21,6 +21,7 @@ def test_ident_is_sqlglots_quoting(name):
     assert ident(name) == exp.to_identifier(name, quoted=True).sql(dialect="duckdb")
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(names, names)
 def test_duckdb_reads_the_names_back(schema, column):

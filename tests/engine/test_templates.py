@@ -5,6 +5,7 @@ wrapping ``Engine.execute``."""
 
 from __future__ import annotations
 
+import pytest
 import sqlglot
 
 from anonymizer import anonymize
@@ -80,6 +81,7 @@ def collect(monkeypatch) -> tuple[set[str], dict[str, list[str]], Recorded]:
     return rendered, executed, recorded
 
 
+@pytest.mark.slow
 def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     rendered, executed, recorded = collect(monkeypatch)
     load_adult(con)

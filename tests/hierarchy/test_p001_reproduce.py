@@ -60,6 +60,7 @@ def test_figure_findings(levels):
                                                                                       "met": True}
 
 
+@pytest.mark.slow
 def test_lattice_findings():
     with duckdb.connect() as c:
         compared = comparison(paper001(c))
@@ -93,6 +94,7 @@ def test_figures_2_and_3_are_the_papers(number):
     assert side.same, side.ours
 
 
+@pytest.mark.slow
 def test_cli_plots_figures_5_and_6(tmp_path):
     pytest.importorskip("matplotlib")
     png = tmp_path / "p.png"

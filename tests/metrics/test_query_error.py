@@ -228,11 +228,13 @@ def _assert_matches(con, attrs, queries, table="cand"):
         assert {k: g[k] for k in w} == pytest.approx(w, abs=1e-6)
 
 
+@pytest.mark.slow
 def test_matches_reference_on_a_random_table(con):
     attrs = make_lgb(con, 200, k=4, l=3, share=25, seed=7)
     _assert_matches(con, attrs, draw_queries(attrs, len(attrs) - 1, 50, seed=3))
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 10 ** 6), k=st.integers(1, 8), l=st.integers(1, 6), share=st.integers(0, 60),
        dims=st.integers(1, 5))

@@ -157,6 +157,7 @@ def samples(draw):
     return pd.DataFrame(rows, columns=["a", "b", "c"]), n, qis, t, draw(st.booleans())
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(samples())
 def test_random_tables_agree_with_arx_formulas(case):

@@ -125,6 +125,7 @@ def releases(draw):
     return pd.DataFrame({"a": a, "b": b, "s": s}), models, algorithm, limit, distance
 
 
+@pytest.mark.slow
 @settings(max_examples=70, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=releases())
 def test_an_accepted_node_always_passes_the_gate(case):
@@ -192,6 +193,7 @@ def test_macro_reference_equals_the_engine(arx_adult):
     assert failing == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_macro_reference_equals_measure_table_on_random_tables(data):

@@ -164,6 +164,7 @@ def test_people_who_leave_and_come_back_keep_their_candidates():
     assert intersection_attack(con, published) == 0 and difference_attack(con, published) == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.integers(150, 600), seed=st.integers(1, 10_000), leave=st.floats(0.0, 0.25),
        joiners=st.integers(0, 120), change=st.floats(0.0, 0.2), back=st.booleans())

@@ -67,6 +67,7 @@ def classes_as_published(con, published) -> None:
         assert shown == kept
 
 
+@pytest.mark.slow
 def test_independent_ir_versions_narrow_people_and_the_audit_says_so():
     con, published = nights("independent")
     assert len(published) == 4
@@ -77,6 +78,7 @@ def test_independent_ir_versions_narrow_people_and_the_audit_says_so():
     assert gates[-1]["compared"] == [1, 2, 3] and gates[-1]["intersection"]["below"] > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["danonyir", "geneir"])
 def test_invariant_ir_versions_hold_against_both_attacks(algorithm):
     con, published = nights("invariant", algorithm=algorithm)
@@ -120,6 +122,7 @@ def test_joiners_with_a_leavers_list_and_qis_take_the_leavers_place():
     assert (inv["placed"], inv["counterfeits"], inv["new_rows"], second.classes) == (leavers, 0, 0, first.classes)
 
 
+@pytest.mark.slow
 def test_a_new_class_on_an_earlier_label_is_merged_not_published_apart():
     """On one QI (month of birth) a class formed of new individuals can show the very labels
     a class of the previous version showed with other lists; the gate would read their
@@ -162,6 +165,7 @@ def test_what_the_ir_gate_cannot_follow_is_refused_under_invariant():
         anonymize(appearance, con)
 
 
+@pytest.mark.slow
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.integers(80, 300), seed=st.integers(1, 10_000), leave=st.floats(0.0, 0.25),
        joiners=st.integers(0, 40), change=st.floats(0.0, 0.2), back=st.booleans(), qis=st.integers(2, 3))
@@ -215,6 +219,7 @@ def gained_pairs(con, version: int, before: str, after: str) -> tuple[int, int]:
     return len(gainers), narrowed
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["danonyir", "geneir"])
 def test_individuals_who_gain_a_record_keep_their_list_and_the_pairing_attack_finds_nothing(algorithm):
     """Paper 004's realistic patients (619 codes, about 9 records each: lists do not repeat).

@@ -122,6 +122,7 @@ def test_t_close_buckets_keep_their_signatures_and_new_ones_are_close_to_the_who
     assert group_difference_attack(con, published, L) == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(size=st.integers(150, 600), seed=st.integers(1, 10_000), leave=st.floats(0.0, 0.25),
        joiners=st.integers(0, 120), change=st.floats(0.0, 0.2), back=st.booleans())

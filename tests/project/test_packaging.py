@@ -11,6 +11,8 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -21,6 +23,7 @@ def test_listed_packages_are_the_tree():
     assert sorted(listed) == sorted(code + ["anonymizer.data"] + data + ["anonymizer.templates", "anonymizer.sql"])
 
 
+@pytest.mark.slow
 def test_the_wheel_works_outside_the_source_tree(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", str(ROOT), "-w", str(tmp_path)],
                    check=True, capture_output=True)

@@ -17,6 +17,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
+
 README = Path(__file__).resolve().parents[2] / "README.md"
 HEADING = "## For SQL analysts"
 
@@ -70,6 +72,7 @@ def ran(tmp_path_factory):
     return {"folder": folder, "block": block, "runs": runs, "json": json.loads(as_json.stdout)}
 
 
+@pytest.mark.slow
 def test_the_section_names_the_demo_database_and_runs_every_command(ran):
     names = [argv[1] for argv, _ in ran["runs"]]
     assert names[:2] == ["macros", "sql"] and "check" in names

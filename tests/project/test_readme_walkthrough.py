@@ -78,6 +78,7 @@ def test_the_python_users_block(checkout):
     assert res.stdout.splitlines()[-1].startswith("published.adult_k5 1 5 ")   # (after DuckDB's own progress bar, on a slow machine)
 
 
+@pytest.mark.slow
 def test_the_hierarchy_and_lattice_commands(checkout):
     """"See a hierarchy before you release" and the lattice commands (before: a release.yml and a
     people.csv that no reader has), after the demo they name; paper 001's whole experiment

@@ -72,6 +72,7 @@ RUNS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paper", sorted(RUNS))
 def test_printed_verdicts_follow_from_printed_numbers(paper, tmp_path):
     args = [a.format(tmp=tmp_path) for a in RUNS[paper]]

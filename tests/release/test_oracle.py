@@ -30,6 +30,7 @@ def adult_spec(release, models, qis=ARX_QIS, algorithm=None, sensitive_hierarchy
     return spec
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k,l,t", [(5, 2, 0.4), (10, 3, 0.3)], ids=["k5-l2-t0.4", "k10-l3-t0.3"])
 def test_mondrian_release_agrees_with_pycanon(arx_adult, k, l, t):
     con = arx_adult

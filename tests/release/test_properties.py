@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import duckdb
+import pytest
 import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,6 +40,7 @@ def entropy(counts: pd.Series) -> float:
     return float(-(p * p.apply(math.log)).sum())
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rows, specs())
 def test_random_release_satisfies_models_or_fails_cleanly(data, spec):

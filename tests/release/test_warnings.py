@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 
 import duckdb
+import pytest
+
 from anonymizer.api import anonymize
 from anonymizer.cli.summary import format_release
 from anonymizer.demo import demo_spec, load_adult
@@ -38,6 +40,7 @@ def test_a_release_declaring_only_k_warns_of_its_homogeneous_classes(arx_adult):
     assert json.loads(figures)["warnings"] == r.warnings
 
 
+@pytest.mark.slow
 def test_a_passed_through_column_that_tells_a_generalized_qi_is_named(tmp_path):
     """The demo passes ``relationship`` through and generalizes ``sex``: Husband and Wife tell
     the sex of the rows whose sex is published as a range, counted here in SQL apart."""

@@ -10,12 +10,15 @@ from datetime import date, datetime, timedelta
 from html.parser import HTMLParser
 
 import duckdb
+import pytest
 
 from anonymizer.engine.session import Engine
 from anonymizer.report.gather import BINS, distribution
 from tests.cli.conftest import run_cli
 from tests.report.conftest import SPEC
 from tests.report.test_html import Tables
+
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
 
 
 class SvgText(HTMLParser):
@@ -61,6 +64,7 @@ def test_a_recipient_page_holds_no_source_counts(demo_db, demo_page, tmp_path):
     assert numbers <= set(re.findall(r"\d[\d,]*\.?\d*", custodian))
 
 
+@pytest.mark.slow
 def test_a_source_in_another_database(demo_db, tmp_path):
     published = tmp_path / "published.duckdb"
     shutil.copy(demo_db, published)

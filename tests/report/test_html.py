@@ -105,6 +105,7 @@ def test_the_page_shows_the_audit_and_measure_figures(demo_db, demo_page):
     assert "The source table adult is unchanged since this version was published." in html
 
 
+@pytest.mark.slow
 def test_the_page_shows_population_uniqueness_when_asked(demo_db, tmp_path):
     """`--sampling-fraction` adds ARX's population uniqueness estimates of the released rows,
     measure_table's figures; without --html it is refused."""
@@ -157,6 +158,7 @@ def test_distributions_are_pandas_counts(demo_db):
     assert found["age"]["after"]["kind"] == "values"   # generalized labels: "40-59", "*", ...
 
 
+@pytest.mark.slow
 def test_an_older_version_reads_its_own_snapshot(demo_db, tmp_path):
     out = tmp_path / "v1.html"
     res = run_cli("report", "adult_demo", "--db", demo_db, "--version", "1", "--html", out, "--spec", SPEC, "--json")
@@ -168,6 +170,7 @@ def test_an_older_version_reads_its_own_snapshot(demo_db, tmp_path):
     assert risk["prosecutor"][0] == "0.1"   # v1's k = 10, though the view now shows v2
 
 
+@pytest.mark.slow
 def test_the_audits_spec_text_is_read(demo_db, tmp_path):
     """A version whose audit row holds its spec text needs no --spec (hierarchy paths
     relative to a spec file elsewhere are not read)."""
@@ -199,6 +202,7 @@ def test_unknown_release_and_missing_spec_are_spec_errors(demo_db, tmp_path):
         release_page(con, audit_rows(con), audit_rows(con)[0])
 
 
+@pytest.mark.slow
 def test_a_dry_run_page(demo_db, tmp_path):
     db = tmp_path / "dry.duckdb"
     shutil.copy(demo_db, db)

@@ -16,6 +16,8 @@ from anonymizer.reproduce.p002_msb.findings import findings, format_findings
 from anonymizer.reproduce.p002_msb.setting import ALGORITHMS
 from tests.project.test_verdicts import recomputed
 
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
+
 SIZES, DIMS = (1000, 2000), (2, 3)
 KEYS = {"sweep", "setting", "algorithm", "n", "d", "additional_information_loss", "suppression_ratio", "groups",
         "suppressed", "residual_added", "greedy_steps", "algorithm_seconds", "greedy_seconds", "total_seconds",
@@ -262,6 +264,7 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_cli_msb():
     res = invoke("reproduce", "p002", "--help")
     assert res.exit_code == 0 and "section 5" in res.output and "--plots" in res.output

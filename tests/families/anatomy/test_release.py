@@ -182,6 +182,7 @@ def level_of(security, value) -> int:
     return security["values"].get(str(value), security.get("default", 2))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(case=msb_cases())
 def test_random_releases_satisfy_definitions_10_and_11(case):

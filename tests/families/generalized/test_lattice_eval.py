@@ -111,6 +111,7 @@ def test_recursive_and_python_loops_agree_on_adult(con, builder):
     assert len(python.nodes) == {"iotf": 75, "cgh": 125, "dbgh": 300, "cbgh": 180}[builder]
 
 
+@pytest.mark.slow
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(st.integers(0, 30), st.integers(1, 12), st.sampled_from("abcd")), min_size=2,
                      max_size=40),
@@ -152,6 +153,7 @@ def invoke(*args):
     return CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_cli_writes_the_table_json_and_plot(tmp_path):
     db, spec, png = tmp_path / "l.duckdb", tmp_path / "small.yml", tmp_path / "l.png"
     with duckdb.connect(str(db)) as con:
@@ -176,6 +178,7 @@ def test_cli_writes_the_table_json_and_plot(tmp_path):
     assert invoke("hierarchy", "lattice", "--db", db).exit_code == 2
 
 
+@pytest.mark.slow
 def test_cli_reproduces_paper_001_experiment(tmp_path):
     res = invoke("reproduce", "p001", "--db", tmp_path / "e.duckdb", "--json")
     assert res.exit_code == 0, res.output
@@ -189,6 +192,7 @@ def test_cli_reproduces_paper_001_experiment(tmp_path):
         assert c["best"]["100"]["dcp"]["value"] > c["best"]["2"]["dcp"]["value"]
 
 
+@pytest.mark.slow
 def test_holds_is_the_specs_verdict_with_suppression(con):
     """Before: the lattice measured k alone, whatever the spec's l-diversity and suppression
     limit. Now each node's ``holds`` is what a full-domain release at its levels decides (it

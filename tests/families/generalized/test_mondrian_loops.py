@@ -49,6 +49,7 @@ ADULT_RUNS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ADULT_RUNS)
 def test_loops_agree_on_adult(engine, prepare_spec, adult_columns, adult_source, name):
     algorithm, models = ADULT_RUNS[name]
@@ -73,6 +74,7 @@ def test_loops_agree_inside_subsets(engine, make_plan):
     assert python == run(engine, plan, "recursive", batch=1, partition_by="q2")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=st.lists(st.tuples(st.integers(0, 20), st.sampled_from("wxyz"), st.sampled_from("pqrs")),
                      min_size=8, max_size=60),

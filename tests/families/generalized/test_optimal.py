@@ -37,6 +37,7 @@ def brute_force(con, models, limit):
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("limit,models", [
     (0.0, [{"type": "k-anonymity", "k": 50}, {"type": "distinct-l-diversity", "l": 3, "sensitive": "occupation"}]),
     (0.01, [{"type": "k-anonymity", "k": 100}]),

@@ -21,6 +21,8 @@ from anonymizer.reproduce.p003_privacyfrost2.presampling import TABLE1
 from tests.families.generalized.test_privacyfrost2_paper import isolated_by_hand
 from tests.project.test_verdicts import recomputed
 
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
+
 ARX = [q for q in QIS]                       # ARX's column names are the hierarchy names
 
 
@@ -31,6 +33,7 @@ def flat_cell():
                                   optimal=False))
 
 
+@pytest.mark.slow
 def test_the_grid_times_the_partial_step_and_scores_before_and_after(arx_adult):
     (run,) = run_lattice_bench(None, grid=[(2, "l", 2)], scorings=("basic",), repeat=1, optimal=False)
     assert run["partial"] and 0 < run["partial_seconds"] < run["seconds"]
@@ -99,6 +102,7 @@ def test_optimal_and_partial_losses_are_said_to_be_different_release_models():
     assert MODELS_APART not in format_lattice_bench([frost])
 
 
+@pytest.mark.slow
 def test_table1_beside_the_papers(arx_adult, monkeypatch):
     by_hand = [isolated_by_hand(arx_adult, 2, k)[0] for k in (1, 2, 5, 10)]     # pandas, before adult is replaced
     monkeypatch.setattr(examples, "REPEAT", 1)
@@ -122,6 +126,7 @@ def test_figure2_is_the_papers(con):
     assert "Birth 1, Gender 1, Zip 2, Nationality 0" in log.note and "Birth 0, Gender 0, Zip 1, Nationality 1" in eta.note
 
 
+@pytest.mark.slow
 def test_table3_on_the_synthetic_stand_in(monkeypatch):
     monkeypatch.setattr(examples, "TABLE3_ROWS", 1500)
     (side,) = examples.table3(None)

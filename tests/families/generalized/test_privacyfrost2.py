@@ -111,6 +111,7 @@ def test_minimum_levels_are_kept(arx_adult):
     assert all(s["levels"][0] <= 1 for s in r.algorithm["trace"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scoring", ["basic", "eta", "log"])
 def test_outputs_agree_with_pycanon(arx_adult, scoring):
     con = arx_adult

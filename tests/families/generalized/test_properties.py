@@ -3,6 +3,7 @@ every row exactly once (both algorithms), and strict Mondrian boxes that do not 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ def coverage(engine, plan, result):
         f"JOIN (SELECT __cid, count(*) AS n FROM {result.assign} GROUP BY __cid) USING (__cid)").fetchone()
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(table=tables, relaxed=st.booleans())
 def test_mondrian_classes_cover_rows_once(engine, make_plan, classes, table, relaxed):

@@ -50,6 +50,7 @@ TABLE4 = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [EL3, EAB], ids=["EIR 3-diversity", "EIR (0.4, 0.6)"])
 def test_running_example_publishes_table4(con, model):
     """Section 4.3: DAnonyIR_El (l = 3) and DAnonyIR_Eab (0.4, 0.6) on Table 2, drawing 6 then 3,
@@ -214,6 +215,7 @@ def random_release(con, rows, model: dict, seed: int) -> dict:
     return spec
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=tables(), model=MODELS, seed=st.integers(0, 5))
 def test_random_tables_publish_safe_classes_or_nothing(con, rows, model, seed):

@@ -25,6 +25,7 @@ def _release(con, spec, k, seeds, monkeypatch, spread=batch.SPREAD):
     return con.execute("SELECT * FROM published.g ORDER BY ALL").fetchall(), result.algorithm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [{"type": "eir-l-diversity", "l": 4},
                                    {"type": "eir-alpha-beta-anonymity", "alpha": 0.4, "beta": 0.5}],
                          ids=lambda m: m["type"])
@@ -87,6 +88,7 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con):
         engine.close_work()
 
 
+@pytest.mark.slow
 def test_classes_stored_after_the_statement_are_needed(monkeypatch):
     """The test above can fail: a batch that forgets the classes stored after its statement
     (they are not in its scan of D*, nor under its bounds) misses merges (line 12) and
@@ -102,6 +104,7 @@ def test_classes_stored_after_the_statement_are_needed(monkeypatch):
     assert wrong != rows
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("individuals", [300, 1200])
 def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
     """Issue 40: what DAnonyIR reads into Python is, per batch of seeds, each candidate's row once

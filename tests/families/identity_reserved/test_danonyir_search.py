@@ -26,6 +26,7 @@ def _release(con, spec, k, monkeypatch, view):
     return con.execute(f"SELECT * FROM published.{view} ORDER BY ALL").fetchall(), result.algorithm
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [EL3, EAB], ids=["EIR 3-diversity", "EIR (0.4, 0.6)"])
 @pytest.mark.parametrize("k", [1, 2, 128])
 def test_running_example_is_table4_with_any_candidates(con, monkeypatch, model, k):
@@ -46,6 +47,7 @@ GENERATED = [{"type": "eir-l-diversity", "l": 4}, {"type": "ir-kl-anonymity", "k
              {"type": "eir-alpha-beta-anonymity", "alpha": 0.4, "beta": 0.5}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("model", GENERATED, ids=lambda m: m["type"])
 def test_generated_patients_same_release_pruned_or_plain(monkeypatch, seed, model):
@@ -69,6 +71,7 @@ def test_generated_patients_same_release_pruned_or_plain(monkeypatch, seed, mode
     assert runs[DEFAULT]["rescans"] + runs[DEFAULT]["plain"] <= plain["steps"] / 20
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=tables(), model=MODELS, seed=st.integers(0, 5), k=st.integers(1, 3))
 def test_random_tables_same_release_pruned_or_plain(con, monkeypatch, rows, model, seed, k):

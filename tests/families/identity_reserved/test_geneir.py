@@ -340,6 +340,7 @@ ALPHA_BETA = st.builds(lambda a, b, e: {"type": f"{e}-alpha-beta-anonymity", "al
                        st.sampled_from(["ir", "eir"]))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(people=st.lists(PERSON, min_size=4, max_size=8), model=MODELS, seed=st.integers(0, 50))
 def test_random_tables(people, model, seed):
@@ -348,6 +349,7 @@ def test_random_tables(people, model, seed):
     check_random(people, model, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(people=st.lists(PERSON, min_size=6, max_size=12), model=ALPHA_BETA, seed=st.integers(0, 50))
 def test_random_alpha_beta_residuals(people, model, seed):

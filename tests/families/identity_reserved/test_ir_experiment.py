@@ -51,6 +51,7 @@ def test_unknown_option():
 
 
 # -- a real, small run ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_small_run(con, tmp_path):
     """DAnonyIR's kl variants (and GeneIR_kl when it exists) over a 2 x 2 grid on 60
     patients: rows per setting and variant, shared settings once, the same queries for every
@@ -163,6 +164,7 @@ def test_text_of_tables_and_findings():
     assert block.startswith("paper 004's claims against these rows") and "(m) HOLDS" in block
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(importlib.util.find_spec("matplotlib") is None, reason="matplotlib not installed")
 def test_plots_of_the_whole_grid(tmp_path):
     from anonymizer.reproduce.p004_identity_reserved.plots import plot_experiment

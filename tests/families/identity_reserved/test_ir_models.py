@@ -340,6 +340,7 @@ def test_holds_and_trackers_agree_with_brute_force(c, model, rnd):
         assert t.add(len(recs), Counter(recs)) == brute(model, order[:i + 1])
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.lists(klass, min_size=1, max_size=4), st.lists(model_strategy, min_size=1, max_size=3))
 def test_decide_classes_agrees_with_brute_force(classes, models):

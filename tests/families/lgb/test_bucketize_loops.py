@@ -68,6 +68,7 @@ def bucketize(counts: list[list[int]], principles: list, loop: str) -> dict | st
                 return str(exc)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(counts=st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=30).filter(any), min_size=2, max_size=2),
        l=st.integers(2, 3), t=st.sampled_from([0.15, 0.3, 0.6]))

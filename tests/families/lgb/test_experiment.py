@@ -17,6 +17,8 @@ from anonymizer.reproduce.p000_lgb.experiment import evaluate, findings, format_
 from anonymizer.reproduce.p000_lgb.tables import format_caps, format_tables
 from tests.project.test_verdicts import recomputed as shared_recomputed
 
+pytestmark = pytest.mark.slow   # a module-wide fixture takes seconds (the fast tier leaves it out)
+
 KS, LS, DENSITIES, QUERIES = (5,), (5, 8), (0.2, 0.4), 50
 KEYS = {"sections", "algorithm", "density", "k", "l", "t", "table", "l_caps", "l_occupation", "capped", "c_dm",
         "ncp", "ncp_paper", "ncp_per_qi_cell", "groups", "smallest_group", "buckets", "rows", "suppressed",
@@ -33,6 +35,7 @@ def small():
     con.close()
 
 
+@pytest.mark.slow
 def test_rows(small):
     _, rows = small
     # the grid at 20 % for both algorithms, LGB_MDP at 40 %; LGB_MDP at 20 % ran once, in both sections;
@@ -253,6 +256,7 @@ def test_verdicts_flip():
     assert verdicts(rows)["e"] == "does not hold"
 
 
+@pytest.mark.slow
 def test_cli_lgb_experiment():
     from click.testing import CliRunner
     from anonymizer.cli import main

@@ -230,6 +230,7 @@ def tables(draw):
     return data, columns, k, draw(st.integers(0, 5)), draw(st.booleans()), draw(st.sampled_from(OBJECTIVES))
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None)
 @given(tables())
 def test_random_tables_give_valid_groups(case):

@@ -95,6 +95,7 @@ def check_published(con, view: str, rows: list, k: int, l: int, t) -> None:
         assert (frame["x_low"] <= released["x"].to_numpy()).all() and (released["x"].to_numpy() <= frame["x_high"]).all()
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tables())
 def test_random_tables_publish_a_safe_table_or_nothing(case):
