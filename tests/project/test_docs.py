@@ -10,6 +10,7 @@ import re
 import shlex
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import click
@@ -82,29 +83,55 @@ def parsed(args: list[str]) -> None:
     command.parse_args(ctx, list(args))
 
 
+#: the pages whose commands run here, in order, in a fresh folder (the others' commands need a
+#: checkout's examples, a Spark cluster or sizes for a benchmark: parsed, and run by the tests of
+#: what they do, e.g. tests/project/test_readme_walkthrough.py for the lattice commands)
+RUN = {"index.md"}
+
+
+def commands(page: Path) -> list[list[str]]:
+    """The commands of a page's ``bash`` blocks as argument lists: a line continued by ``\\``
+    joined, comments dropped, ``a && b`` two commands."""
+    found: list[list[str]] = []
+    for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            command: list[str] = []
+            for word in shlex.split(line, comments=True) + ["&&"]:
+                if word != "&&":
+                    command.append(word)
+                elif command:
+                    found.append(command)
+                    command = []
+    return found
+
+
 def test_the_docs_commands_run_as_written(tmp_path):
-    """Each ``bash`` block's commands, in a fresh folder: the install is the README's own (CI
-    runs it on a clean checkout), a benchmark is parsed (its sizes are for a command); the rest
-    run here, and leave only their database behind."""
-    readme_install = "python -m pip install -e ."
+    """Each ``bash`` block's commands: an install is of this package (the README's own, or an
+    extra the package declares), a spark-submit line's command is parsed as the command line
+    reads it, and so is every command of a page outside :data:`RUN`; those of RUN's pages run
+    here, in a fresh folder, and leave only their database behind."""
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
     ran = 0
     for page in sorted(DOCS.rglob("*.md")):
-        if page.relative_to(DOCS).as_posix() in GENERATED:
+        name = page.relative_to(DOCS).as_posix()
+        if name in GENERATED:
             continue
-        for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
-            for line in block.splitlines():
-                for command in (c.strip() for c in line.split("#")[0].split("&&") if c.strip()):
-                    if command == readme_install:
-                        assert command in (ROOT / "README.md").read_text(encoding="utf-8")
-                        continue
-                    assert command.startswith("anonymizer "), command
-                    args = shlex.split(command)[1:]
-                    if args[0] == "bench":   # a benchmark's sizes are for a command, not a test: parsed only
-                        parsed(args)
-                        continue
-                    res = subprocess.run([sys.executable, "-m", "anonymizer.cli", *args], cwd=tmp_path,
-                                         capture_output=True, text=True, timeout=600)
-                    assert res.returncode == 0, (command, res.stderr[-2000:])
-                    ran += 1
+        for args in commands(page):
+            command = " ".join(args)
+            if args[:4] == ["python", "-m", "pip", "install"]:
+                target = args[-1]
+                assert target == "." or re.fullmatch(r"\.\[(\w+)\]", target).group(1) in extras, command
+                continue
+            if args[0] == "spark-submit":
+                parsed(args[args.index(next(a for a in args if a.endswith("__main__.py"))) + 1:])
+                continue
+            assert args[0] == "anonymizer", (name, command)
+            if name not in RUN:
+                parsed(args[1:])
+                continue
+            res = subprocess.run([sys.executable, "-m", "anonymizer.cli", *args[1:]], cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=600)
+            assert res.returncode == 0, (command, res.stderr[-2000:])
+            ran += 1
     assert ran >= 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["anonymizer.duckdb"]
