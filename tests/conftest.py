@@ -5,6 +5,7 @@ for ``spark`` are skipped; ``pytest -m 'not spark'`` leaves them out."""
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -62,10 +63,24 @@ def spark(warehouse):
     spark.stop()
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``-n 2 --dist loadgroup``, the README's test command) every Spark test
-    runs on one worker: one Spark session for all of them, not one JVM per worker fighting for
-    the two cores; the other worker takes the rest."""
-    for item in items:
-        if item.get_closest_marker("spark") is not None:
-            item.add_marker(pytest.mark.xdist_group("spark"))
+@pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist: without it installed, never called
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (``-n auto``, the README's test command) every Spark test runs on one
+    worker: one Spark session serves them all, not one JVM per worker fighting for the cores;
+    the other tests go one by one to whichever worker is free. (pytest-xdist's own
+    ``--dist loadgroup`` cannot group on pytest 9: it rewrites ``item._nodeid``, which
+    pytest 9 no longer reads.) A Spark test is one in a file named ``*spark*`` (every file
+    marked ``spark`` is; tests/project/test_layout.py keeps it so)."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SparkTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "spark" if SPARK_FILE.search(nodeid.split("::")[0]) else nodeid
+
+    return SparkTogether(config, log)
+
+
+#: the test files of the Spark tests (module docstring of :func:`pytest_xdist_make_scheduler`)
+SPARK_FILE = re.compile(r"(^|/)test_[^/]*spark[^/]*\.py$")

@@ -17,7 +17,7 @@ def _readme_commands() -> list[str]:
 
 def test_ci_runs_the_readmes_test_command():
     demo, tests = _readme_commands()
-    assert demo.endswith("anonymizer demo") and tests.endswith("python -m pytest -n auto --dist loadgroup")
+    assert demo.endswith("anonymizer demo") and tests.endswith("python -m pytest -n auto")
     assert tests in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
 

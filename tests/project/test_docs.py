@@ -87,6 +87,9 @@ def parsed(args: list[str]) -> None:
 #: checkout's examples, a Spark cluster or sizes for a benchmark: parsed, and run by the tests of
 #: what they do, e.g. tests/project/test_readme_walkthrough.py for the lattice commands)
 RUN = {"index.md"}
+#: the other programs the guides run, and the tests that run those commands
+ELSEWHERE = {"cd": "tests/dbt/test_dbt_project.py", "dbt": "tests/dbt/test_dbt_project.py",
+             "python": "tests/project/test_readme_walkthrough.py"}
 
 
 def commands(page: Path) -> list[list[str]]:
@@ -121,6 +124,9 @@ def test_the_docs_commands_run_as_written(tmp_path):
             if args[:4] == ["python", "-m", "pip", "install"]:
                 target = args[-1]
                 assert target == "." or re.fullmatch(r"\.\[(\w+)\]", target).group(1) in extras, command
+                continue
+            if args[0] in ELSEWHERE:   # another program's command, run by the test named
+                assert (ROOT / ELSEWHERE[args[0]]).is_file(), (command, ELSEWHERE[args[0]])
                 continue
             if args[0] == "spark-submit":
                 parsed(args[args.index(next(a for a in args if a.endswith("__main__.py"))) + 1:])

@@ -162,3 +162,14 @@ def test_no_family_calls_the_gate_the_repair_or_the_continuation():
                 if name in DRIVER_STEPS:
                     calls.setdefault(str(path.relative_to(PKG)), []).append(f"{node.lineno}: {name}")
     assert not calls
+
+
+def test_every_spark_test_is_in_a_file_named_for_spark():
+    """The test runner keeps every Spark test on one pytest-xdist worker by its file's name
+    (tests/conftest.py, pytest_xdist_make_scheduler): a Spark test elsewhere would start a
+    second Spark session on the other worker."""
+    from tests.conftest import SPARK_FILE
+    tests = Path(__file__).resolve().parents[1]
+    marked = [p.relative_to(tests.parent).as_posix() for p in tests.rglob("test_*.py")
+              if re.search(r"mark\.spark\b", p.read_text(encoding="utf-8"))]
+    assert marked and all(SPARK_FILE.search(name) for name in marked), marked
