@@ -141,3 +141,16 @@ def test_the_docs_commands_run_as_written(tmp_path):
             ran += 1
     assert ran >= 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["anonymizer.duckdb"]
+
+
+def test_the_command_table_examples_parse():
+    """Every example of the commands-at-a-glance table is a command line the CLI accepts as
+    written (options, values, subcommands), and they name the releases those examples publish."""
+    text = (DOCS / "commands.md").read_text(encoding="utf-8")
+    examples = [re.findall(r"`(anonymizer [^`]*)`", line)[-1] for line in text.splitlines()
+                if line.startswith("| `anonymizer")]   # a row's last cell: its example
+    assert len(examples) >= 15
+    for example in examples:
+        parsed(shlex.split(example)[1:])
+    # after `anonymizer run examples/adult_mondrian.yml`, its view is published.adult_k5
+    assert "published.adult_k5" in text and "--table published.adult " not in text
