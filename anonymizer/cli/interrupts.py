@@ -71,3 +71,18 @@ def stoppable() -> Iterator[Stop]:
         waiter.join()
         _current = None
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+@contextmanager
+def at_a_prompt() -> Iterator[None]:
+    """Ctrl-C reaches the main thread as Python's own ``KeyboardInterrupt`` for the block (a
+    prompt waiting in ``input()``, which only a real signal wakes): SIGINT unblocked there, so
+    the kernel gives it to the main thread before the waiting one."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)

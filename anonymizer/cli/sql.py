@@ -162,10 +162,13 @@ class Shell:
 def prompt_lines(shell: Shell):
     """Lines typed at the prompt (with readline's line editing and history), until end of
     input (Ctrl-D) or Ctrl-C."""
+    from anonymizer.cli.interrupts import at_a_prompt
     import readline  # noqa: F401  (imported for its side effect: input() edits lines and keeps history)
     while True:
         try:
-            yield input("   ...> " if shell.pending else "anon D> ")
+            with at_a_prompt():   # a Ctrl-C while a statement runs stops the statement (cli/interrupts.py)
+                line = input("   ...> " if shell.pending else "anon D> ")
+            yield line
         except (EOFError, KeyboardInterrupt):
             click.echo("", err=True)
             return

@@ -89,3 +89,26 @@ def test_ctrl_c_stops_a_release_at_once_and_leaves_nothing(folder, after, stop):
     assert "interrupted" in last and "Traceback" not in shown, shown[-2000:]
     assert "\x1b[2K" in shown.rsplit("interrupted", 1)[0][-200:], "the live bar was not cleared"
     assert published(folder) == (before, [])   # nothing published, no work schema left
+
+
+def test_ctrl_c_at_the_sql_prompt_still_ends_the_prompt():
+    """`anonymizer sql`'s prompt waits in input(), which only a real signal wakes: there SIGINT
+    is Python's own again (cli/interrupts.at_a_prompt), and Ctrl-C ends the session, as before."""
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(sys.executable, [sys.executable, "-m", "anonymizer.cli", "sql", "--db", ":memory:", "--no-macros"])
+    shown, sent, status, deadline = b"", None, None, time.monotonic() + 60
+    while status is None and time.monotonic() < deadline:
+        if select.select([fd], [], [], 0.05)[0]:
+            try:
+                shown += os.read(fd, 65536)
+            except OSError:
+                pass
+        if sent is None and b"anon D> " in shown:
+            os.write(fd, b"\x03")
+            sent = time.monotonic()
+        done, raw = os.waitpid(pid, os.WNOHANG)
+        status = os.waitstatus_to_exitcode(raw) if done else None
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+    assert sent is not None and status == 0 and time.monotonic() - sent < 10, shown.decode(errors="replace")
