@@ -28,9 +28,35 @@ def running(engine: Interruptible) -> Iterator[None]:
         _running.pop(id(engine), None)
 
 
+#: a stop was asked for while a statement ran, and not yet delivered (:func:`stopped`)
+_stopping = False
+
+
 def interrupt_running() -> int:
-    """Stop every statement in flight; returns how many engines were asked."""
+    """Stop every statement in flight; returns how many engines were asked (0: none ran, and
+    the caller stops the Python work instead). The stop is then delivered once, as
+    ``KeyboardInterrupt``, by the engine's statement (:func:`stopped`, :func:`check`)."""
+    global _stopping
     engines = list(_running.values())
+    if engines:
+        _stopping = True
     for engine in engines:
         engine.interrupt()
     return len(engines)
+
+
+def stopped() -> bool:
+    """Whether a stop is pending, taking it (it is delivered once: the statements that clean up
+    after it run)."""
+    global _stopping
+    pending, _stopping = _stopping, False
+    return pending
+
+
+def check() -> None:
+    """Deliver a pending stop as ``KeyboardInterrupt``: called before and after each statement,
+    so that a stop is not lost where the interrupted statement ended before the interrupt
+    reached it, or where its error was caught and passed over (a setting restored in a
+    ``finally``)."""
+    if stopped():
+        raise KeyboardInterrupt

@@ -38,7 +38,7 @@ import duckdb
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 from anonymizer.engine.capabilities import DUCKDB, Capabilities
 from anonymizer.engine.heartbeat import Heartbeat
-from anonymizer.engine.interrupts import running
+from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
 
@@ -121,10 +121,12 @@ class Engine:
         if beat is not None:
             beat.running(template)
         try:
+            check()
             with running(self):
                 cur = self.con.execute(text, params) if params else self.con.execute(text)
-        except duckdb.Error as exc:
-            raise TemplateError(template, f"{type(exc).__name__}: {exc}") from exc
+            check()
+        except duckdb.Error as exc:   # interrupted by a stop (engine/interrupts.py) it is no failed statement
+            raise KeyboardInterrupt if stopped() else TemplateError(template, f"{type(exc).__name__}: {exc}") from exc
         finally:
             if beat is not None:
                 beat.running(None)

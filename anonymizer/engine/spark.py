@@ -47,7 +47,7 @@ import sqlglot
 from sqlglot import exp
 
 from anonymizer.engine.capabilities import SPARK
-from anonymizer.engine.interrupts import running
+from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
@@ -196,9 +196,13 @@ class SparkEngine(Engine):
                 break
             statements.append(statement)
             try:
+                check()
                 with running(self):
                     frame = self.con.sql(statement, args=_args(statement, params))
+                check()
             except PySparkException as exc:
+                if stopped():   # its jobs cancelled by a stop (engine/interrupts.py)
+                    raise KeyboardInterrupt from exc
                 raise TemplateError(template, f"Spark: {_first_line(exc)}") from exc
         self.log.append(StatementLog(template, "\n;\n".join(statements), time.perf_counter() - start,
                                      dialect=self.dialect, source=text))
