@@ -133,18 +133,15 @@ ORDER BY release
 
 
 def _audit_table(con, db: str, schema: str) -> str:
-    """The quoted audit table of ``schema``, after checking that it exists."""
-    from anonymizer.release.publish import AUDIT, AUDIT_CORE
+    """The quoted audit table of ``schema``, after checking that it exists and is ours
+    (:func:`anonymizer.release.publish.owned`: a user's own ``_audit`` there is refused)."""
     from anonymizer.engine.names import table
-    exists = con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-                         "AND schema_name = $schema AND table_name = $audit", {"schema": schema, "audit": AUDIT})
-    if not exists.fetchone()[0]:
+    from anonymizer.engine.session import Engine
+    from anonymizer.release.publish import AUDIT, AUDIT_CORE, owned
+    if not owned(Engine(con), None, schema, AUDIT, AUDIT_CORE):
         raise DataError(f"{schema}.{AUDIT}", f"is not in {db}: nothing was published into it (`anonymizer run SPEC "
                                              f"--db {db}` publishes a release; one with output.database keeps its "
                                              "audit table in that file)")
-    have = {name.lower() for name, *_ in con.execute(f"DESCRIBE {table(schema, AUDIT)}").fetchall()}
-    if not have.issuperset(AUDIT_CORE):
-        raise DataError(f"{schema}.{AUDIT}", f"is not an audit table of this package (columns {', '.join(sorted(have))})")
     return table(schema, AUDIT)
 
 
