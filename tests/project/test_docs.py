@@ -1,6 +1,6 @@
 """The documentation site (issue 56): every page the navigation names exists (or is generated
 by the build's hook), every figure the summary prints is in the glossary, every command of
-the docs runs as written in a fresh folder and leaves no file behind but its database, and
+the docs parses as the command line reads it (tests/project/test_docs_walk.py runs them), and
 the reference pages are generated from the code. CI's docs job builds the site with
 warnings as errors (``mkdocs build --strict``)."""
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 import shlex
-import subprocess
 import sys
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -71,7 +71,6 @@ def test_every_figure_the_summary_prints_is_in_the_glossary():
         assert label in glossary, label
 
 
-@pytest.mark.slow
 def parsed(args: list[str]) -> None:
     """``anonymizer ARGS`` as the command line reads it (every option and value valid), not run."""
     command, ctx = main, click.Context(main, info_name="anonymizer")
@@ -83,64 +82,68 @@ def parsed(args: list[str]) -> None:
     command.parse_args(ctx, list(args))
 
 
-#: the pages whose commands run here, in order, in a fresh folder (the others' commands need a
-#: checkout's examples, a Spark cluster or sizes for a benchmark: parsed, and run by the tests of
-#: what they do, e.g. tests/project/test_readme_walkthrough.py for the lattice commands)
-RUN = {"index.md"}
-#: the other programs the guides run, and the tests that run those commands
-ELSEWHERE = {"cd": "tests/dbt/test_dbt_project.py", "dbt": "tests/dbt/test_dbt_project.py",
-             "python": "tests/project/test_readme_walkthrough.py"}
+def blocks(page: Path) -> list[tuple[str, str]]:
+    """A page's fenced blocks in order, as (language, text), indented ones dedented."""
+    text = page.read_text(encoding="utf-8")
+    return [(kind, textwrap.dedent(body)) for kind, body in
+            re.findall(r"^[ \t]*```(\w*)\n(.*?)^[ \t]*```", text, re.S | re.M)]
 
 
-def commands(page: Path) -> list[list[str]]:
-    """The commands of a page's ``bash`` blocks as argument lists: a line continued by ``\\``
-    joined, comments dropped, ``a && b`` two commands."""
-    found: list[list[str]] = []
-    for block in re.findall(r"```bash\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
-        for line in block.replace("\\\n", " ").splitlines():
-            command: list[str] = []
-            for word in shlex.split(line, comments=True) + ["&&"]:
-                if word != "&&":
-                    command.append(word)
-                elif command:
-                    found.append(command)
-                    command = []
-    return found
+def shell_lines(block: str) -> list[list[list[str]]]:
+    """A ``bash`` block's lines, each its commands as argument lists: a line continued by
+    ``\\`` joined, comments dropped, ``a && b`` two commands."""
+    lines = []
+    for line in block.replace("\\\n", " ").splitlines():
+        found: list[list[str]] = []
+        command: list[str] = []
+        for word in shlex.split(line, comments=True) + ["&&"]:
+            if word != "&&":
+                command.append(word)
+            elif command:
+                found.append(command)
+                command = []
+        if found:
+            lines.append(found)
+    return lines
 
 
-def test_the_docs_commands_run_as_written(tmp_path):
-    """Each ``bash`` block's commands: an install is of this package (the README's own, or an
-    extra the package declares), a spark-submit line's command is parsed as the command line
-    reads it, and so is every command of a page outside :data:`RUN`; those of RUN's pages run
-    here, in a fresh folder, and leave only their database behind."""
+
+def install_targets(words: list[str]) -> list[str]:
+    """What ``pip install WORDS`` installs: its words but options and their values."""
+    targets, skip = [], False
+    for word in words:
+        if not skip and not word.startswith("-"):
+            targets.append(word)
+        skip = word in ("-c", "-r", "--constraint", "--requirement")
+    return targets
+
+
+def test_every_command_of_the_docs_parses():
+    """The fast tier's check of what tests/project/test_docs_walk.py runs: every ``anonymizer``
+    command of every page is one the command line accepts as written (options, values,
+    subcommands), an install is of this package (the README's own, or an extra the package
+    declares), and any other program is Python or one the walk names as run elsewhere."""
+    from tests.project.test_docs_walk import elsewhere, pages
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
-    ran = 0
-    for page in sorted(DOCS.rglob("*.md")):
-        name = page.relative_to(DOCS).as_posix()
-        if name in GENERATED:
-            continue
-        for args in commands(page):
-            command = " ".join(args)
-            if args[:4] == ["python", "-m", "pip", "install"]:
-                target = args[-1]
-                assert target == "." or re.fullmatch(r"\.\[(\w+)\]", target).group(1) in extras, command
-                continue
-            if args[0] in ELSEWHERE:   # another program's command, run by the test named
-                assert (ROOT / ELSEWHERE[args[0]]).is_file(), (command, ELSEWHERE[args[0]])
-                continue
-            if args[0] == "spark-submit":
-                parsed(args[args.index(next(a for a in args if a.endswith("__main__.py"))) + 1:])
-                continue
-            assert args[0] == "anonymizer", (name, command)
-            if name not in RUN:
-                parsed(args[1:])
-                continue
-            res = subprocess.run([sys.executable, "-m", "anonymizer.cli", *args[1:]], cwd=tmp_path,
-                                 capture_output=True, text=True, timeout=600)
-            assert res.returncode == 0, (command, res.stderr[-2000:])
-            ran += 1
-    assert ran >= 1
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["anonymizer.duckdb"]
+    locked = {line.split("==")[0] for line in (ROOT / ".ci" / "locked.txt").read_text().splitlines() if "==" in line}
+    count = 0
+    for page in pages():
+        for kind, body in blocks(page):
+            for line in shell_lines(body) if kind == "bash" else []:
+                run_elsewhere = any(elsewhere(args) for args in line)   # e.g. cd examples/dbt && dbt build
+                for args in line:
+                    if args[:4] == ["python", "-m", "pip", "install"]:
+                        for target in install_targets(args[4:]):
+                            extra = re.fullmatch(r"\.\[(\w+)\]", target)
+                            assert target == "." or (extra and extra.group(1) in extras) or target in locked, args
+                    elif args[0] == "anonymizer":
+                        parsed(args[1:])
+                        count += 1
+                    elif args[0] == "spark-submit":
+                        parsed(args[args.index(next(a for a in args if a.endswith("__main__.py"))) + 1:])
+                    else:
+                        assert args[0] == "python" or run_elsewhere, (page.name, args)
+    assert count >= 40
 
 
 def test_the_command_table_examples_parse():
