@@ -8,7 +8,8 @@ import time
 import duckdb
 import pytest
 
-from anonymizer.engine.heartbeat import Heartbeat
+from anonymizer.engine.heartbeat import WORDS, Heartbeat, in_words
+from anonymizer.resources import TEMPLATES, resource_dir
 from anonymizer.engine.session import Engine
 
 
@@ -23,9 +24,10 @@ def _engine(every: float) -> tuple[Engine, list[str]]:
 def test_a_long_statement_is_reported_while_it_runs():
     engine, said = _engine(every=0.2)
     start = time.monotonic()
-    engine.execute("SELECT count(DISTINCT i), median(i) FROM range(30000000) AS r(i)", template="slow.sql.j2").fetchall()
+    engine.execute("SELECT count(DISTINCT i), median(i) FROM range(30000000) AS r(i)",
+                   template="families/generalized/mondrian/rounds.sql.j2").fetchall()
     took = time.monotonic() - start
-    beats = [m for m in said if m.startswith("slow.sql.j2: still running, ")]
+    beats = [m for m in said if m.startswith("partitioning the rows (Mondrian): still running, ")]
     assert took < 0.4 or beats   # (a machine that runs it in under two beats has nothing to report)
     assert len(beats) <= took / 0.2 + 1
 
@@ -49,3 +51,17 @@ def test_python_work_between_statements_is_watched_too():
     with engine.watch("msb: the greedy phases"):
         time.sleep(0.7)
     assert any(m.startswith("msb: the greedy phases: still running, ") for m in said)
+
+
+def test_every_template_folder_is_said_in_words():
+    """Every folder holding a template a run executes has its words (no path reaches the
+    user); a label is said as given."""
+    root = resource_dir(TEMPLATES)
+    folders = {p.parent.relative_to(root).as_posix().removeprefix("dialects/spark/")
+               for p in root.rglob("*.sql.j2") if not p.name.startswith("_")}
+    unsaid = sorted(f for f in folders if in_words(f + "/x.sql.j2") == "running a statement")
+    assert unsaid == [], unsaid
+    assert in_words("versions/combination/people.sql.j2") == WORDS["versions/combination"]
+    assert in_words("dialects/spark/families/generalized/mondrian/x.sql.j2") == WORDS["families/generalized/mondrian"]
+    assert in_words("msb: the greedy phases") == "msb: the greedy phases"
+    assert in_words("<inline>") == "running a statement"
