@@ -9,11 +9,14 @@ and salary-class (equal distance, alpha-k) are sensitive too. Marked ``spark``."
 
 from __future__ import annotations
 
+import re
+
 import duckdb
 import pytest
 
 from anonymizer.api import anonymize
 from anonymizer.engine.backend import engine_for
+from anonymizer.engine.session import StatementLog
 from anonymizer.engine.spark import copy_from_duckdb
 from anonymizer.families.generalized.full_domain import check_levels
 from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set
@@ -89,9 +92,10 @@ RELEASES = {
 
 
 @pytest.mark.parametrize("name", list(RELEASES))
-def test_the_release_is_the_same_on_spark(engines, name):
+def test_the_release_is_the_same_on_spark(engines, name, warehouse):
     """A release with k, entropy and recursive l, the three t-closeness distances and alpha-k:
-    the same node (or per-class levels), classes, figures and published labels."""
+    the same node (or per-class levels), classes, figures and published labels; every
+    statement the Spark run executed went through the transpiler, its parameters bound."""
     con, spark = engines
     algorithm, limit = RELEASES[name]
     models = [{"type": "k-anonymity", "k": 10},
@@ -103,8 +107,10 @@ def test_the_release_is_the_same_on_spark(engines, name):
               {"type": "alpha-k-anonymity", "alpha": 0.8, "k": 5, "sensitive": "salary-class", "value": ">50K"}]
     view = name.replace("-", "_")
     release = load_spec(spec(view, models, algorithm, limit))
-    on_spark, on_duckdb = run_release(release, spark), anonymize(release, con=con)
+    log: list[StatementLog] = []
+    on_spark, on_duckdb = run_release(release, spark, log=log), anonymize(release, con=con)
     assert_same_release(on_spark, on_duckdb)
+    assert_transpiled(log, spark, warehouse)
     for key in ("levels", "per_model", "loss", "checks"):
         if key in on_duckdb.algorithm:
             got, want = on_spark.algorithm[key], on_duckdb.algorithm[key]
@@ -114,6 +120,21 @@ def test_the_release_is_the_same_on_spark(engines, name):
     cols = ", ".join(f"`{q}`" for q in QIS)
     assert {tuple(r) for r in spark.sql(f"SELECT DISTINCT {cols} FROM {published}").collect()} == \
         set(con.execute(f"SELECT DISTINCT {cols.replace('`', chr(34))} FROM {published}").fetchall())
+
+
+def assert_transpiled(log: list[StatementLog], spark, warehouse) -> None:
+    """Every statement of a Spark run went through the transpiler (or the CSV reader), with
+    DuckDB's ``$name`` become Spark's ``:name`` (parameters stay bound, never spliced); the
+    work rows never reach the warehouse, and nothing of the run's work database is left."""
+    assert log and all(entry.dialect == "spark" for entry in log)
+    untranspiled = [e.template for e in log if e.source is None and not e.sql.startswith("-- DataFrameReader.csv")]
+    assert untranspiled == []
+    placeholders = [e.template for e in log if re.search(r"\$[A-Za-z_]", re.sub(r"/\*.*?\*/", "", e.sql, flags=re.S))]
+    assert placeholders == []
+    assert not [d.name for d in spark.catalog.listDatabases() if d.name.startswith("_anon_work_")]
+    assert not list(warehouse.glob("_anon_work_*"))
+    work = [e.sql for e in log if e.template == "<work database>"]
+    assert work and all("LOCATION :location" in sql for sql in work)
 
 
 def test_md5_numbers_order_alike(engines):
