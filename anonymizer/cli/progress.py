@@ -61,8 +61,10 @@ def fields(message: str, phases: Sequence[str] = ()) -> dict:
     return found
 
 
-#: ``round 3: 120000 rows in 40 partitions``: a round of an algorithm and the rows still at work
-_ROUND = re.compile(r"^round \d+: (\d+) rows")
+#: ``round 3: 120000 rows in 40 partitions``: a round of an algorithm and the rows still at
+#: work; ``rounds 1-8: 5200 cells active``: a batch of rounds (Mondrian's recursive loop) and
+#: the cells still at work, after ``rounds: 215310 cells to split`` (the work at the start)
+_ROUND = re.compile(r"^rounds?\b[^:]*: (\d+) (?:rows|cells)\b")
 #: the units of a bar over phases (each phase its share of them)
 _UNITS = 1000
 
@@ -71,8 +73,9 @@ class Progress:
     """A progress callback for ``with``: ``with Progress(phases=PHASE_SHARES) as say: ... say("...")``.
 
     The bar advances by the work done: each phase by its share of a release's time (``phases``:
-    name -> share; a plain list shares equally), and inside a phase by the rounds' rows still at
-    work (``round r: N rows ...``: the share of the first round's rows that have finished), so
+    name -> share; a plain list shares equally), and inside a phase by the rounds' rows or cells
+    still at work (``round r: N rows ...``, ``rounds 1-r: N cells ...``: the share of the
+    first such message's that have finished), so
     that the time remaining it shows follows the work, not the count of phases.
 
     Args:

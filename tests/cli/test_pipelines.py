@@ -348,6 +348,20 @@ def test_progress_bar_in_a_terminal():
     assert not re.search(r"\d\d:\d\d:\d\d · ", text)       # no log lines in a terminal
 
 
+def test_progress_bar_counts_down_the_cells_of_a_recursive_mondrian():
+    """Mondrian's recursive loop runs a batch of rounds a statement: the bar advances by the
+    cells its batches have finished, from the cells there were to split."""
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, width=120, color_system=None)
+    with Progress(console, phases=PHASE_SHARES) as say:
+        say("prepare: done in 0.10s")
+        say("rounds: 200 cells to split")
+        start = round(100 * PHASE_SHARES["prepare"])
+        assert f"{start}%" in out.getvalue()
+        say("rounds 1-8: 50 cells active")   # three quarters of the cells finished
+        assert f"{round(start + 75 * PHASE_SHARES['algorithm'])}%" in out.getvalue()
+
+
 def test_progress_counts_experiment_runs():
     out = io.StringIO()
     with Progress(Console(file=out, force_terminal=True, width=100, color_system=None)) as say:

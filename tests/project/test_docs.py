@@ -6,6 +6,7 @@ warnings as errors (``mkdocs build --strict``)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import sys
@@ -157,3 +158,22 @@ def test_the_command_table_examples_parse():
         parsed(shlex.split(example)[1:])
     # after `anonymizer run examples/adult_mondrian.yml`, its view is published.adult_k5
     assert "published.adult_k5" in text and "--table published.adult " not in text
+
+
+def test_the_benchmark_tables_are_made_from_what_bench_printed():
+    """Every table marker of the benchmarks page names a file of ``anonymizer bench`` JSON
+    lines, fields its runs have, and becomes a table of numbers (docs/hooks/benchmarks.py)."""
+    sys.path.insert(0, str(DOCS / "hooks"))
+    try:
+        import benchmarks
+    finally:
+        sys.path.pop(0)
+    markers = benchmarks.MARKER.findall((DOCS / "benchmarks.md").read_text(encoding="utf-8"))
+    assert len(markers) >= 3
+    for name, by, shown in markers:
+        runs = [json.loads(line) for line in (benchmarks.RESULTS / f"{name}.jsonl").read_text().splitlines()]
+        assert runs and all("bench" in run and "seconds" in run for run in runs), name
+        for field in by.split(",") + [f.strip() for f in shown.split(",")]:
+            assert any(benchmarks.field(run, field) is not None for run in runs), (name, field)
+        rendered = benchmarks.table(name, by.split(","), [f.strip() for f in shown.split(",")])
+        assert len(rendered.splitlines()) >= 3 and "| runs |" in rendered.splitlines()[0], rendered

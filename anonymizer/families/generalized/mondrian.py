@@ -210,6 +210,7 @@ def _batches(run: _Run, batch: int | None) -> tuple[int, int, list[float]]:
     rounds, next_cid, cells, numbered = 0, 0, run.cells, False
     timings: list[float] = []
     snap_to_hierarchy(run, prepare_only=True)
+    engine.say(f"rounds: {run.cell_count} cells to split")   # the work the batches' messages count down
     while True:
         t0 = time.perf_counter()
         out = run.t(f"batch_{len(timings)}")
