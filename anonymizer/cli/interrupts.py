@@ -18,6 +18,7 @@ import _thread
 import signal
 import sys
 import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Iterator
@@ -26,6 +27,8 @@ from typing import Iterator
 STOPS = (signal.SIGINT, signal.SIGTERM)
 #: tells the waiting thread that the command ended
 _ENDED = signal.SIGUSR1
+#: wakes the main thread waiting at a prompt (:func:`at_a_prompt`)
+_WAKE = signal.SIGUSR2
 
 
 @dataclass
@@ -58,8 +61,12 @@ def stoppable() -> Iterator[Stop]:
 
     def wait() -> None:
         while (signum := signal.sigwait(waited)) != _ENDED:
-            if _prompting and signum == signal.SIGINT:   # the kernel gave it here, not to the prompt: pass it on
-                signal.pthread_kill(threading.main_thread().ident, signum)   # type: ignore[arg-type]
+            if _prompting:   # the main thread waits at a prompt: wake it until the prompt has ended
+                if signum != signal.SIGINT and stop.signum is None:
+                    stop.signum = signum
+                while _prompting:   # a wake that lands before input() waits is lost (at_a_prompt)
+                    signal.pthread_kill(threading.main_thread().ident, _WAKE)   # type: ignore[arg-type]
+                    time.sleep(0.2)
                 continue
             if stop.signum is None:
                 stop.signum = signum
@@ -81,19 +88,32 @@ def stoppable() -> Iterator[Stop]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+def _woken(signum: int, frame: object) -> None:
+    """At a prompt, a wake from the waiting thread is a Ctrl-C (once: later wakes do nothing)."""
+    global _prompting
+    if _prompting:
+        _prompting = False
+        raise KeyboardInterrupt
+
+
 @contextmanager
 def at_a_prompt() -> Iterator[None]:
-    """Ctrl-C reaches the main thread as Python's own ``KeyboardInterrupt`` for the block (a
-    prompt waiting in ``input()``, which only a real signal wakes): SIGINT unblocked there, and
-    one the kernel gives the waiting thread instead is sent on to the main thread."""
+    """Ctrl-C ends a prompt waiting in ``input()``. Only a signal delivered to the main thread
+    wakes that wait, and only once it waits: CPython's readline handles one that lands between
+    printing the prompt and its ``select()`` and goes on waiting (one Ctrl-C in four was lost
+    so on a loaded machine). So SIGINT stays with :func:`stoppable`'s thread, which sends the
+    main thread :data:`_WAKE` every 0.2 s until the prompt has ended; :func:`_woken` turns the
+    first into ``KeyboardInterrupt``."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
     global _prompting
-    before = signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    handler = signal.signal(_WAKE, _woken)
+    before = signal.pthread_sigmask(signal.SIG_UNBLOCK, {_WAKE})
     _prompting = True
     try:
         yield
     finally:
         _prompting = False
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        signal.signal(_WAKE, handler)
