@@ -108,7 +108,7 @@ def at_a_prompt() -> Iterator[None]:
         yield
         return
     global _prompting
-    handler = signal.signal(_WAKE, _woken)
+    signal.signal(_WAKE, _woken)   # kept after the prompt: a wake sent as it ended does nothing (SIG_DFL would kill)
     before = signal.pthread_sigmask(signal.SIG_UNBLOCK, {_WAKE})
     _prompting = True
     try:
@@ -116,4 +116,3 @@ def at_a_prompt() -> Iterator[None]:
     finally:
         _prompting = False
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
-        signal.signal(_WAKE, handler)
