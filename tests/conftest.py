@@ -6,6 +6,8 @@ for ``spark`` are skipped; ``pytest -m 'not spark'`` leaves them out. The sessio
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import re
 import shutil
 from pathlib import Path
@@ -99,6 +101,19 @@ def pytest_xdist_make_scheduler(config, log):
             return "spark-2" if Path(path).name in SECOND_SPARK_PILE else "spark-1"
 
     return SparkPiles(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` for the whole suite where Spark runs: one worker per core and one more, so
+    that the other tests use the time the two Spark piles' sessions spend waiting (see
+    :func:`pytest_xdist_make_scheduler`); else pytest-xdist's own count (one per core, or
+    ``PYTEST_XDIST_AUTO_NUM_WORKERS``)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS") or config.getoption("markexpr"):
+        return None
+    if shutil.which("java") is None or importlib.util.find_spec("pyspark") is None:
+        return None
+    return len(os.sched_getaffinity(0)) + 1
 
 
 #: the test files of the Spark tests (module docstring of :func:`pytest_xdist_make_scheduler`)
