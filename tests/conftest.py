@@ -1,5 +1,5 @@
 """Shared fixtures: a fresh in-memory DuckDB per test, the bundled Adult data, and one local
-Spark session for every Spark test of the run (``spark``; a session costs about ten seconds
+Spark session per process for its Spark tests (``spark``; a session costs about ten seconds
 to start; its catalog's files in ``warehouse``). Without pyspark or Java the tests that ask
 for ``spark`` are skipped; ``pytest -m 'not spark'`` leaves them out. The session runs with
 :data:`SPARK_FOR_TESTS`."""
@@ -113,7 +113,8 @@ def pytest_xdist_auto_num_workers(config):
         return None
     if shutil.which("java") is None or importlib.util.find_spec("pyspark") is None:
         return None
-    return len(os.sched_getaffinity(0)) + 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
 
 
 #: the test files of the Spark tests (module docstring of :func:`pytest_xdist_make_scheduler`)
