@@ -28,7 +28,8 @@ pytestmark = pytest.mark.spark
 @pytest.fixture(scope="module")
 def adult(spark):
     """The first 2,000 rows of the bundled Adult table in Spark (table ``adult_2k``): a release
-    whose failure is undone needs rows, not many (a Spark statement costs a second here)."""
+    whose failure is undone needs rows, not many, and few Mondrian rounds (k of 100 or more:
+    each round is a few Spark statements, and a Spark statement costs a second here)."""
     con = duckdb.connect()
     load_adult(con, "adult")
     con.execute("CREATE TABLE adult_2k AS SELECT * FROM adult LIMIT 2000")
@@ -108,7 +109,7 @@ def _audit_versions(spark, release: str) -> list[int]:
 
 
 def test_a_failed_release_leaves_the_published_view_as_it_was(spark, adult, monkeypatch):
-    first = run_release(load_spec(_small_spec("keep", 5)), spark)
+    first = run_release(load_spec(_small_spec("keep", 100)), spark)
     assert first.version == 1
     before = spark.sql("SELECT count(*) FROM published.keep").collect()[0][0]
     with pytest.raises(SpecError, match="larger than the table"):   # bad input: refused, nothing changes
@@ -124,7 +125,7 @@ def test_a_failed_release_leaves_the_published_view_as_it_was(spark, adult, monk
 
     monkeypatch.setattr(SparkEngine, "run", failing)
     with pytest.raises(RuntimeError, match="audit insert"):
-        run_release(load_spec(_small_spec("keep", 6)), spark, force=True)
+        run_release(load_spec(_small_spec("keep", 120)), spark, force=True)
     monkeypatch.undo()
     assert _audit_versions(spark, "keep") == [1]
     assert spark.sql("SELECT count(*) FROM published.keep").collect()[0][0] == before
@@ -132,5 +133,5 @@ def test_a_failed_release_leaves_the_published_view_as_it_was(spark, adult, monk
     assert "keep__v1" in view and "keep__v2" not in view
     tables = {t.name for t in spark.catalog.listTables("_anon_releases")}
     assert "keep__v2" not in tables and "keep__v1" in tables
-    again = run_release(load_spec(_small_spec("keep", 6)), spark, force=True)   # and the next one publishes
+    again = run_release(load_spec(_small_spec("keep", 120)), spark, force=True)   # and the next one publishes
     assert again.version == 2 and _audit_versions(spark, "keep") == [1, 2]

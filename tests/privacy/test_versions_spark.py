@@ -103,7 +103,7 @@ def _family(family: str) -> tuple[dict, str, Callable, Callable]:
         from anonymizer.datasets.patients import churn as patients_churn, patients
         from tests.privacy.test_versions_ir import SMALL, spec as ir_spec
         return (ir_spec("invariant", algorithm={"name": "danonyir", "seed": 3}), "patients",
-                lambda con: patients(con, "patients", 400, seed=1, **SMALL),
+                lambda con: patients(con, "patients", 200, seed=1, **SMALL),
                 lambda con, night: patients_churn(con, "patients", night=night, leave=0.05, joiners=20, change=0.02,
                                                   seed=1, **SMALL))
     if family == "lgb":
