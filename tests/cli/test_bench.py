@@ -61,7 +61,8 @@ def test_bench_recursive_times_both_forms_of_a_loop(invoke):
     by = {(r["data"], r["form"]): r for r in runs}
     for data in ("adult", "synthetic", "distinct"):   # the two forms find the same classes
         assert by[data, "python"]["classes"] == by[data, "recursive"]["classes"] > 0
-    assert all(r["loop"] == "mondrian" and r["seconds"] > 0 and r["scan_seconds"] > 0 for r in runs)
+    assert all(r["bench"] == "recursive" and r["loop"] == "mondrian" and r["seconds"] > 0 and r["scan_seconds"] > 0
+               for r in runs)
 
 
 def test_release_bench_tables_show_every_run(invoke):

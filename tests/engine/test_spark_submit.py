@@ -33,6 +33,7 @@ from anonymizer.engine.choice import EngineChoice
 spark = EngineChoice("spark", conf={conf!r}).spark_session()
 print(json.dumps({{"partitions": spark.conf.get("spark.sql.shuffle.partitions"), "app": spark.sparkContext.appName,
                   "zone": spark.conf.get("spark.sql.session.timeZone"),
+                  "codegen_cache": spark.conf.get("spark.sql.codegen.cache.maxEntries"),
                   "catalog": spark.conf.get("spark.sql.catalogImplementation"),
                   "warehouse": spark.conf.get("spark.sql.warehouse.dir"),
                   "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true")}}))
@@ -62,7 +63,8 @@ def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_pa
     env = defaults(tmp_path, **{"spark.sql.shuffle.partitions": "7", "spark.app.name": "team-nightly"})
     found = session_settings(tmp_path, env)
     warehouse = found.pop("warehouse")   # a local master whose catalog nothing configured: ours
-    assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "ui": "false", "catalog": "hive"}
+    assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "codegen_cache": "1000", "ui": "false",
+                     "catalog": "hive"}
     assert warehouse.endswith(str(tmp_path / "anonymizer-spark" / "warehouse"))
     assert session_settings(tmp_path, env, (("spark.sql.shuffle.partitions", "3"),))["partitions"] == "3"   # engine.conf wins
 

@@ -39,7 +39,7 @@ def _release(version: str) -> tuple[int, int, int]:
 def test_ci_checks_the_types_of_the_pipeline_and_the_families():
     """The typed family contract holds only while a type checker reads it (issue 37)."""
     run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "python -m mypy" in run and '[ "$types" -eq 0 ]' in run
+    assert "python -m mypy" in run and '[ "${status[types]}" -eq 0 ]' in run
     config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'files = ["anonymizer/families", "anonymizer/release", ' in config
     assert "ignore_errors" not in config and "disable_error_code" not in config
