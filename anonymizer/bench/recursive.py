@@ -89,9 +89,9 @@ def _measure(engine: Engine, name: str, data: str, size: int | None, repeat: int
     for form, found in runs.items():
         seconds = statistics.median(s for s, _ in found)
         peak, _ = memory(engine)
-        out.append({"bench": "recursive", "loop": name, "form": form, "data": data, **found[0][1], "seconds": round(seconds, 3),
-                    "runs": [round(s, 3) for s, _ in found], "scan_seconds": round(scan, 3),
-                    "ratio": round(seconds / scan, 1) if scan else None, "peak_mb": peak})
+        out.append({"bench": "recursive", "loop": name, "form": form, "data": data, **found[0][1],
+                    "seconds": round(seconds, 3), "runs": [round(s, 3) for s, _ in found],
+                    "scan_seconds": round(scan, 3), "ratio": round(seconds / scan, 1) if scan else None, "peak_mb": peak})
     return out
 
 
