@@ -70,6 +70,8 @@ LOCAL_DEFAULTS = {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "fals
 #: release, whose rounds compile the same code again and again: a Mondrian release on 3,000 rows
 #: of Adult took 70 s with it against 81 s, on local[2] with Spark's other defaults)
 DEFAULTS = {"spark.sql.session.timeZone": "UTC", "spark.sql.codegen.cache.maxEntries": "1000"}
+#: the driver's Java options: a warehouse of ours adds Derby's log file to them
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 #: the settings that say where the catalog lives: when any is configured, no warehouse of ours
 CATALOG_KEYS = ("spark.sql.warehouse.dir", "spark.sql.catalogImplementation", "javax.jdo.option.ConnectionURL")
 
@@ -137,9 +139,12 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
         warehouse = default_warehouse
     if warehouse:
         warehouse = str(Path(warehouse).resolve())   # Derby and Spark would each resolve a relative one
+        # Derby's log beside its metastore, after the driver's own Java options (a team's, kept)
+        java = " ".join(filter(None, (given.pop(JAVA_OPTIONS, None) or have.get(JAVA_OPTIONS),
+                                      f"-Dderby.stream.error.file={warehouse}/derby.log")))
         builder = (builder.config("spark.sql.warehouse.dir", f"{warehouse}/warehouse")
                    .config("javax.jdo.option.ConnectionURL", f"jdbc:derby:;databaseName={warehouse}/metastore;create=true")
-                   .config("spark.driver.extraJavaOptions", f"-Dderby.stream.error.file={warehouse}/derby.log")
+                   .config(JAVA_OPTIONS, java)
                    .enableHiveSupport())
     for key, value in given.items():
         builder = builder.config(key, value)

@@ -7,7 +7,6 @@ configuration is read once, when the JVM starts). Marked ``spark``."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from dataclasses import replace
@@ -23,6 +22,7 @@ from anonymizer.engine.spark import copy_from_duckdb
 from anonymizer.errors import UnsupportedError
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
+from tests.conftest import SPARK_FOR_TESTS, spark_defaults
 
 pytestmark = pytest.mark.spark
 pyspark = pytest.importorskip("pyspark")
@@ -36,19 +36,16 @@ print(json.dumps({{"partitions": spark.conf.get("spark.sql.shuffle.partitions"),
                   "codegen_cache": spark.conf.get("spark.sql.codegen.cache.maxEntries"),
                   "catalog": spark.conf.get("spark.sql.catalogImplementation"),
                   "warehouse": spark.conf.get("spark.sql.warehouse.dir"),
-                  "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true")}}))
+                  "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true"),
+                  "jvm": list(spark._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())}}))
 spark.stop()
 """
 
 
 def defaults(tmp_path: Path, **settings: str) -> dict[str, str]:
-    """The environment of a process whose ``SPARK_CONF_DIR`` holds ``settings`` as its
-    ``spark-defaults.conf``."""
-    folder = tmp_path / "conf"
-    folder.mkdir(exist_ok=True)
-    (folder / "spark-defaults.conf").write_text("# a team's settings\n" + "".join(
-        f"{key} {value}\n" for key, value in settings.items()))
-    return {**os.environ, "SPARK_CONF_DIR": str(folder), "SPARK_HOME": str(Path(pyspark.__file__).parent),
+    """The environment of a process whose ``SPARK_CONF_DIR`` holds ``settings`` (over the
+    tests' own) as its ``spark-defaults.conf``."""
+    return {**spark_defaults(tmp_path / "conf", **settings), "SPARK_HOME": str(Path(pyspark.__file__).parent),
             "PYSPARK_PYTHON": sys.executable}
 
 
@@ -63,6 +60,10 @@ def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_pa
     env = defaults(tmp_path, **{"spark.sql.shuffle.partitions": "7", "spark.app.name": "team-nightly"})
     found = session_settings(tmp_path, env)
     warehouse = found.pop("warehouse")   # a local master whose catalog nothing configured: ours
+    # the driver's JVM runs with the team's Java options and Derby's log file beside our metastore
+    jvm = found.pop("jvm")
+    assert set(SPARK_FOR_TESTS["spark.driver.extraJavaOptions"].split()) <= set(jvm)
+    assert f"-Dderby.stream.error.file={tmp_path.resolve()}/anonymizer-spark/derby.log" in jvm
     assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "codegen_cache": "1000", "ui": "false",
                      "catalog": "hive"}
     assert warehouse.endswith(str(tmp_path / "anonymizer-spark" / "warehouse"))
