@@ -1,7 +1,8 @@
-"""Side by side with ARX 3.9.2 (``anonymizer bench arx-grid``): our side of issue 21's table.
+"""Side by side with ARX 3.9.2 (``anonymizer bench arx-grid``): issue 21's table, and issue 57's
+local recoding under more models.
 
 Every configuration is a release of ARX's Adult (30,162 rows, its 8 QIs and hierarchies,
-bundled in ``anonymizer/data/arx_adult``), run as ARX was timed: one fresh process per run
+bundled in ``anonymizer/data/arx_adult``), run as ARX is timed: one fresh process per run
 (``python -m anonymizer.cli run SPEC --db FILE --json``), timed from outside (``whole``, what
 a user waits for at the shell), with the release's own ``timings.total`` (``in_process``,
 the counterpart of ARX's in-JVM time) and the algorithm's seconds. Medians of ``repeat`` runs.
@@ -12,14 +13,22 @@ Groups:
   limits 0, 2 and 5 %;
 - ``t-closeness``: the optimal node under 0.2-closeness (equal distance) on occupation, 2 %;
 - ``local``: local recoding at k = 2, 5, 10, 20, 50, 100, with k-anonymity alone and with
-  distinct 3-diversity on occupation: Mondrian publishing each class's own value sets and
-  ranges, cut where the two sides lose least (``labels: values, split: loss``).
+  distinct 3-diversity on occupation;
+- ``local-models`` (issue 57): local recoding at k = 2, 5, 10, 50 with distinct 2-diversity on
+  occupation, with 0.2-closeness (equal distance) on occupation, and with k alone under a 2 %
+  suppression limit (for ARX, what a limit means there: :mod:`.arx_live`).
 
-ARX's figures (:data:`ARX`) were measured on this 2-core machine with ARX 3.9.2 on the same
-data, hierarchies and limits; ``loss`` is per cell ``(values covered - 1) / (values - 1)``,
-a suppressed cell costing 1 (ARX's loss metric; our ``utility["loss"]``), re-measured on
-ARX's output. The verdict compares the whole process (ours against ARX's JVM), our
-algorithm's seconds against twice ARX's in-JVM seconds, and the loss.
+Our side of the local groups is :data:`OURS_LOCAL` (today Mondrian publishing each class's own
+value sets and ranges, cut where the two sides lose least: ``labels: values, split: loss``).
+
+ARX's side: with ``--arx-jar`` (``arx_jar``), ARX runs live, each run interleaved with one of
+ours (:mod:`.arx_live`); without it, ARX's figures are the ones stored in :data:`ARX`, measured
+on this 2-core machine on 2026-11-24, and the table says so. Loss is one measure for both
+tools' published tables (:func:`.published_loss.published_loss`: per cell ``(values covered -
+1) / (values - 1)``, a suppressed cell costing 1, ARX's loss metric), which on our output is
+the release's ``utility["loss"]`` (``release_loss``; the verdict says when they differ). The
+verdict compares the whole process (ours against ARX's JVM), our algorithm's seconds against
+twice ARX's in-JVM seconds, and the loss.
 """
 
 from __future__ import annotations
@@ -38,7 +47,11 @@ from typing import Callable, Iterator
 from anonymizer.demo import data_path
 
 QIS = ("age", "sex", "race", "marital-status", "education", "native-country", "workclass", "salary-class")
-GROUPS = ("optimal", "t-closeness", "local")
+GROUPS = ("optimal", "t-closeness", "local", "local-models")
+#: our side of the local groups: the algorithm of the spec (swap it here)
+OURS_LOCAL = {"name": "mondrian", "labels": "values", "split": "loss"}
+#: when the stored figures (:data:`ARX`) were measured
+STORED_ON = "2026-11-24"
 
 #: ARX 3.9.2 (tag v3.9.2, built from source) on this machine, same data, hierarchies and
 #: limits, one JVM per run, each run interleaved with one of ours, medians of 3, on a quiet
@@ -87,6 +100,16 @@ class Config:
     algorithm: dict = field(hash=False)
     suppression: float = 0.0
 
+    @property
+    def local(self) -> bool:
+        """Local recoding (the ``local`` groups), else the optimal global node."""
+        return self.group.startswith("local")
+
+    @property
+    def view(self) -> str:
+        """The release's view (in schema ``published``)."""
+        return "arx_" + "".join(c if c.isalnum() else "_" for c in self.name)
+
     def spec(self) -> dict:
         """The release spec over the bundled ARX Adult."""
         columns: dict = {q: {"role": "quasi", "hierarchy": {"csv": str(_data(f"adult_hierarchy_{q}.csv"))}}
@@ -94,7 +117,7 @@ class Config:
         columns["age"]["type"] = "numeric"
         columns["occupation"] = {"role": "sensitive" if any(m.get("sensitive") for m in self.models)
                                  else "insensitive"}
-        view = "arx_" + "".join(c if c.isalnum() else "_" for c in self.name)
+        view = self.view
         return {"release": view, "source": {"path": str(_data("adult.csv.gz")), "delimiter": ";", "table": "adult"},
                 "columns": columns, "models": self.models, "algorithm": self.algorithm,
                 "suppression_limit": self.suppression, "output": {"view": view}}
@@ -120,13 +143,21 @@ def configs(groups: tuple[str, ...] = GROUPS) -> list[Config]:
                 models = [{"type": "k-anonymity", "k": k}]
                 if l_div:
                     models.append({"type": "distinct-l-diversity", "l": 3, "sensitive": "occupation"})
-                out.append(Config(f"local k={k}" + (" l=3" if l_div else ""), "local", models,
-                                  {"name": "mondrian", "labels": "values", "split": "loss"}))
+                out.append(Config(f"local k={k}" + (" l=3" if l_div else ""), "local", models, OURS_LOCAL))
+    if "local-models" in groups:
+        more = (("l=2", [{"type": "distinct-l-diversity", "l": 2, "sensitive": "occupation"}], 0.0),
+                ("t=0.2", [{"type": "t-closeness", "t": 0.2, "distance": "equal", "sensitive": "occupation"}], 0.0),
+                ("s=2%", [], 0.02))
+        for suffix, models, limit in more:
+            out += [Config(f"local k={k} {suffix}", "local-models", [{"type": "k-anonymity", "k": k}, *models],
+                           OURS_LOCAL, limit) for k in (2, 5, 10, 50)]
     return out
 
 
 def run_config(config: Config, workdir: Path) -> dict:
-    """One run in a fresh process: the whole process's seconds and the release's figures."""
+    """One run in a fresh process: the whole process's seconds and the release's figures, and
+    its published table exported (untimed) to ``workdir/ours.csv`` (``published``); ``error``
+    instead when the run fails."""
     spec = workdir / "spec.json"                  # JSON is YAML: the spec loader reads it
     spec.write_text(json.dumps(config.spec()))
     db = workdir / "bench.duckdb"
@@ -139,56 +170,120 @@ def run_config(config: Config, workdir: Path) -> dict:
                           capture_output=True, text=True, env=env)
     whole = time.perf_counter() - start
     if done.returncode != 0:
-        raise RuntimeError(f"{config.name}: anonymizer run exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        said = done.stderr.strip().splitlines() or [f"exit {done.returncode}"]
+        return {"whole": whole, "error": f"anonymizer run exited {done.returncode}: {said[-1][:300]}"}
     out = json.loads(done.stdout)
     algorithm = out.get("algorithm", {})
     return {"whole": whole, "in_process": out["timings"]["total"], "algorithm_seconds": out["timings"]["algorithm"],
-            "loss": out["utility"]["loss"], "suppressed": out["suppressed"], "classes": out["classes"],
-            "node": algorithm.get("levels"), "checks": algorithm.get("checks")}
+            "release_loss": out["utility"]["loss"], "suppressed": out["suppressed"], "classes": out["classes"],
+            "node": algorithm.get("levels"), "checks": algorithm.get("checks"),
+            "published": export_published(db, config.view, workdir / "ours.csv")}
 
 
-def run_arx_grid(groups: tuple[str, ...] = GROUPS, repeat: int = 3,
-                 say: Callable[[str], None] | None = None) -> Iterator[dict]:
-    """Run every configuration ``repeat`` times; yield one line per configuration (medians)."""
+def export_published(db: Path, view: str, path: Path) -> Path:
+    """Copy the view ``published.<view>`` of database file ``db`` to the CSV file ``path``."""
+    import duckdb
+
+    from anonymizer.engine.names import in_catalog
+    from anonymizer.engine.session import Engine
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        Engine(con).run("publish/export.sql.j2", {"path": str(path)}, relation=in_catalog(None, "published", view),
+                        order=None, format="csv", compression="", tab=False)
+    finally:
+        con.close()
+    return path
+
+
+def run_arx_grid(groups: tuple[str, ...] = GROUPS, repeat: int = 3, say: Callable[[str], None] | None = None,
+                 arx_jar: str | Path | None = None, driver: Path | None = None) -> Iterator[dict]:
+    """Run every configuration ``repeat`` times; yield one line per configuration (medians).
+
+    With ``arx_jar``, ARX runs live beside ours, one JVM per run, the two taking turns (ours,
+    ARX, ours, ARX, ...; :mod:`.arx_live`; ``driver``: another driver source, for tests); without
+    it, ``arx`` holds the stored figures (:data:`ARX`). ``arx_source`` says which.
+    """
+    from anonymizer.bench.arx_live import LiveArx, arx_args, summarize
+    from anonymizer.bench.published_loss import published_loss
     with tempfile.TemporaryDirectory(prefix="anon_arx_grid_") as tmp:
+        work = Path(tmp)
+        hierarchies = {q: _data(f"adult_hierarchy_{q}.csv") for q in QIS}
+        live = None
+        if arx_jar is not None:
+            live = LiveArx.prepare(arx_jar, work, _data("adult.csv.gz"), _data("adult.csv.gz").parent, QIS,
+                                   driver)
+
+        def measure(published: Path, delimiter: str = ";") -> dict:
+            return published_loss(published, _data("adult.csv.gz"), hierarchies, delimiter=delimiter)
+
         for config in configs(groups):
-            runs = []
+            ours, theirs = [], []
             for i in range(repeat):
-                runs.append(run_config(config, Path(tmp)))
+                ours.append(run_config(config, work))
                 if say:
-                    say(f"{config.name}: run {i + 1}/{repeat} {runs[-1]['whole']:.2f} s")
+                    say(f"{config.name}: ours {i + 1}/{repeat} {ours[-1]['whole']:.2f} s")
+                if live is not None:
+                    theirs.append(live.run(config.name, arx_args(config.models, config.suppression, config.local),
+                                           work / "arx.csv"))
+                    if say:
+                        say(f"{config.name}: ARX {i + 1}/{repeat} {theirs[-1]['whole']:.2f} s")
             line = {"bench": "arx-grid", "config": config.name, "group": config.group, "runs": repeat}
-            line.update({key: statistics.median(r[key] for r in runs)
-                         for key in ("whole", "in_process", "algorithm_seconds")})
-            line.update({key: runs[-1][key] for key in ("loss", "suppressed", "classes", "node", "checks")})
-            line["arx"] = ARX.get(config.name)
+            line.update(_ours(ours, lambda path: measure(path, ",")))
+            line["arx_source"] = "stored" if live is None else "live"
+            line["arx"] = ARX.get(config.name) if live is None else summarize(theirs, measure)
             yield line
 
 
+def _ours(runs: list[dict], measure: Callable[[Path], dict]) -> dict:
+    """Our side of a line: medians of the runs' seconds, the last run's figures, its table's loss."""
+    failed = [r["error"] for r in runs if "error" in r]
+    if failed:
+        return {"error": failed[0]}
+    out = {key: statistics.median(r[key] for r in runs) for key in ("whole", "in_process", "algorithm_seconds")}
+    out["loss"] = measure(runs[-1]["published"])["loss"]
+    out.update({key: runs[-1][key] for key in ("release_loss", "suppressed", "classes", "node", "checks")})
+    return out
+
+
 def format_arx_grid(lines: list[dict]) -> str:
-    """The table of issue 21: ours next to ARX's, a verdict per row."""
+    """The table of issues 21 and 57: ours next to ARX's, a verdict per row; its heading says
+    whether ARX's column was measured live or is the stored figures."""
+    live = [x["arx"].get("tool") for x in lines if x.get("arx_source") == "live" and x["arx"]]
+    said = (f"{(live[0] if live and live[0] else 'ARX')}: live, interleaved (seconds: medians)" if live else
+            f"ARX 3.9.2: stored figures measured {STORED_ON} (not live)")
     head = (f"{'configuration':<24} {'whole':>6} {'in-proc':>7} {'algo':>6} {'loss':>8} {'supp':>5} | "
             f"{'ARX whole':>9} {'in-JVM':>6} {'loss':>8} {'supp':>5} | verdict")
-    rows = ["ours (seconds: medians)".ljust(59) + "| ARX 3.9.2", head, "-" * len(head)]
+    rows = ["ours (seconds: medians)".ljust(59) + "| " + said, head, "-" * len(head)]
     for x in lines:
         arx = x["arx"] or {}
-        rows.append(f"{x['config']:<24} {x['whole']:>6.2f} {x['in_process']:>7.2f} {x['algorithm_seconds']:>6.2f} "
-                    f"{x['loss']:>8.6f} {x['suppressed']:>5} | {_num(arx.get('whole'), '.2f'):>9} "
+        if "error" in x:
+            ours = f"{'ours failed':>38}"
+        else:
+            ours = (f"{x['whole']:>6.2f} {x['in_process']:>7.2f} {x['algorithm_seconds']:>6.2f} "
+                    f"{x['loss']:>8.6f} {x['suppressed']:>5}")
+        rows.append(f"{x['config']:<24} {ours} | {_num(arx.get('whole'), '.2f'):>9} "
                     f"{_num(arx.get('jvm'), '.2f'):>6} {_num(arx.get('loss'), '.6f'):>8} "
                     f"{_num(arx.get('suppressed'), 'd'):>5} | {_verdict(x, arx)}")
-    return "\n".join(rows)
+    failures = [f"{x['config']}: {side} {failed['error']}" for x in lines
+                for side, failed in (("ours:", x), ("ARX:", x["arx"] or {})) if "error" in failed]
+    return "\n".join(rows + failures)
 
 
 def _verdict(x: dict, arx: dict) -> str:
     """Per row: the whole process against ARX's JVM process, our algorithm against twice ARX's
-    in-JVM time (issue 21's target), and the loss against ARX's (to its 6 printed digits)."""
-    if not arx:
-        return "-"
-    parts = ["faster" if x["whole"] <= arx["whole"] else "SLOWER",
-             "algo <= 2x JVM" if x["algorithm_seconds"] <= 2 * arx["jvm"] else "ALGO > 2x JVM"]
-    if arx.get("loss") is not None:
-        parts.append("loss <= ARX" if x["loss"] <= arx["loss"] + 5e-7 else "LOSS > ARX")
-    return ", ".join(parts)
+    in-JVM time (issue 21's target), the loss against ARX's (to its 6 printed digits), and
+    whether our table's measured loss is the release's own."""
+    parts = []
+    if "error" in x or "error" in arx:
+        parts.append("FAILED")
+    elif arx:
+        parts += ["faster" if x["whole"] <= arx["whole"] else "SLOWER",
+                  "algo <= 2x JVM" if x["algorithm_seconds"] <= 2 * arx["jvm"] else "ALGO > 2x JVM"]
+        if arx.get("loss") is not None:
+            parts.append("loss <= ARX" if x["loss"] <= arx["loss"] + 5e-7 else "LOSS > ARX")
+    if x.get("release_loss") is not None and abs(x["loss"] - x["release_loss"]) > 1e-9:
+        parts.append(f"LOSS MEASURES DIFFER (release: {x['release_loss']:.6f})")
+    return ", ".join(parts) or "-"
 
 
 def _num(value, form: str) -> str:

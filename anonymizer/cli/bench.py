@@ -331,25 +331,38 @@ def recursive(rows: tuple[int, ...], repeat: int, loops: tuple[str, ...], as_jso
 
 
 @bench.command(name="arx-grid")
-@click.option("--group", "groups", multiple=True, type=click.Choice(("optimal", "t-closeness", "local")),
-              help="A group of configurations (repeat the option; default: all three).")
+@click.option("--group", "groups", multiple=True,
+              type=click.Choice(("optimal", "t-closeness", "local", "local-models")),
+              help="A group of configurations (repeat the option; default: all four).")
+@click.option("--arx-jar", type=click.Path(dir_okay=False), metavar="JAR",
+              help="ARX's library jar (with its dependencies, as libarx-3.9.2.jar): run ARX live, each of its runs "
+                   "(one JVM) taking turns with one of ours; needs java and javac. Without it, ARX's column is "
+                   "the figures stored in the code.")
 @repeat_option("Runs per configuration (each a fresh process).")
+@click.option("--json", "as_json", is_flag=True, help="Only the JSON lines, no table.")
 @quiet_option("No progress lines.")
-def arx_grid(groups: tuple[str, ...], repeat: int, quiet: bool) -> None:
+def arx_grid(groups: tuple[str, ...], arx_jar: str | None, repeat: int, as_json: bool, quiet: bool) -> None:
     """Our side of the comparison with ARX 3.9.2 on ARX's Adult (30,162 rows, its 8 QIs and
-    hierarchies), next to ARX's figures measured on this machine: the optimal full-domain
-    node at k = 2, 5, 10, 50 with 0/2/5 % suppression, the optimal node under 0.2-closeness
-    (2 %), and local recoding at k = 2 to 100 with and without distinct 3-diversity.
+    hierarchies), next to ARX's: the optimal full-domain node at k = 2, 5, 10, 50 with 0/2/5 %
+    suppression, the optimal node under 0.2-closeness (2 %), local recoding at k = 2 to 100
+    with and without distinct 3-diversity, and (local-models) local recoding at k = 2, 5, 10,
+    50 with distinct 2-diversity, with 0.2-closeness, and with a 2 % suppression limit.
 
     Each run is a fresh `anonymizer run` process, timed whole (what you wait for at the
-    shell) and inside (the release's own total). One JSON line per configuration (medians),
-    then the table on stderr with a verdict per row.
+    shell) and inside (the release's own total). With --arx-jar, ARX runs live on the same
+    machine, one JVM per run, taking turns with ours; without it, ARX's column is the figures
+    measured on a quiet machine on 2026-11-24, and the table's heading says so. Both
+    published tables are measured by one loss function. One JSON line per configuration
+    (medians; "arx_source": "live" or "stored"), then the table on stderr with a verdict per
+    row.
 
     \b
     Examples:
       anonymizer bench arx-grid --repeat 3
       anonymizer bench arx-grid --group t-closeness --group local --repeat 1
+      anonymizer bench arx-grid --arx-jar libarx-3.9.2.jar --group local --repeat 1
     """
     from anonymizer.bench.arx import GROUPS, format_arx_grid, run_arx_grid
-    say = None if quiet else logs.step
-    stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say), format_arx_grid)
+    say = None if quiet or as_json else logs.step
+    stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say, arx_jar=arx_jar),
+           None if as_json else format_arx_grid)

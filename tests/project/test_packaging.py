@@ -32,6 +32,7 @@ def test_the_wheel_works_outside_the_source_tree(tmp_path):
     templates = sorted(str(p.relative_to(ROOT)) for p in (ROOT / "templates").rglob("*.sql.j2"))
     assert sorted(n[len("anonymizer/"):] for n in names if n.endswith(".sql.j2")) == templates
     assert "anonymizer/sql/anonymizer_macros.sql" in names and "anonymizer/data/adult.data.gz" in names
+    assert "anonymizer/bench/ArxBench.java" in names   # bench arx-grid --arx-jar compiles it
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
     # without site processing (-S), so the editable install's finder cannot serve the tree;
