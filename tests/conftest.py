@@ -98,6 +98,19 @@ def spark(warehouse):
     spark.stop()
 
 
+@pytest.fixture
+def one_shuffle_partition(spark):
+    """The session's shuffles in one partition for the test (restored after): for the releases
+    whose order is total by construction (Mondrian's and the lattice searches' statements, the
+    md5 draws), where a second partition costs the JVM about an eighth more CPU and tells
+    nothing more. The families' releases, the versions across nights, the order attack and
+    every command line keep two or more."""
+    before = spark.conf.get("spark.sql.shuffle.partitions")
+    spark.conf.set("spark.sql.shuffle.partitions", "1")
+    yield
+    spark.conf.set("spark.sql.shuffle.partitions", before)
+
+
 @pytest.hookimpl(optionalhook=True)   # a hook of pytest-xdist: without it installed, never called
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (``-n auto``, the README's test command) the Spark tests run in

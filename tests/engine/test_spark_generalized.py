@@ -27,7 +27,7 @@ from tests.conftest import ARX
 from tests.engine.test_spark import assert_same_release, published_classes, spark_classes
 from tests.release.test_oracle import adult_spec
 
-pytestmark = pytest.mark.spark
+pytestmark = [pytest.mark.spark, pytest.mark.usefixtures("one_shuffle_partition")]
 
 QIS = ["age", "race", "marital-status"]
 #: every generic model, each strict enough here to fail classes of its own at some nodes
