@@ -227,7 +227,8 @@ def run_arx_grid(groups: tuple[str, ...] = GROUPS, repeat: int = 3, say: Callabl
                                            work / "arx.csv"))
                     if say:
                         say(f"{config.name}: ARX {i + 1}/{repeat} {theirs[-1]['whole']:.2f} s")
-            line = {"bench": "arx-grid", "config": config.name, "group": config.group, "runs": repeat}
+            line = {"bench": "arx-grid", "config": config.name, "group": config.group, "runs": repeat,
+                    "form": FORMS[config.algorithm.get("labels", "hierarchy")]}
             line.update(_ours(ours, lambda path: measure(path, ",")))
             line["arx_source"] = "stored" if live is None else "live"
             line["arx"] = ARX.get(config.name) if live is None else summarize(theirs, measure)
@@ -243,6 +244,11 @@ def _ours(runs: list[dict], measure: Callable[[Path], dict]) -> dict:
     out["loss"] = measure(runs[-1]["published"])["loss"]
     out.update({key: runs[-1][key] for key in ("release_loss", "suppressed", "classes", "node", "checks")})
     return out
+
+
+#: what our side publishes (``form`` in a line), by the spec's ``algorithm.labels``; ARX
+#: publishes hierarchy nodes in every configuration
+FORMS = {"hierarchy": "hierarchy nodes", "values": "value sets and ranges"}
 
 
 def format_arx_grid(lines: list[dict]) -> str:
@@ -266,7 +272,10 @@ def format_arx_grid(lines: list[dict]) -> str:
                     f"{_num(arx.get('suppressed'), 'd'):>5} | {_verdict(x, arx)}")
     failures = [f"{x['config']}: {side} {failed['error']}" for x in lines
                 for side, failed in (("ours:", x), ("ARX:", x["arx"] or {})) if "error" in failed]
-    return "\n".join(rows + failures)
+    other = sorted({x["group"] for x in lines if x.get("form", FORMS["hierarchy"]) != FORMS["hierarchy"]})
+    forms = [f"{', '.join(other)}: ours publishes each class's {FORMS['values']}, ARX hierarchy nodes; "
+             "the loss columns compare different published forms"] if other else []
+    return "\n".join(rows + failures + forms)
 
 
 def _verdict(x: dict, arx: dict) -> str:
@@ -280,7 +289,8 @@ def _verdict(x: dict, arx: dict) -> str:
         parts += ["faster" if x["whole"] <= arx["whole"] else "SLOWER",
                   "algo <= 2x JVM" if x["algorithm_seconds"] <= 2 * arx["jvm"] else "ALGO > 2x JVM"]
         if arx.get("loss") is not None:
-            parts.append("loss <= ARX" if x["loss"] <= arx["loss"] + 5e-7 else "LOSS > ARX")
+            parts.append(("loss <= ARX" if x["loss"] <= arx["loss"] + 5e-7 else "LOSS > ARX") +
+                         (" (other form)" if x.get("form", FORMS["hierarchy"]) != FORMS["hierarchy"] else ""))
     if x.get("release_loss") is not None and abs(x["loss"] - x["release_loss"]) > 1e-9:
         parts.append(f"LOSS MEASURES DIFFER (release: {x['release_loss']:.6f})")
     return ", ".join(parts) or "-"

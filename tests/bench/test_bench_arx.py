@@ -42,3 +42,15 @@ def test_verdicts_say_behind_when_behind():
     assert "SLOWER" in table and "ALGO > 2x JVM" in table and "LOSS > ARX" in table
     ahead = format_arx_grid([dict(line, whole=1.0, algorithm_seconds=0.5, loss=0.1)])
     assert "faster, algo <= 2x JVM, loss <= ARX" in ahead
+
+
+def test_the_table_says_when_the_two_sides_publish_different_forms():
+    """Issue 57: a loss compared across forms is said to be so, in the row and under the table."""
+    line = {"config": "local k=50", "group": "local", "whole": 1.0, "in_process": 0.9, "algorithm_seconds": 0.5,
+            "loss": 0.08, "suppressed": 0, "arx": ARX["local k=50"], "form": "value sets and ranges"}
+    table = format_arx_grid([line])
+    assert "loss <= ARX (other form)" in table
+    assert table.splitlines()[-1].startswith("local: ours publishes each class's value sets and ranges, ARX hierarchy")
+    same = format_arx_grid([dict(line, form="hierarchy nodes")])
+    assert "other form" not in same and "different published forms" not in same
+    assert {c.group: c.algorithm.get("labels") for c in configs(("local",))} == {"local": "values"}
