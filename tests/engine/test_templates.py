@@ -11,6 +11,7 @@ import sqlglot
 from anonymizer import anonymize
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
+from anonymizer.families.generalized.top_down import top_down
 from anonymizer.demo import data_path, demo_spec, load_adult
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine import rendering as engine_module
@@ -182,6 +183,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     evaluate_spec(con, load_spec(WEIRD))   # lattice_eval/, on column names that need quoting
     evaluate_spec(con, load_spec(WEIRD), name="weird_rollup", loop="recursive")   # lattice_eval/node_rollup
     _recursive_mondrian(con)
+    _top_down(con)
     _report(con)
     missing = [t for t in list_templates() if t not in rendered and not t.startswith(tuple(EXEMPT))]
     assert not missing, f"templates never rendered by the test runs: {missing}"
@@ -226,6 +228,20 @@ def _recursive_mondrian(con) -> None:
             spec = load_spec(dict(WEIRD, columns=columns, models=models,
                                   algorithm={"name": "mondrian", "seed": 1, **algorithm}))
             assert mondrian(engine, (p := prepare(engine, spec)), mondrian_inputs(p), loop="recursive", batch=1).notes["loop"] == "recursive"
+
+
+def _top_down(con) -> None:
+    """Top-down specialization (families/generalized/top_down/) on names that need quoting, a
+    pass a statement and a round a statement, with l-diversity and t-closeness; a remainder
+    suppressed, and one merged into a class (WEIRD at k=4 leaves one)."""
+    columns = dict(WEIRD["columns"], select={"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}})
+    models = WEIRD["models"] + [{"type": "t-closeness", "t": 0.9, "sensitive": 'a"b'}]
+    for loop, limit in (("recursive", 0.0), ("python", 0.0), ("recursive", 1.0)):
+        engine = Engine(con)
+        with engine.workspace():
+            spec = load_spec(dict(WEIRD, columns=columns, models=models, suppression_limit=limit,
+                                  algorithm={"name": "top-down", "seed": 1}))
+            assert top_down(engine, prepare(engine, spec), loop=loop).notes["loop"] == loop
 
 
 def _identity_reserved(con) -> None:

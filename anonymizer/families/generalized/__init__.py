@@ -1,5 +1,5 @@
 """Generalization: every row keeps its place and its QI values are coarsened to a class's
-label (Mondrian, full-domain, and the lattice searches).
+label (Mondrian, top-down specialization, full-domain, and the lattice searches).
 
 Reading guide:
 
@@ -8,6 +8,9 @@ algorithm                                       here                            
 ==============================================  ==================================================  ======================
 Mondrian, strict and relaxed (LeFevre et al.    :func:`.mondrian.mondrian` (one round: histogram,   mondrian/
 2006; paper 000 Alg. 3 ``local_generalization``) candidates, sides, decide, finish, split)
+top-down specialization along the hierarchies   :func:`.top_down.top_down` (cells, pass = rounds,   top_down/
+(Fung et al. 2005, per partition; the remainder  whole, merge, finished)
+again from the root, as ARX's local recoding)
 full-domain at a given level vector             :func:`.full_domain.full_domain`                    full_domain/
 frequency set, lattice, node checks             :mod:`.lattice.frequency_set`, :mod:`.lattice.lattice`  lattice/
 optimal full-domain search (bisection on        :func:`.lattice.optimal.optimal`                    lattice/
@@ -37,9 +40,10 @@ POPULATION_MODELS = ("k-map", "delta-presence")
 FAMILY = Family(
     "generalized", None,
     algorithms={"mondrian": frozenset({"seed", "relaxed", "labels", "split"}),
+                "top-down": frozenset({"seed"}),
                 "full-domain": frozenset({"seed", "levels"}),
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"})},
     models=frozenset(GENERIC_MODELS + POPULATION_MODELS), parts=("classes",), gate=True,
-    refuses={"mondrian": frozenset(POPULATION_MODELS)}, package=__name__)
+    refuses={"mondrian": frozenset(POPULATION_MODELS), "top-down": frozenset(POPULATION_MODELS)}, package=__name__)

@@ -71,18 +71,17 @@ Choices the paper leaves open:
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field
 
 from anonymizer.engine.session import Engine
-from anonymizer.errors import DataError, PrivacyCheckFailed
 from anonymizer.models import PrivacyModel, check
 from anonymizer.plan import Plan
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
+from anonymizer.families.generalized.partitions import check_whole_table, strict_assign
 from anonymizer.families.generalized.result import AlgorithmResult
 
 
@@ -153,7 +152,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         raise ValueError(f"batch must be a positive number of rounds, 'auto' or None, got {batch!r}")
     start = time.perf_counter()
     run = _setup(engine, plan, inputs)
-    _check_whole_table(run)                    # Alg. 3, line 15 for T itself
+    check_whole_table(engine, plan, inputs.k, inputs.models)   # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     loss_split.reorder(run)                    # split: loss cuts categorical values most frequent first
     _positions(run)
@@ -238,20 +237,6 @@ def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
     for i, model, _ in checked:
         run.params.update(model.params(f"m{i}"))
     return run
-
-
-def _check_whole_table(run: _Run) -> None:
-    """Nothing can be released if the whole table fails a model: stop with the figure."""
-    plan, k = run.plan, run.inputs.k
-    if plan.base_rows < k:
-        raise DataError(plan.source, f"{plan.base_rows} rows are left to anonymize, fewer than "
-                                     f"k={k}: no equivalence class can be formed")
-    column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    for result in check.evaluate_all(run.engine, run.inputs.models, plan.base, [], column_of,
-                                     hiers=plan.hiers):
-        if not result.holds:
-            raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
-                                     f"satisfy it)", result.figure, result.failing)
 
 
 def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
@@ -409,10 +394,10 @@ def _class_cells(run: _Run) -> str:
 
 
 def _assign(run: _Run) -> str:
+    if not run.relaxed:
+        return strict_assign(run.engine, run.plan, run.done or run.t("done"), run.qis, run.keys)
     assign = run.engine.work("assign")
-    radix = [q.m + 1 for q in run.plan.qis]    # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
-    weights = [math.prod(radix[:i]) for i in range(len(radix))]
-    run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params() if run.relaxed else None, target=assign,
-                   base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys, relaxed=run.relaxed,
-                   weights=weights if math.prod(radix) < 2 ** 62 else None)
+    run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params(), target=assign,
+                   base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys, relaxed=True,
+                   weights=None)
     return assign

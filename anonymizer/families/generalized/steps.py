@@ -21,6 +21,7 @@ from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
+from anonymizer.families.generalized.top_down import top_down
 from anonymizer.families.generalized.verify import input_reference, verify as verify_models
 from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 #: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
 ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
     "mondrian": lambda engine, plan: mondrian(engine, plan, mondrian_inputs(plan)),
+    "top-down": top_down,
     "full-domain": full_domain,
     "privacyfrost2": privacyfrost2,
     "optimal": optimal,

@@ -1,0 +1,37 @@
+"""What Mondrian (:mod:`.mondrian`) and top-down specialization (:mod:`.top_down`) share:
+both partition the table's cells into strict classes (every QI vector in one class), whose
+root, the whole table, must pass every model."""
+
+from __future__ import annotations
+
+import math
+
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError, PrivacyCheckFailed
+from anonymizer.models import PrivacyModel, check
+from anonymizer.plan import Plan
+
+
+def check_whole_table(engine: Engine, plan: Plan, k: int, models: tuple[PrivacyModel, ...]) -> None:
+    """Nothing can be released if the whole table fails a model: stop with the figure (Alg. 3,
+    line 15 for T itself; top-down specialization's root likewise)."""
+    if plan.base_rows < k:
+        raise DataError(plan.source, f"{plan.base_rows} rows are left to anonymize, fewer than "
+                                     f"k={k}: no equivalence class can be formed")
+    column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
+    for result in check.evaluate_all(engine, models, plan.base, [], column_of, hiers=plan.hiers):
+        if not result.holds:
+            raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
+                                     f"satisfy it)", result.figure, result.failing)
+
+
+def strict_assign(engine: Engine, plan: Plan, done: str, qis: list[str], keys: list[str]) -> str:
+    """Alg. 3, line 30 for strict classes (every QI vector in one class): the work table
+    ``assign``, each row of ``plan.base`` with the class of its QI codes in ``done``."""
+    assign = engine.work("assign")
+    radix = [q.m + 1 for q in plan.qis]        # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
+    weights = [math.prod(radix[:i]) for i in range(len(radix))]
+    engine.run("families/generalized/mondrian/assign.sql.j2", None, target=assign, base=plan.base, done=done, qis=qis,
+               keys=keys, relaxed=False, weights=weights if math.prod(radix) < 2 ** 62 else None)
+    return assign
