@@ -35,6 +35,9 @@ if TYPE_CHECKING:
 BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex",
              "race", "hours_per_week", "native_country", "relationship")
 _NUMERIC = {"age", "hours_per_week"}
+#: ``bench top-down``: the widths of the numeric QIs' interval hierarchy (then '*'); the
+#: categorical QIs have none (each value, then '*')
+TOP_DOWN_INTERVALS = (5, 10, 20)
 
 
 def run_bench(rows_list, algorithm: str = "mondrian", k: int = 10, qis: int = 6, repeat: int = 3,
@@ -43,7 +46,8 @@ def run_bench(rows_list, algorithm: str = "mondrian", k: int = 10, qis: int = 6,
 
     Args:
         rows_list: table sizes to generate, e.g. ``[1_000_000, 10_000_000]``.
-        algorithm: ``mondrian`` or ``full-domain`` (at the top level but one, for timing).
+        algorithm: ``mondrian``, ``top-down`` (numeric QIs with a hierarchy of intervals,
+            :data:`TOP_DOWN_INTERVALS`) or ``full-domain`` (at the top level but one, for timing).
         k: the k of k-anonymity.
         qis: how many quasi-identifiers (1 to 10).
         repeat: runs per size.
@@ -179,6 +183,10 @@ def _k_check(engine: Engine, source: str, names, rows: int, k: int, scan: float)
 
 def _algorithm_run(engine: Engine, table: str, names, rows: int, k: int, algorithm: str, scan: float) -> dict:
     columns = {n: {"role": "quasi", "type": "numeric" if n in _NUMERIC else "categorical"} for n in names}
+    if algorithm == "top-down":   # it specializes along hierarchies: the numeric QIs get intervals
+        for n in names:
+            if n in _NUMERIC:
+                columns[n]["hierarchy"] = {"intervals": list(TOP_DOWN_INTERVALS)}
     spec_dict = {"release": "bench", "source": {"table": table}, "columns": columns,
                  "default_role": "insensitive", "models": [{"type": "k-anonymity", "k": k}],
                  "algorithm": {"name": algorithm}}

@@ -72,6 +72,14 @@ _harness("mondrian", "mondrian", False, """Time Mondrian: coding the QIs and cop
     Example:
       anonymizer bench mondrian --rows 1000000 --rows 10000000
     """)
+_harness("top-down", "top-down", False, """Time top-down specialization: coding the QIs and copying the
+    rows, then the algorithm's passes up to the classes (k = --k over the first --qis QIs; the
+    numeric QIs specialize along intervals of 5, 10 and 20, the others from '*' to their values).
+
+    \b
+    Example:
+      anonymizer bench top-down --rows 1000000
+    """)
 _harness("full-domain", "full-domain", False, """Time the full-domain algorithm (at the top level but
     one): coding the QIs and copying the rows, then the algorithm.
 

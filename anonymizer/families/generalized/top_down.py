@@ -12,14 +12,15 @@ suppressed records again.
 
 1. ``cells``: the rows collapsed to cells (Mondrian's ``cells.sql.j2``), each with the ladder of
    its nodes per QI (``ladders.sql.j2``, ``top_down/cells.sql.j2``);
-2. a *pass* (``top_down/pass.sql.j2``, one recursive statement; a statement a round where the
-   engine cannot, ``step.sql.j2``) starts with one partition labelled by every QI's root.
+2. a *pass* starts with one partition labelled by every QI's root (``start.sql.j2``).
    Each round (``round.sql.j2``) every partition picks the QI whose specialization gains most
    ARX loss over the children it can keep: a child node with >= k rows that passes every
    model becomes a partition one level lower; the rows of the other children leave for the
    *remainder*. A partition where no QI keeps a child and lowers the loss is a class;
 3. the next pass takes the remainder, if it passes k and every model as a whole
-   (``whole.sql.j2``); passes repeat until none is left;
+   (``whole.sql.j2``); passes repeat until none is left. Every pass runs in one recursive
+   statement (``passes.sql.j2``, its iteration a round); where the engine cannot, a round
+   is a statement (``step.sql.j2``) and a pass a loop in Python;
 4. a last remainder that fails is suppressed when ``suppression_limit`` allows its rows,
    else it joins the class whose loss grows least (``merge.sql.j2``).
 
@@ -103,23 +104,17 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
                                                                          for _, m, _ in run.checked)):
         loop = "python"
     _cells(run)
-    rest: str | None = None
+    rest = _passes(run) if loop == "recursive" else _python_passes(run)   # steps 2-3
     suppressed = 0
     budget = plan.allowed - plan.null_suppressed
-    while True:
-        if rest is not None:
-            rows, ok = _whole(run, rest)
-            if rows == 0:
-                break
-            if not ok:
-                if rows <= budget:          # step 4: suppressed, within the limit
-                    suppressed = rows
-                    break
-                rest = _merge(run, rest)    # step 4: into the class whose loss grows least
-                if rest is None:
-                    break
-                continue
-        rest = _pass(run, rest, loop)       # steps 2-3
+    while rest is not None:                 # step 4: a remainder that fails as a whole
+        rows, _ = _whole(run, rest)
+        if rows == 0:
+            break
+        if rows <= budget:                  # suppressed, within the limit
+            suppressed = rows
+            break
+        rest = _merge(run, rest)            # into the class whose loss grows least
     finished = run.t("finished")
     engine.run(T + "finished.sql.j2", target=finished, done=run.done, info=run.info, keys=run.keys, qis=run.qis)
     assign = strict_assign(engine, plan, finished, run.qis, run.keys)
@@ -176,26 +171,53 @@ def _round(run: _Run, live: str) -> str:
                           sens=run.keys[len(run.qis):], sides=sides, checks=checks)
 
 
-def _pass(run: _Run, rest: str | None, loop: str) -> str:
-    """Steps 2-3: one pass over ``rest`` (None: every cell); its classes join ``run.done``;
-    returns the table of its remainder (cells with st 2)."""
-    engine = run.engine
-    run.passes += 1
-    first = run.t(f"start_{run.passes}")
-    engine.run(T + "start.sql.j2", target=first, info=run.info, rest=rest,
-               heights=[q.height for q in run.plan.qis])
+def _start(run: _Run, rest: str | None, number: int) -> str:
+    """A pass's first state: ``rest`` (None: every cell) as one partition at the roots."""
+    first = run.t(f"start_{number}")
+    run.engine.run(T + "start.sql.j2", {"pass": number}, target=first, info=run.info, rest=rest,
+                   heights=[q.height for q in run.plan.qis])
     if rest is not None:
-        engine.drop(rest)
-    if loop == "recursive":
-        out = run.t(f"pass_{run.passes}")
-        _execute(run, T + "pass.sql.j2", engine.sql(T + "pass.sql.j2", target=out, start=first,
-                                                     round=_round(run, "SELECT * FROM w WHERE st = 0"),
-                                                     dims=list(range(len(run.qis)))))
-        engine.drop(first)
-        (rounds,) = engine.execute(f"SELECT coalesce(max(round), 0) FROM {out}").fetchone()
-    else:
-        out, rounds = _steps(run, first)
-    run.rounds += int(rounds)
+        run.engine.drop(rest)
+    return first
+
+
+def _passes(run: _Run) -> str:
+    """Steps 2-3 in one statement (passes.sql.j2): every pass; the finished classes join
+    ``run.done``; returns the table of the last remainder (which fails as a whole, or is empty)."""
+    engine, dims = run.engine, list(range(len(run.qis)))
+    first, out = _start(run, None, 1), run.t("passes")
+    sides, checks = run.models_sql()
+    whole = engine.sql(T + "whole.sql.j2", rest="idle", info=run.info, sides=sides, checks=checks)
+    _execute(run, T + "passes.sql.j2", engine.sql(T + "passes.sql.j2", target=out, start=first, dims=dims,
+                                                   round=_round(run, "SELECT * FROM live"), whole=whole,
+                                                   heights=[q.height for q in run.plan.qis]))
+    engine.drop(first)
+    last_round, passes = engine.execute(f"SELECT coalesce(max(round), 0), coalesce(max(pass), 1) FROM {out}").fetchone()
+    run.passes = int(passes)
+    run.rounds = int(last_round) - (run.passes - 1)   # each new pass took an iteration to start
+    return _settle(run, out)
+
+
+def _python_passes(run: _Run) -> str | None:
+    """Steps 2-3 a round a statement (step.sql.j2): a pass, then the next on its remainder
+    while that passes as a whole; returns the last remainder (None: nothing left)."""
+    rest: str | None = None
+    while True:
+        run.passes += 1
+        out, rounds = _steps(run, _start(run, rest, run.passes))
+        run.rounds += rounds
+        rest = _settle(run, out)
+        rows, ok = _whole(run, rest)
+        if rows == 0:
+            return None
+        if not ok:
+            return rest
+
+
+def _settle(run: _Run, out: str) -> str:
+    """The classes in ``out`` (cells with st 1) join ``run.done``, numbered on by round and
+    partition; returns the table of its remainder (st 2)."""
+    engine = run.engine
     create = not run.done
     run.done = run.done or run.t("done")
     engine.run(T + "classes.sql.j2", {"base": run.classes}, target=run.done, create=create, out=out)
@@ -203,7 +225,7 @@ def _pass(run: _Run, rest: str | None, loop: str) -> str:
     remainder = run.t(f"rest_{run.passes}")
     engine.run(T + "take.sql.j2", target=remainder, source=out, what="remainder")
     engine.drop(out)
-    engine.say(f"pass {run.passes}: {run.classes} classes, {engine.count(remainder)} cells to specialize again")
+    engine.say(f"{run.passes} passes: {run.classes} classes, {engine.count(remainder)} cells left over")
     return remainder
 
 
@@ -211,18 +233,14 @@ def _steps(run: _Run, first: str) -> tuple[str, int]:
     """A pass round by round (the Python loop): returns the table of its finished and
     remainder cells and the rounds run."""
     engine, state, rounds = run.engine, first, 0
-    kept = None
+    kept = run.t(f"kept_{run.passes}")
     while True:
         nxt = run.t(f"step_{run.passes}_{rounds}")
         _execute(run, T + "step.sql.j2", engine.sql(T + "step.sql.j2", target=nxt,
                                                      round=_round(run, f"SELECT * FROM {state} WHERE st = 0")))
         engine.drop(state)
+        engine.run(T + ("take.sql.j2" if rounds == 0 else "join.sql.j2"), target=kept, source=nxt, what="settled")
         rounds += 1
-        if kept is None:
-            kept = run.t(f"kept_{run.passes}")
-            engine.run(T + "take.sql.j2", target=kept, source=nxt, what="settled")
-        else:
-            engine.run(T + "join.sql.j2", target=kept, source=nxt, what="settled")
         if engine.count(nxt, "st = 0") == 0:
             engine.drop(nxt)
             return kept, rounds
