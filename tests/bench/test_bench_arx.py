@@ -53,4 +53,5 @@ def test_the_table_says_when_the_two_sides_publish_different_forms():
     assert table.splitlines()[-1].startswith("local: ours publishes each class's value sets and ranges, ARX hierarchy")
     same = format_arx_grid([dict(line, form="hierarchy nodes")])
     assert "other form" not in same and "different published forms" not in same
-    assert {c.group: c.algorithm.get("labels") for c in configs(("local",))} == {"local": "values"}
+    assert {c.group: c.algorithm["name"] for c in configs(("local", "local-models"))} == {"local": "top-down",
+                                                                                        "local-models": "top-down"}
