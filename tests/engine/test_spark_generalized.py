@@ -1,5 +1,5 @@
-"""Every generic privacy model, relaxed Mondrian, full-domain generalization and the lattice
-searches (optimal; PrivacyFrost2 with partial-domain de-generalization, whose first phase is
+"""Every generic privacy model, relaxed Mondrian, top-down specialization, full-domain
+generalization and the lattice searches (optimal; PrivacyFrost2 with partial-domain de-generalization, whose first phase is
 plain PrivacyFrost2) on local Spark: the same verdicts per model and class, the same chosen
 node and the same release as on DuckDB.
 
@@ -120,6 +120,24 @@ def test_the_release_is_the_same_on_spark(engines, name, warehouse):
     cols = ", ".join(f"`{q}`" for q in QIS)
     assert {tuple(r) for r in spark.sql(f"SELECT DISTINCT {cols} FROM {published}").collect()} == \
         set(con.execute(f"SELECT DISTINCT {cols.replace('`', chr(34))} FROM {published}").fetchall())
+
+
+def test_top_down_is_the_same_on_spark(engines, warehouse):
+    """Top-down specialization (a round a statement on Spark) on 1,500 rows: k, distinct l
+    and t-closeness, the same classes, figures and published labels as on DuckDB."""
+    con, spark = engines
+    con.execute("CREATE OR REPLACE TABLE arx_small AS SELECT * FROM arx_adult LIMIT 1500")
+    copy_from_duckdb(spark, con, "arx_small", "arx_small")
+    models = [{"type": "k-anonymity", "k": 10}, {"type": "distinct-l-diversity", "l": 2, "sensitive": "occupation"},
+              {"type": "t-closeness", "t": 0.4, "sensitive": "salary-class"}]
+    release = load_spec(dict(spec("top_down", models, {"name": "top-down"}), source={"table": "arx_small"}))
+    log: list[StatementLog] = []
+    on_spark, on_duckdb = run_release(release, spark, log=log), anonymize(release, con=con)
+    assert_same_release(on_spark, on_duckdb)
+    assert_transpiled(log, spark, warehouse)
+    assert on_spark.algorithm["loop"] == "python" and on_duckdb.algorithm["loop"] == "recursive"
+    assert on_spark.algorithm["passes"] > 1 and on_spark.algorithm["rounds"] == on_duckdb.algorithm["rounds"]
+    assert spark_classes(spark, "published.top_down", QIS) == published_classes(con, "published.top_down", QIS)
 
 
 def assert_transpiled(log: list[StatementLog], spark, warehouse) -> None:

@@ -11,7 +11,8 @@ local recoding (Prasser et al., ARX 3.x, ``ARXResult.optimizeIterative``) anonym
 suppressed records again.
 
 1. ``cells``: the rows collapsed to cells (Mondrian's ``cells.sql.j2``), each with the ladder of
-   its nodes per QI (``ladders.sql.j2``, ``top_down/cells.sql.j2``);
+   its nodes per QI (``ladders.sql.j2``: the declared hierarchy's nodes; for a QI without
+   one, halves of its codes, so that it is cut as Mondrian cuts; ``cells.sql.j2``);
 2. a *pass* starts with one partition labelled by every QI's root (``start.sql.j2``).
    Each round (``round.sql.j2``) every partition picks the QI whose specialization gains most
    ARX loss over the children it can keep: a child node with >= k rows that passes every
@@ -44,7 +45,7 @@ from anonymizer.families.generalized.partitions import check_whole_table, strict
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.models import PrivacyModel, check
-from anonymizer.plan import Plan
+from anonymizer.plan import QI, Plan
 
 T = "families/generalized/top_down/"
 #: what a specialization is charged per row it sends to the remainder, in ARX loss of one cell
@@ -145,8 +146,7 @@ def _cells(run: _Run) -> None:
     engine = run.engine
     raw, run.ladders, run.info = run.t("cells_raw"), run.t("ladders"), run.t("info")
     engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys, pid=None)
-    engine.run("families/generalized/mondrian/ladders.sql.j2", target=run.ladders,
-               dims=[{"dim": q.index, "hier": q.hier} for q in run.plan.qis])
+    engine.run(T + "ladders.sql.j2", target=run.ladders, dims=[_ladder(q) for q in run.plan.qis])
     engine.run(T + "cells.sql.j2", target=run.info, cells=raw, ladders=run.ladders, keys=run.keys, qis=run.qis)
     engine.drop(raw)
     for i, model, s in run.checked:
@@ -154,6 +154,21 @@ def _cells(run: _Run) -> None:
             run.globs[i] = engine.work(f"glob{i}")
             engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
                            template="models/global_distribution.sql.j2")
+
+
+def _ladder(q: QI) -> dict:
+    """How QI ``q``'s codes climb (ladders.sql.j2): its declared hierarchy's nodes, or halves
+    of its codes when it has none (or one whose nodes do not nest), up to :func:`_height`."""
+    if q.column.hierarchy is not None and q.nested:
+        return {"dim": q.index, "hier": q.hier}
+    return {"dim": q.index, "hier": None, "dom": q.dom, "m": q.m, "height": _height(q)}
+
+
+def _height(q: QI) -> int:
+    """The level of QI ``q``'s root in its ladder: its hierarchy's top, or ceil(log2 m)."""
+    if q.column.hierarchy is not None and q.nested:
+        return q.height
+    return max(q.m - 1, 0).bit_length()
 
 
 def _execute(run: _Run, template: str, text: str) -> None:
@@ -175,7 +190,7 @@ def _start(run: _Run, rest: str | None, number: int) -> str:
     """A pass's first state: ``rest`` (None: every cell) as one partition at the roots."""
     first = run.t(f"start_{number}")
     run.engine.run(T + "start.sql.j2", {"pass": number}, target=first, info=run.info, rest=rest,
-                   heights=[q.height for q in run.plan.qis])
+                   heights=[_height(q) for q in run.plan.qis])
     if rest is not None:
         run.engine.drop(rest)
     return first
@@ -190,7 +205,7 @@ def _passes(run: _Run) -> str:
     whole = engine.sql(T + "whole.sql.j2", rest="idle", info=run.info, sides=sides, checks=checks)
     _execute(run, T + "passes.sql.j2", engine.sql(T + "passes.sql.j2", target=out, start=first, dims=dims,
                                                    round=_round(run, "SELECT * FROM live"), whole=whole,
-                                                   heights=[q.height for q in run.plan.qis]))
+                                                   heights=[_height(q) for q in run.plan.qis]))
     engine.drop(first)
     last_round, passes = engine.execute(f"SELECT coalesce(max(round), 0), coalesce(max(pass), 1) FROM {out}").fetchone()
     run.passes = int(passes)
@@ -233,16 +248,21 @@ def _steps(run: _Run, first: str) -> tuple[str, int]:
     """A pass round by round (the Python loop): returns the table of its finished and
     remainder cells and the rounds run."""
     engine, state, rounds = run.engine, first, 0
-    kept = run.t(f"kept_{run.passes}")
+    made: list[str] = []
     while True:
         nxt = run.t(f"step_{run.passes}_{rounds}")
         _execute(run, T + "step.sql.j2", engine.sql(T + "step.sql.j2", target=nxt,
                                                      round=_round(run, f"SELECT * FROM {state} WHERE st = 0")))
-        engine.drop(state)
-        engine.run(T + ("take.sql.j2" if rounds == 0 else "join.sql.j2"), target=kept, source=nxt, what="settled")
+        if state != first:
+            made.append(state)
+        else:
+            engine.drop(first)
         rounds += 1
         if engine.count(nxt, "st = 0") == 0:
-            engine.drop(nxt)
+            made.append(nxt)
+            kept = run.t(f"kept_{run.passes}")
+            engine.run(T + "settled.sql.j2", target=kept, rounds=made)
+            engine.drop(*made)
             return kept, rounds
         state = nxt
 
@@ -263,7 +283,7 @@ def _merge(run: _Run, rest: str) -> str | None:
     sides, checks = run.models_sql()
     cls, ok = _one(run, T + "merge.sql.j2", done=run.done, rest=rest, info=run.info, ladders=run.ladders,
                    qis=run.qis, sides=sides, checks=checks)
-    engine.run(T + "join.sql.j2", {"cls": int(cls)}, target=run.done, source=rest, what="class")
+    engine.run(T + "join.sql.j2", {"cls": int(cls)}, target=run.done, source=rest)
     engine.drop(rest)
     if ok:
         return None

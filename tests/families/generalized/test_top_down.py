@@ -1,7 +1,8 @@
 """Top-down specialization along the hierarchies (``algorithm: top-down``,
 :mod:`anonymizer.families.generalized.top_down`): a worked example by hand, the remainder's
 end (merged, or suppressed within the limit), the two loops against each other, random
-tables, and ARX's Adult against ARX 3.9.2's local recoding in the same published form."""
+tables, ARX's Adult against ARX 3.9.2's local recoding in the same published form, and a
+second data set against Mondrian."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from hypothesis import strategies as st
 from anonymizer import anonymize
 from anonymizer.bench import arx
 from anonymizer.bench.arx import QIS, Config, export_published
+from anonymizer.bench.harness import _NUMERIC, BENCH_QIS
 from anonymizer.bench.published_loss import published_loss
+from anonymizer.datasets.synthetic import make_adult_like
 from anonymizer.families.generalized.top_down import top_down
 from tests.families.generalized.test_loss_split import ARX_LOCAL
 from tests.families.generalized.test_properties import coverage
@@ -159,3 +162,21 @@ def test_adult_with_distinct_2_diversity_and_with_suppression(tmp_path, k):
     assert r.suppressed == 0 and r.utility["loss"] <= ARX_L2[k], r.utility
     r = adult(tmp_path, k, limit=0.02)
     assert r.suppressed <= 603 and r.utility["loss"] <= ARX_S2[k], r.utility
+
+
+def test_a_second_data_set_loses_less_than_mondrian_in_the_same_form(con):
+    """The bench's Adult-like table (20,000 rows, 8 QIs; the numeric ones with intervals, the
+    others without a hierarchy, which top-down specializes through halves of their values):
+    top-down loses less than Mondrian with the same labels (measured: 0.125 against 0.171)."""
+    make_adult_like(con, "syn", 20_000, seed=1)
+    columns = {n: {"role": "quasi", "type": "numeric" if n in _NUMERIC else "categorical"} for n in BENCH_QIS[:8]}
+    for n in _NUMERIC:
+        columns[n]["hierarchy"] = {"intervals": [5, 10, 20]}
+    loss = {}
+    for name in ("mondrian", "top-down"):
+        r = anonymize({"release": f"syn_{name[0]}", "source": {"table": "syn"}, "columns": columns,
+                       "default_role": "insensitive", "models": [{"type": "k-anonymity", "k": 10}],
+                       "algorithm": name}, con)
+        assert r.measures["k"] >= 10 and r.suppressed == 0
+        loss[name] = r.utility["loss"]
+    assert loss["top-down"] < 0.9 * loss["mondrian"], loss
