@@ -36,7 +36,7 @@ BENCH_QIS = ("age", "workclass", "education", "marital_status", "occupation", "s
              "race", "hours_per_week", "native_country", "relationship")
 _NUMERIC = {"age", "hours_per_week"}
 #: ``bench top-down``: the widths of the numeric QIs' interval hierarchy (then '*'); the
-#: categorical QIs have none (each value, then '*')
+#: categorical QIs have none (top-down specializes them through halves of their codes)
 TOP_DOWN_INTERVALS = (5, 10, 20)
 
 

@@ -74,7 +74,8 @@ _harness("mondrian", "mondrian", False, """Time Mondrian: coding the QIs and cop
     """)
 _harness("top-down", "top-down", False, """Time top-down specialization: coding the QIs and copying the
     rows, then the algorithm's passes up to the classes (k = --k over the first --qis QIs; the
-    numeric QIs specialize along intervals of 5, 10 and 20, the others from '*' to their values).
+    numeric QIs specialize along intervals of 5, 10 and 20, the others through halves of their
+    codes).
 
     \b
     Example:

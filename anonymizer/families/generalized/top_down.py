@@ -10,11 +10,13 @@ cuts; rows that no specialization can keep are anonymized again from the root, a
 local recoding (Prasser et al., ARX 3.x, ``ARXResult.optimizeIterative``) anonymizes its
 suppressed records again.
 
-1. ``cells``: the rows collapsed to cells (Mondrian's ``cells.sql.j2``), each with the ladder of
-   its nodes per QI (``ladders.sql.j2``: the declared hierarchy's nodes; for a QI without
+1. ``cells``: the rows collapsed to cells (Mondrian's ``cells.sql.j2``), each with the nodes
+   above its codes per QI (``rungs.sql.j2``: the declared hierarchy's nodes; for a QI without
    one, halves of its codes, so that it is cut as Mondrian cuts; ``cells.sql.j2``);
 2. a *pass* starts with one partition labelled by every QI's root (``start.sql.j2``).
-   Each round (``round.sql.j2``) every partition picks the QI whose specialization gains most
+   Each round (``round.sql.j2``) a partition's label on each QI is first lowered to the
+   lowest node covering its codes (the label it would publish; a step down to a node's one
+   child gains nothing), then every partition picks the QI whose specialization gains most
    ARX loss over the children it can keep: a child node with >= k rows that passes every
    model becomes a partition one level lower; the rows of the other children leave for the
    *remainder*. A partition where no QI keeps a child and lowers the loss is a class;
@@ -30,7 +32,7 @@ are Mondrian's strict kind: ``assign`` and ``cells`` are made by Mondrian's temp
 class is labelled by the lowest node covering its codes (:mod:`.form`), so two classes may
 carry the same labels (their boxes overlap, as in ARX's local recoding); each alone passes
 the models, and so does their union for k and distinct l-diversity. On ARX's Adult this
-loses less than ARX's local recoding at k = 2, 5, 10 and 50 (README, "Compared with ARX";
+loses less than ARX's local recoding at k = 2 to 50 (README, "Compared with ARX";
 ``anonymizer bench arx-grid``).
 """
 
@@ -68,7 +70,9 @@ class _Run:
     checked: list[tuple[int, PrivacyModel, str]]     # (index, model, quoted s column)
     params: dict = field(default_factory=dict)
     globs: dict[int, str] = field(default_factory=dict)
+    nodes: list[dict] = field(default_factory=list)    # each QI's ladder (_ladder)
     info: str = ""
+    rungs: str = ""
     ladders: str = ""
     done: str = ""
     classes: int = 0
@@ -133,6 +137,7 @@ def _setup(engine: Engine, plan: Plan, models: tuple[PrivacyModel, ...]) -> _Run
     checked = [(i, m, column[m.sensitive]) for i, m in enumerate(models) if m.sensitive is not None]
     qis = [ident(q.code) for q in plan.qis]
     run = _Run(engine, plan, models, qis, qis + sorted({c for _, _, c in checked}), checked)
+    run.nodes = [_ladder(q) for q in plan.qis]
     run.params = {"k": plan.k, "pen": REMAINDER_COST,
                   **{f"lw{q.index}": 1.0 / (q.m - 1) if q.m > 1 else 0.0 for q in plan.qis}}
     for i, model, _ in checked:
@@ -144,10 +149,12 @@ def _cells(run: _Run) -> None:
     """Step 1: the cells, numbered, with their ladders; the table-wide distributions
     t-closeness compares with."""
     engine = run.engine
-    raw, run.ladders, run.info = run.t("cells_raw"), run.t("ladders"), run.t("info")
+    raw, run.rungs, run.ladders, run.info = run.t("cells_raw"), run.t("rungs"), run.t("ladders"), run.t("info")
     engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys, pid=None)
-    engine.run(T + "ladders.sql.j2", target=run.ladders, dims=[_ladder(q) for q in run.plan.qis])
-    engine.run(T + "cells.sql.j2", target=run.info, cells=raw, ladders=run.ladders, keys=run.keys, qis=run.qis)
+    engine.run(T + "rungs.sql.j2", target=run.rungs, dims=run.nodes)
+    engine.run(T + "ladders.sql.j2", target=run.ladders, rungs=run.rungs)
+    engine.run(T + "cells.sql.j2", target=run.info, cells=raw, ladders=run.ladders, keys=run.keys, qis=run.qis,
+               dims=run.nodes)
     engine.drop(raw)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
@@ -157,11 +164,12 @@ def _cells(run: _Run) -> None:
 
 
 def _ladder(q: QI) -> dict:
-    """How QI ``q``'s codes climb (ladders.sql.j2): its declared hierarchy's nodes, or halves
+    """How QI ``q``'s codes climb (rungs.sql.j2): its declared hierarchy's nodes, or halves
     of its codes when it has none (or one whose nodes do not nest), up to :func:`_height`."""
+    node = {"dim": q.index, "code": ident(q.code), "m": q.m, "height": _height(q)}
     if q.column.hierarchy is not None and q.nested:
-        return {"dim": q.index, "hier": q.hier}
-    return {"dim": q.index, "hier": None, "dom": q.dom, "m": q.m, "height": _height(q)}
+        return {**node, "hier": q.hier}
+    return {**node, "hier": None, "dom": q.dom}
 
 
 def _height(q: QI) -> int:
@@ -182,7 +190,8 @@ def _one(run: _Run, template: str, **context) -> tuple:
 
 def _round(run: _Run, live: str) -> str:
     sides, checks = run.models_sql()
-    return run.engine.sql(T + "round.sql.j2", live=live, info=run.info, dims=list(range(len(run.qis))),
+    return run.engine.sql(T + "round.sql.j2", live=live, info=run.info, ladders=run.ladders, rungs=run.rungs,
+                          dims=list(range(len(run.qis))), nodes=run.nodes,
                           sens=run.keys[len(run.qis):], sides=sides, checks=checks)
 
 
@@ -281,7 +290,7 @@ def _merge(run: _Run, rest: str) -> str | None:
     if not run.done:   # no class yet: cannot happen, the whole table passes (check_whole_table)
         raise AssertionError("top-down: a remainder fails before any class was made")
     sides, checks = run.models_sql()
-    cls, ok = _one(run, T + "merge.sql.j2", done=run.done, rest=rest, info=run.info, ladders=run.ladders,
+    cls, ok = _one(run, T + "merge.sql.j2", done=run.done, rest=rest, info=run.info, rungs=run.rungs,
                    qis=run.qis, sides=sides, checks=checks)
     engine.run(T + "join.sql.j2", {"cls": int(cls)}, target=run.done, source=rest)
     engine.drop(rest)
