@@ -36,7 +36,7 @@ from anonymizer.models.catalog import (
 )
 from anonymizer.models.check import evaluate_all, global_sql
 from anonymizer.engine.names import ident, table as qualified
-from anonymizer.metrics import population as population_models, risk as risk_models
+from anonymizer.metrics import risk as risk_models
 
 #: a record is "at risk" when its re-identification risk (1/|E| for the prosecutor) is above
 #: this (classes below 5 rows, the threshold El Emam et al. use for public releases).
@@ -303,6 +303,8 @@ def _measure(engine: Engine, counted: Counted, shown: str, qis: Sequence[str], c
         "sensitive": {},
     }
     if risk.size is not None or risk.fraction is not None:
+        # numpy (its models' numerics) is imported only where asked: 55 ms of every run's start
+        from anonymizer.metrics import population as population_models
         size = population_models.population_size(rows, risk.size, risk.fraction)
         result["risk"]["population_uniqueness"] = population_models.uniqueness(
             population_models.class_size_histogram(engine, sizes_sql), size)
