@@ -190,7 +190,7 @@ def _one(run: _Run, template: str, **context) -> tuple:
 
 def _round(run: _Run, live: str) -> str:
     sides, checks = run.models_sql()
-    return run.engine.sql(T + "round.sql.j2", live=live, info=run.info, ladders=run.ladders, rungs=run.rungs,
+    return run.engine.sql(T + "round.sql.j2", live=live, info=run.info, ladders=run.ladders,
                           dims=list(range(len(run.qis))), nodes=run.nodes,
                           sens=run.keys[len(run.qis):], sides=sides, checks=checks)
 
