@@ -15,8 +15,9 @@ Groups:
 - ``local``: local recoding at k = 2, 5, 10, 20, 50, 100, with k-anonymity alone and with
   distinct 3-diversity on occupation;
 - ``local-models`` (issue 57): local recoding at k = 2, 5, 10, 50 with distinct 2-diversity on
-  occupation, with 0.2-closeness (equal distance) on occupation, and with k alone under a 2 %
-  suppression limit (for ARX, what a limit means there: :mod:`.arx_live`).
+  occupation, with entropy 2-diversity on occupation, with 0.2-closeness (equal distance) on
+  occupation, and with k alone under a 2 % and a 5 % suppression limit (for ARX, what a limit
+  means there: :mod:`.arx_live`).
 
 Our side of the local groups is :data:`OURS_LOCAL`: top-down specialization
 (:mod:`anonymizer.families.generalized.top_down`), whose classes are labelled by nodes of the
@@ -147,8 +148,9 @@ def configs(groups: tuple[str, ...] = GROUPS) -> list[Config]:
                 out.append(Config(f"local k={k}" + (" l=3" if l_div else ""), "local", models, OURS_LOCAL))
     if "local-models" in groups:
         more = (("l=2", [{"type": "distinct-l-diversity", "l": 2, "sensitive": "occupation"}], 0.0),
+                ("entropy-l=2", [{"type": "entropy-l-diversity", "l": 2, "sensitive": "occupation"}], 0.0),
                 ("t=0.2", [{"type": "t-closeness", "t": 0.2, "distance": "equal", "sensitive": "occupation"}], 0.0),
-                ("s=2%", [], 0.02))
+                ("s=2%", [], 0.02), ("s=5%", [], 0.05))
         for suffix, models, limit in more:
             out += [Config(f"local k={k} {suffix}", "local-models", [{"type": "k-anonymity", "k": k}, *models],
                            OURS_LOCAL, limit) for k in (2, 5, 10, 50)]
@@ -197,8 +199,10 @@ def export_published(db: Path, view: str, path: Path) -> Path:
 
 
 def run_arx_grid(groups: tuple[str, ...] = GROUPS, repeat: int = 3, say: Callable[[str], None] | None = None,
-                 arx_jar: str | Path | None = None, driver: Path | None = None) -> Iterator[dict]:
-    """Run every configuration ``repeat`` times; yield one line per configuration (medians).
+                 arx_jar: str | Path | None = None, driver: Path | None = None,
+                 names: tuple[str, ...] = ()) -> Iterator[dict]:
+    """Run every configuration of ``groups`` (only those called ``names``, when given) ``repeat``
+    times; yield one line per configuration (medians).
 
     With ``arx_jar``, ARX runs live beside ours, one JVM per run, the two taking turns (ours,
     ARX, ours, ARX, ...; :mod:`.arx_live`; ``driver``: another driver source, for tests); without
@@ -218,6 +222,8 @@ def run_arx_grid(groups: tuple[str, ...] = GROUPS, repeat: int = 3, say: Callabl
             return published_loss(published, _data("adult.csv.gz"), hierarchies, delimiter=delimiter)
 
         for config in configs(groups):
+            if names and config.name not in names:
+                continue
             ours, theirs = [], []
             for i in range(repeat):
                 ours.append(run_config(config, work))

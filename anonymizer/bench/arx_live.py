@@ -25,9 +25,9 @@ can, whatever limit the first step had (a row it recodes costs less than a suppr
 stopping early to use a suppression budget only adds loss). What the API offers is the limit
 on the first step: ``ARXConfiguration.setSuppressionLimit`` bounds the rows the optimal global
 node may suppress, and ``optimizeFast`` only ever works on those rows (``ARXResult``). So a
-local configuration with a limit (``local k=K s=2%``) runs ARX with the first step's limit at
-2 % instead of 99 %, then the same iterations: local recoding of what a 2 %-limited optimal
-generalization suppressed. The driver's ``supp=`` argument does this in ``mode=local``.
+local configuration with a limit (``local k=K s=2%`` or ``s=5%``) runs ARX with the first
+step's limit at 2 % (5 %) instead of 99 %, then the same iterations: local recoding of what a
+2 %-limited (5 %-limited) optimal generalization suppressed. The driver's ``supp=`` argument does this in ``mode=local``.
 """
 
 from __future__ import annotations
@@ -138,8 +138,8 @@ def arx_args(models: list[dict], suppression: float, local: bool) -> list[str]:
     for m in models:
         if m["type"] == "k-anonymity":
             args.append(f"k={m['k']}")
-        elif m["type"] == "distinct-l-diversity":
-            args += [f"ldiv=distinct:{m['l']}", f"sens={m['sensitive']}"]
+        elif m["type"] in ("distinct-l-diversity", "entropy-l-diversity"):
+            args += [f"ldiv={m['type'].split('-')[0]}:{m['l']}", f"sens={m['sensitive']}"]
         elif m["type"] == "t-closeness" and m.get("distance", "equal") == "equal":
             args += [f"tclose=equal:{m['t']}", f"sens={m['sensitive']}"]
         else:

@@ -343,6 +343,9 @@ def recursive(rows: tuple[int, ...], repeat: int, loops: tuple[str, ...], as_jso
 @click.option("--group", "groups", multiple=True,
               type=click.Choice(("optimal", "t-closeness", "local", "local-models")),
               help="A group of configurations (repeat the option; default: all four).")
+@click.option("--config", "names", multiple=True, metavar="NAME",
+              help="Only this configuration, by its name in the table's first column, e.g. 'local k=10 s=5%' "
+                   "(repeat the option).")
 @click.option("--arx-jar", type=click.Path(dir_okay=False), metavar="JAR",
               help="ARX's library jar (with its dependencies, as libarx-3.9.2.jar): run ARX live, each of its runs "
                    "(one JVM) taking turns with one of ours; needs java and javac. Without it, ARX's column is "
@@ -350,12 +353,14 @@ def recursive(rows: tuple[int, ...], repeat: int, loops: tuple[str, ...], as_jso
 @repeat_option("Runs per configuration (each a fresh process).")
 @click.option("--json", "as_json", is_flag=True, help="Only the JSON lines, no table.")
 @quiet_option("No progress lines.")
-def arx_grid(groups: tuple[str, ...], arx_jar: str | None, repeat: int, as_json: bool, quiet: bool) -> None:
+def arx_grid(groups: tuple[str, ...], names: tuple[str, ...], arx_jar: str | None, repeat: int, as_json: bool,
+             quiet: bool) -> None:
     """Our side of the comparison with ARX 3.9.2 on ARX's Adult (30,162 rows, its 8 QIs and
     hierarchies), next to ARX's: the optimal full-domain node at k = 2, 5, 10, 50 with 0/2/5 %
     suppression, the optimal node under 0.2-closeness (2 %), local recoding at k = 2 to 100
     with and without distinct 3-diversity, and (local-models) local recoding at k = 2, 5, 10,
-    50 with distinct 2-diversity, with 0.2-closeness, and with a 2 % suppression limit.
+    50 with distinct 2-diversity, with entropy 2-diversity, with 0.2-closeness, and with a 2 %
+    and a 5 % suppression limit.
 
     Each run is a fresh `anonymizer run` process, timed whole (what you wait for at the
     shell) and inside (the release's own total). With --arx-jar, ARX runs live on the same
@@ -370,8 +375,14 @@ def arx_grid(groups: tuple[str, ...], arx_jar: str | None, repeat: int, as_json:
       anonymizer bench arx-grid --repeat 3
       anonymizer bench arx-grid --group t-closeness --group local --repeat 1
       anonymizer bench arx-grid --arx-jar libarx-3.9.2.jar --group local --repeat 1
+      anonymizer bench arx-grid --config "local k=10 entropy-l=2" --repeat 1
     """
-    from anonymizer.bench.arx import GROUPS, format_arx_grid, run_arx_grid
+    from anonymizer.bench.arx import GROUPS, configs, format_arx_grid, run_arx_grid
+    known = {c.name for c in configs(GROUPS)}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise click.BadParameter(f"no configuration is called {unknown[0]!r}; the names are the first column of "
+                                 f"the table, e.g. {sorted(known)[0]!r}", param_hint="--config")
     say = None if quiet or as_json else logs.step
-    stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say, arx_jar=arx_jar),
+    stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say, arx_jar=arx_jar, names=names),
            None if as_json else format_arx_grid)

@@ -139,7 +139,10 @@ def test_the_driver_is_asked_for_each_configuration():
     limited = named["local k=50 s=2%"]
     assert arx_args(limited.models, limited.suppression, limited.local) == ["mode=local", "k=50", "supp=0.02"]
     assert arx_args(named["local k=2 l=2"].models, 0.0, True)[2:] == ["ldiv=distinct:2", "sens=occupation"]
-    assert {f"local k={k} {m}" for k in (2, 5, 10, 50) for m in ("l=2", "t=0.2", "s=2%")} <= set(named)
+    assert arx_args(named["local k=2 entropy-l=2"].models, 0.0, True)[2:] == ["ldiv=entropy:2", "sens=occupation"]
+    assert arx_args(named["local k=10 s=5%"].models, 0.05, True) == ["mode=local", "k=10", "supp=0.05"]
+    assert {f"local k={k} {m}" for k in (2, 5, 10, 50)
+            for m in ("l=2", "entropy-l=2", "t=0.2", "s=2%", "s=5%")} <= set(named)
     assert all(c.algorithm == arx.OURS_LOCAL for c in named.values() if c.local)
 
 
@@ -166,3 +169,21 @@ def test_no_jdk_is_one_line(tmp_path, monkeypatch):
         out.writestr(ARX_CLASS, b"")
     monkeypatch.setattr(arx_live.shutil, "which", lambda tool: None if tool == "javac" else f"/usr/bin/{tool}")
     assert "javac not found" in _refused("--arx-jar", str(jar))
+
+
+def test_config_runs_the_named_configurations_only(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(arx, "run_config", fake_ours(calls))
+    result = CliRunner().invoke(main, ["bench", "arx-grid", "--config", "local k=10 s=5%", "--config",
+                                       "local k=2 entropy-l=2", "--repeat", "1", "--json"])
+    assert result.exit_code == 0, result.output
+    assert calls == ["local k=2 entropy-l=2", "local k=10 s=5%"]     # in the grid's order
+    assert [json.loads(s)["config"] for s in result.stdout.splitlines()] == calls
+
+
+def test_an_unknown_config_is_refused_by_name(monkeypatch):
+    calls: list[str] = []
+    monkeypatch.setattr(arx, "run_config", fake_ours(calls))
+    result = CliRunner().invoke(main, ["bench", "arx-grid", "--config", "local k=3"])
+    assert result.exit_code == 2 and calls == []
+    assert "no configuration is called 'local k=3'" in result.stderr
