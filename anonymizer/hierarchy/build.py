@@ -56,21 +56,21 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
     ``source_type``: the column's database type, when the caller has read it already.
     """
     builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
-    site = Site(engine, source, column, key)
+    site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name])
     order = builder.order(site)
     dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
-    temporal = is_temporal_type(source_type or engine.columns(source)[column.name])
+    temporal = is_temporal_type(site.value_type)
     engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
                temporal=temporal, order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
     if m == 0:
         raise DataError(source, f"column {column.name!r} has no values to build a hierarchy on")
-    integer = numeric and engine.columns(dom)["value"].upper() in INTEGER_TYPES
+    integer = numeric and site.value_type.upper() in INTEGER_TYPES
     domain = Domain(site, dom, order.leaves, m, lo, hi, integer)
     levels = builder.levels(domain)
     engine.run("hierarchy/mapping.sql.j2", {"top": levels.top} if levels.add_top else None, target=hier, dom=dom,
                inner=domain.nodes if levels.inner else None, add_top=levels.add_top, bounds=levels.bounds,
-               value_type=engine.columns(dom)["value"])
+               value_type=site.value_type)
     nested, broken = engine.one("hierarchy/shape.sql.j2", hier=hier)
     if broken:
         raise SpecError(site.where, f"{broken} is not a contiguous range of the column's values in "

@@ -56,6 +56,6 @@ def levels(domain: Domain) -> Levels:
     height = len(engine.columns(leaves)) - 1
     numeric = domain.site.column.type == "numeric"
     engine.run("hierarchy/csv_levels.sql.j2", target=domain.nodes, dom=domain.dom, leaves=leaves, levels=height,
-               value_type=engine.columns(domain.dom)["value"] if numeric else None)
+               value_type=domain.site.value_type if numeric else None)
     add_top = engine.execute(f"SELECT count(DISTINCT h{height}) > 1 FROM {leaves}").fetchone()[0]
     return Levels(top=height + 1 if add_top else height, add_top=add_top, bounds=numeric)

@@ -18,6 +18,6 @@ order = by_value  # numeric or date order
 def levels(domain: Domain) -> Levels:
     """One level per unit; a node's bounds are its unit's first and last day (or microsecond)."""
     units, engine = list(domain.hierarchy.units), domain.site.engine
-    date = engine.columns(domain.dom)["value"].upper() == "DATE"
+    date = domain.site.value_type.upper() == "DATE"
     engine.run("hierarchy/dates.sql.j2", {"units": units}, target=domain.nodes, dom=domain.dom, date=date)
     return Levels(top=len(units) + 1, bounds=True)

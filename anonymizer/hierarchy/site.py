@@ -21,6 +21,7 @@ class Site:
     source: str           # quoted source relation
     column: "Column"      # resolved: its type is numeric or categorical
     key: str              # suffix of the column's work tables
+    value_type: str       # the column's database type (and so the domain's ``value``)
 
     @property
     def where(self) -> str:
