@@ -27,7 +27,8 @@ on the first step: ``ARXConfiguration.setSuppressionLimit`` bounds the rows the 
 node may suppress, and ``optimizeFast`` only ever works on those rows (``ARXResult``). So a
 local configuration with a limit (``local k=K s=2%`` or ``s=5%``) runs ARX with the first
 step's limit at 2 % (5 %) instead of 99 %, then the same iterations: local recoding of what a
-2 %-limited (5 %-limited) optimal generalization suppressed. The driver's ``supp=`` argument does this in ``mode=local``.
+2 %-limited (5 %-limited) optimal generalization suppressed. The driver's ``supp=`` argument
+does this in ``mode=local``.
 """
 
 from __future__ import annotations

@@ -378,11 +378,12 @@ def arx_grid(groups: tuple[str, ...], names: tuple[str, ...], arx_jar: str | Non
       anonymizer bench arx-grid --config "local k=10 entropy-l=2" --repeat 1
     """
     from anonymizer.bench.arx import GROUPS, configs, format_arx_grid, run_arx_grid
-    known = {c.name for c in configs(GROUPS)}
+    known = [c.name for c in configs(groups or GROUPS)]
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise click.BadParameter(f"no configuration is called {unknown[0]!r}; the names are the first column of "
-                                 f"the table, e.g. {sorted(known)[0]!r}", param_hint="--config")
+        raise click.BadParameter(f"no configuration{' of the groups given' if groups else ''} is called "
+                                 f"{unknown[0]!r}; the names are the first column of the table, e.g. {known[0]!r}",
+                                 param_hint="--config")
     say = None if quiet or as_json else logs.step
     stream(run_arx_grid(groups or GROUPS, repeat=repeat, say=say, arx_jar=arx_jar, names=names),
            None if as_json else format_arx_grid)

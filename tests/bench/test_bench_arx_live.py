@@ -187,3 +187,7 @@ def test_an_unknown_config_is_refused_by_name(monkeypatch):
     result = CliRunner().invoke(main, ["bench", "arx-grid", "--config", "local k=3"])
     assert result.exit_code == 2 and calls == []
     assert "no configuration is called 'local k=3'" in result.stderr
+    # a name outside the groups asked for would run nothing: refused, not silently empty
+    result = CliRunner().invoke(main, ["bench", "arx-grid", "--group", "optimal", "--config", "local k=10"])
+    assert result.exit_code == 2 and calls == []
+    assert "no configuration of the groups given is called 'local k=10'" in result.stderr
