@@ -335,6 +335,18 @@ class Engine:
                 _restore_setting(self.con, name, value)
 
     @contextmanager
+    def for_cells(self, cells: int) -> Iterator["Engine"]:
+        """The engine for work over a table of ``cells`` aggregate rows (Mondrian's rounds): this
+        one (Spark's runs it on its driver, :mod:`.spark_driver`). A table the block makes is
+        this engine's through :meth:`adopt`."""
+        yield self
+
+    def adopt(self, other: "Engine", relation: str, name: str) -> str:
+        """``relation`` of ``other``, an engine :meth:`for_cells` gave, as a table of this one
+        (``name``: the work table it becomes where it is copied); here ``relation`` itself."""
+        return relation
+
+    @contextmanager
     def small(self, rows: int) -> Iterator["Engine"]:
         """The block on one DuckDB thread when its statements read at most ``rows`` rows and that fits in
         one row group (:data:`ROW_GROUP`): DuckDB splits a scan by row groups, so a second thread has no

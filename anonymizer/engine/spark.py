@@ -42,6 +42,7 @@ from pathlib import Path
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
+from urllib.parse import urlparse
 
 import sqlglot
 from sqlglot import exp
@@ -52,7 +53,7 @@ from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
 from anonymizer.engine.transpile import spark_statements, to_spark
-from anonymizer.errors import DataError, SpecError, TemplateError
+from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 
 #: Spark's type names -> DuckDB's, as :meth:`Engine.columns` reports them
 _TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE",
@@ -154,6 +155,31 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
     return spark
 
 
+def catalog_problem(spark) -> str | None:
+    """Why the catalog of ``spark`` cannot hold a release when its master is a cluster's
+    (``None``: it can, or the master is local). A release lives in the catalog: the next
+    version reads the one before, and its tables must be where every executor writes and
+    every later application reads. On a cluster master two things fail that a local master
+    survives: Spark's in-memory catalog, gone when the application ends; and a warehouse left
+    at Spark's default, ``spark-warehouse`` in the driver's working folder, where each executor
+    would write to its own disk."""
+    master = str(spark.conf.get("spark.master", "local"))
+    if master.startswith("local"):
+        return None
+    team = ("configure the team's catalog: spark.sql.catalogImplementation=hive with its metastore "
+            "(hive.metastore.uris, or javax.jdo.option.ConnectionURL) and spark.sql.warehouse.dir on storage "
+            "every executor sees (hdfs://, s3a://, a shared folder), or give --spark-warehouse DIR on a shared folder; "
+            "nothing was run")
+    if spark.conf.get("spark.sql.catalogImplementation", "in-memory") == "in-memory":
+        return (f"master {master} with Spark's in-memory catalog (spark.sql.catalogImplementation=in-memory): a "
+                f"release published there is gone when the application ends; {team}")
+    warehouse = urlparse(str(spark.conf.get("spark.sql.warehouse.dir", "")))
+    if warehouse.scheme in ("", "file") and Path(warehouse.path) == Path.cwd() / "spark-warehouse":
+        return (f"master {master} with spark.sql.warehouse.dir left at Spark's default, {Path.cwd() / 'spark-warehouse'} "
+                f"on the driver's disk, where each executor would write to its own; {team}")
+    return None
+
+
 def copy_from_duckdb(spark, con, relation: str, name: str) -> str:
     """Copy the DuckDB ``relation`` (quoted) of ``con`` into the Spark table ``name``
     (replaced), through a Parquet file: the rows never pass through Python. Returns ``name``."""
@@ -189,6 +215,12 @@ class SparkEngine(Engine):
     capabilities = SPARK
     undo_steps: list[Callable[[], None]] = field(default_factory=list)
     work_dir: str | None = None   # where a local run's work database keeps its files
+
+    def __post_init__(self) -> None:
+        """Refuse a catalog that cannot hold a release (:func:`catalog_problem`) before any work."""
+        problem = catalog_problem(self.con)
+        if problem is not None:
+            raise UnsupportedError(problem)
 
     # -- execution -------------------------------------------------------------------------
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
@@ -282,6 +314,37 @@ class SparkEngine(Engine):
 
     def transient(self, name: str) -> str:
         return self.work(name)
+
+    # -- work over cells on the driver (engine/spark_driver.py) ----------------------------
+    @contextmanager
+    def for_cells(self, cells: int) -> Iterator[Engine]:
+        """Up to :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` cells: an embedded DuckDB
+        on the driver that reads this run's work tables (:mod:`.spark_driver`); above it this
+        engine."""
+        from anonymizer.engine.spark_driver import DRIVER_CELLS, on_the_driver
+        if cells > DRIVER_CELLS:
+            yield self
+            return
+        with on_the_driver(self) as driver:
+            yield driver
+
+    def adopt(self, other: Engine, relation: str, name: str) -> str:
+        """``relation`` of ``other`` (a :class:`~anonymizer.engine.spark_driver.DriverEngine`
+        :meth:`for_cells` gave) as this run's work table ``name``; returns its quoted name."""
+        if other is self:
+            return relation
+        from anonymizer.engine.spark_driver import to_spark
+        start, target = time.perf_counter(), self.work(name)
+        self._save(self.con.createDataFrame(to_spark(other, relation)), target, f"-- DuckDB {relation} on the driver",
+                   "<from the driver>", start)
+        return target
+
+    def has_work_table(self, name: str) -> bool:
+        return bool(self.con.catalog.tableExists(f"`{self.open_work()}`.`{name}`"))
+
+    def collect_work_table(self, name: str, limit: int):
+        """At most ``limit`` rows of the work table ``name``, as a pyarrow Table on the driver."""
+        return self.con.table(f"`{self.open_work()}`.`{name}`").limit(limit).toArrow()
 
     def close_work(self) -> None:
         if self.work_schema is not None and not self.keep_work:

@@ -154,14 +154,19 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     run = _setup(engine, plan, inputs)
     check_whole_table(engine, plan, inputs.k, inputs.models)   # Alg. 3, line 15 for T itself
     _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
-    loss_split.reorder(run)                    # split: loss cuts categorical values most frequent first
-    _positions(run)
-    if loop == "recursive" and not engine.capabilities.one_statement(any(check.uses_asof_join(m) for _, m, _ in run.checked)):
-        loop = "python"
-    if isinstance(batch, str):                 # "auto", the only string the check above lets through
-        batch = max(BATCH, HELD // max(run.cell_count, 1))
-    rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
-    loss_split.restore(run)
+    with engine.for_cells(run.cell_count) as on_cells:   # Spark: the rounds on its driver, over the cells
+        run.engine = on_cells
+        loss_split.reorder(run)                # split: loss cuts categorical values most frequent first
+        _positions(run)
+        if loop == "recursive" and not on_cells.capabilities.one_statement(any(check.uses_asof_join(m)
+                                                                               for _, m, _ in run.checked)):
+            loop = "python"
+        if isinstance(batch, str):             # "auto", the only string the check above lets through
+            batch = max(BATCH, HELD // max(run.cell_count, 1))
+        rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
+        loss_split.restore(run)
+        run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
+        run.engine, rounds_engine = engine, on_cells.name
     assign = _assign(run)                      # line 30: return T_anony
     cells = _class_cells(run)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
@@ -169,7 +174,8 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds" if loop == "python" else "batch_seconds": timings,
                                   **({"round_rows": profile} if profile else {}),
-                                  "loop": loop, "relaxed": run.relaxed, "cells": run.cell_count})
+                                  "loop": loop, "relaxed": run.relaxed, "cells": run.cell_count,
+                                  "rounds_engine": rounds_engine})
 
 
 def _rounds(run: _Run) -> tuple[int, int, list[float], list[int]]:

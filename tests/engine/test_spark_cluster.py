@@ -1,0 +1,138 @@
+"""Spark as a cluster runs it (issue 58): a standalone master and two workers on 127.0.0.1,
+started from pyspark's own ``spark-class`` and stopped by PID; releases sent with
+``spark-submit --master spark://...``. A submit whose catalog cannot hold a release (Spark's
+in-memory catalog, or the warehouse left at Spark's default on the driver's disk) is refused
+in one line before any work; with a catalog every executor and the next submit see, two
+versions publish DuckDB's releases. Marked ``spark``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+import yaml
+
+import anonymizer.cli
+from anonymizer.api import anonymize
+from tests.conftest import spark_defaults
+
+pytestmark = pytest.mark.spark
+pyspark = pytest.importorskip("pyspark")
+HOME = Path(pyspark.__file__).parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(env: dict[str, str], log: Path, *args: str) -> subprocess.Popen:
+    """One daemon of the standalone cluster (``spark-class CLASS ARGS``), in a process group of
+    its own so that stopping it stops its JVM."""
+    with log.open("w") as out:
+        return subprocess.Popen([str(HOME / "bin" / "spark-class"), *args], env=env, stdout=out,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    """``spark://127.0.0.1:PORT``: a master and two workers of one core and 1 GB each."""
+    root = tmp_path_factory.mktemp("cluster")
+    env = {**os.environ, "SPARK_HOME": str(HOME), "SPARK_LOG_DIR": str(root), "SPARK_WORKER_DIR": str(root)}
+    port = free_port()
+    url = f"spark://127.0.0.1:{port}"
+    daemons = [start(env, root / "master.log", "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1",
+                     "--port", str(port), "--webui-port", str(free_port()))]
+    try:
+        for w in range(2):
+            daemons.append(start(env, root / f"worker{w}.log", "org.apache.spark.deploy.worker.Worker",
+                                 "--host", "127.0.0.1", "--cores", "1", "--memory", "1g", "--webui-port",
+                                 str(free_port()), "--work-dir", str(root / f"work{w}"), url))
+        deadline = time.monotonic() + 120
+        while (root / "master.log").read_text().count("Registering worker") < 2:
+            assert time.monotonic() < deadline, (root / "master.log").read_text()[-3000:]
+            assert all(d.poll() is None for d in daemons), "a daemon of the cluster stopped"
+            time.sleep(0.5)
+        yield url
+    finally:
+        for d in daemons:
+            os.killpg(d.pid, signal.SIGTERM)
+        for d in daemons:
+            d.wait(timeout=60)
+
+
+def people(folder: Path, rows: int) -> Path:
+    """``rows`` people as Parquet parts (a Spark job's output), read by URI."""
+    folder.mkdir(exist_ok=True)
+    for part in folder.glob("*.parquet"):
+        part.unlink()
+    con = duckdb.connect()
+    for i in range(2):
+        con.sql(f"SELECT 18 + (i * 37) % 60 AS age, (i * 13) % 16 AS edu, "
+                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({i}, {rows}, 2) t(i)"
+                ).write_parquet(str(folder / f"part-{i:05d}.parquet"))
+    return folder
+
+
+def submit(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME),
+           "PYSPARK_PYTHON": sys.executable}
+    main = Path(anonymizer.cli.__file__).with_name("__main__.py")
+    return subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", url,
+                           "--conf", "spark.executor.memory=768m", str(main), "run", "people.yml", *args],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+
+
+SPEC = {"release": "people", "columns": {"age": {"role": "quasi", "type": "numeric"},
+                                         "edu": {"role": "quasi", "type": "numeric"}, "disease": "sensitive"},
+        "models": [{"type": "k-anonymity", "k": 5}], "engine": {"name": "spark"}, "output": {"view": "people"}}
+
+
+def write_spec(tmp_path: Path) -> dict:
+    spec = {**SPEC, "source": {"path": (tmp_path / "people").as_uri(), "format": "parquet", "table": "people"}}
+    (tmp_path / "people.yml").write_text(yaml.safe_dump(spec))
+    return spec
+
+
+@pytest.mark.parametrize("conf, names", [((), "spark.sql.catalogImplementation=in-memory"),
+                                         (("--conf", "spark.sql.catalogImplementation=hive"), "spark.sql.warehouse.dir")])
+def test_a_catalog_the_cluster_cannot_share_is_refused_in_one_line_before_any_work(cluster, tmp_path, conf, names):
+    people(tmp_path / "people", 40)
+    write_spec(tmp_path)
+    env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME), "PYSPARK_PYTHON": sys.executable}
+    main = Path(anonymizer.cli.__file__).with_name("__main__.py")
+    done = subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", cluster, *conf, str(main),
+                           "run", "people.yml"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
+    said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("error:")]
+    assert len(said) == 1 and names in said[0] and "nothing was run" in said[0], said
+    assert "Traceback" not in done.stdout + done.stderr
+    assert not (tmp_path / "spark-warehouse").exists()   # nothing staged on the driver's disk
+
+
+def test_two_versions_on_the_cluster_are_duckdbs_releases(cluster, tmp_path):
+    """With a catalog every executor and the next submit see (here ``--spark-warehouse`` on a
+    folder they share), the release publishes DuckDB's classes, and a second submit over
+    changed rows finds the first version and publishes the second."""
+    duck = duckdb.connect(str(tmp_path / "duck.duckdb"))
+    figures = []
+    for version, rows in ((1, 60), (2, 80)):
+        people(tmp_path / "people", rows)
+        spec = write_spec(tmp_path)
+        done = submit(tmp_path, cluster, "--spark-warehouse", str(tmp_path / "team"), "--json")
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        released = json.loads(done.stdout)
+        on_duckdb = anonymize({k: v for k, v in spec.items() if k != "engine"}, con=duck)
+        assert (released["version"], released["rows_out"], released["classes"]) == \
+            (version, rows, on_duckdb.classes) == (on_duckdb.version, on_duckdb.rows_out, on_duckdb.classes)
+        figures.append(released["measures"]["k"])
+    assert min(figures) >= 5
