@@ -58,7 +58,8 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
         repeat: releases per engine and size, the engines taking turns.
         master: Spark's master URL (``local[2]``: two cores, as DuckDB's default on a 2-core machine).
         conf: more Spark settings (``spark.driver.memory``, ``spark.sql.shuffle.partitions``, ...);
-            without ``spark.sql.warehouse.dir`` the warehouse is a temporary directory.
+            without ``spark.sql.warehouse.dir`` the warehouse is in ``directory`` (on a cluster's
+            master with a Derby metastore beside it, so that the executors share the catalog).
         say: where progress lines go (``None``: nowhere).
         directory: where the DuckDB file, the Parquet file and the default warehouse go
             (``None``: a temporary directory, removed at the end); on a cluster, a directory
@@ -74,9 +75,11 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
         raise RuntimeError("a SparkSession is already active: the benchmark starts its own (stop the other first)")
     say = say or (lambda message: None)
     with bench_directory(directory, prefix="anonymizer-spark-bench-") as where:
-        settings = {"spark.sql.warehouse.dir": str(where / "warehouse"), **(conf or {})}
         say(f"starting Spark ({master})")
-        spark = session(master, settings)
+        if master.startswith("local") or "spark.sql.warehouse.dir" in (conf or {}):
+            spark = session(master, {"spark.sql.warehouse.dir": str(where / "warehouse"), **(conf or {})})
+        else:   # a cluster's master: a catalog the executors share (engine/spark.py, catalog_problem)
+            spark = session(master, dict(conf or {}), warehouse=str(where))
         try:
             bench = _SparkSide(spark, f"anon_bench_{uuid.uuid4().hex[:8]}")
             for rows in rows_list:
@@ -126,7 +129,7 @@ class _SparkSide:
         self.drop(self.published, self.snapshots)
         return {**_run_figures(seconds, scan, result.timings, result.classes, result.algorithm.get("rounds")),
                 "statements": len(log), "jobs": jobs, "peak_mb": peak.mb,
-                "round_rows": result.algorithm.get("round_rows")}
+                "round_rows": result.algorithm.get("round_rows"), "rounds_engine": result.algorithm.get("rounds_engine")}
 
     def floor(self, repeat: int, k: int, l: int) -> dict[str, float]:
         """The essential operations (:mod:`anonymizer.bench.spark_floor`) on this session."""
@@ -230,7 +233,9 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
     engine's release over DuckDB's; ``scan_spark_duckdb`` the same for the scans), steps
     (median seconds per phase), rounds, round_seconds (the algorithm's seconds per round),
     classes, same_classes (all runs alike), statements, jobs and job_seconds (Spark), round_rows
-    (Spark: the rows in the partitions of each Mondrian round of the first release), peak_mb
+    (Spark: the rows in the partitions of each Mondrian round of the first release, where the
+    rounds ran as Spark statements), rounds_engine (Spark: ``duckdb`` where the rounds ran on the
+    driver over the cells, engine/spark_driver.py), peak_mb
     (largest over the runs; ``memory`` says what it is), and the load's seconds."""
     seconds = statistics.median(r["seconds"] for r in runs)
     scan = statistics.median(r["scan_seconds"] for r in runs)
@@ -248,6 +253,7 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
             "job_seconds": round(seconds / jobs, 3) if jobs else None,
             "same_classes": len({r["classes"] for r in runs}) == 1,
             "statements": runs[0]["statements"], "jobs": jobs, "round_rows": runs[0].get("round_rows"),
+            "rounds_engine": runs[0].get("rounds_engine"),
             "peak_mb": round(max(peaks)) if peaks else None, "memory": memory, **extra}
 
 

@@ -19,6 +19,8 @@ its partitions (Mondrian's ``round_rows`` over the rows), the floor is
 
     collapse + A * (hist + split) + R * median + classes + publish + verify
 
+(without the rounds' terms where the rounds ran on Spark's driver, over the cells).
+
 A round must read its active cells at least once to histogram them and once to move them, and
 find its medians at least once. What a release runs beyond that (coding the QIs, the model
 checks of the candidate cuts, the decision, the labels, the metrics, the audit, the second
@@ -71,9 +73,12 @@ def essential_seconds(engine: Engine, source: str, qis, sensitive: str, repeat: 
     return seconds
 
 
-def floor_seconds(ops: dict[str, float], rows: int, round_rows: list[int]) -> float:
+def floor_seconds(ops: dict[str, float], rows: int, round_rows: list[int] | None) -> float:
     """The floor of a release (module docstring) from the essential operations' seconds and
-    the release's rows per round (``round_rows``) out of ``rows``."""
+    the release's rows per round (``round_rows``) out of ``rows``; ``None`` where the rounds ran
+    over the cells on Spark's driver (engine/spark_driver.py), not as statements over the
+    rows: then the floor holds the passes over the rows alone."""
+    round_rows = round_rows or []
     active = sum(round_rows) / rows
     once = ops["collapse"] + ops["classes"] + ops["publish"] + ops["verify"]
     return round(once + active * (ops["hist"] + ops["split"]) + len(round_rows) * ops["median"], 2)

@@ -23,6 +23,7 @@ import yaml
 import anonymizer.cli
 from anonymizer.api import anonymize
 from tests.conftest import spark_defaults
+from tests.engine.test_spark_submit import parts
 
 pytestmark = pytest.mark.spark
 pyspark = pytest.importorskip("pyspark")
@@ -70,25 +71,13 @@ def cluster(tmp_path_factory):
             d.wait(timeout=60)
 
 
-def people(folder: Path, rows: int) -> Path:
-    """``rows`` people as Parquet parts (a Spark job's output), read by URI."""
-    folder.mkdir(exist_ok=True)
-    for part in folder.glob("*.parquet"):
-        part.unlink()
-    con = duckdb.connect()
-    for i in range(2):
-        con.sql(f"SELECT 18 + (i * 37) % 60 AS age, (i * 13) % 16 AS edu, "
-                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({i}, {rows}, 2) t(i)"
-                ).write_parquet(str(folder / f"part-{i:05d}.parquet"))
-    return folder
-
-
-def submit(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess:
+def submit(tmp_path: Path, url: str, *args: str, conf: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """``spark-submit --master url [conf] anonymizer run people.yml [args]`` in ``tmp_path``."""
     env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME),
            "PYSPARK_PYTHON": sys.executable}
     main = Path(anonymizer.cli.__file__).with_name("__main__.py")
     return subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", url,
-                           "--conf", "spark.executor.memory=768m", str(main), "run", "people.yml", *args],
+                           "--conf", "spark.executor.memory=768m", *conf, str(main), "run", "people.yml", *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -106,12 +95,9 @@ def write_spec(tmp_path: Path) -> dict:
 @pytest.mark.parametrize("conf, names", [((), "spark.sql.catalogImplementation=in-memory"),
                                          (("--conf", "spark.sql.catalogImplementation=hive"), "spark.sql.warehouse.dir")])
 def test_a_catalog_the_cluster_cannot_share_is_refused_in_one_line_before_any_work(cluster, tmp_path, conf, names):
-    people(tmp_path / "people", 40)
+    parts(tmp_path / "people", 40)
     write_spec(tmp_path)
-    env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME), "PYSPARK_PYTHON": sys.executable}
-    main = Path(anonymizer.cli.__file__).with_name("__main__.py")
-    done = subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", cluster, *conf, str(main),
-                           "run", "people.yml"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    done = submit(tmp_path, cluster, conf=conf)
     assert done.returncode == 2, done.stdout[-3000:] + done.stderr[-3000:]
     said = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith("error:")]
     assert len(said) == 1 and names in said[0] and "nothing was run" in said[0], said
@@ -126,7 +112,7 @@ def test_two_versions_on_the_cluster_are_duckdbs_releases(cluster, tmp_path):
     duck = duckdb.connect(str(tmp_path / "duck.duckdb"))
     figures = []
     for version, rows in ((1, 60), (2, 80)):
-        people(tmp_path / "people", rows)
+        parts(tmp_path / "people", rows)
         spec = write_spec(tmp_path)
         done = submit(tmp_path, cluster, "--spark-warehouse", str(tmp_path / "team"), "--json")
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]

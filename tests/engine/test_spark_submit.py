@@ -70,13 +70,16 @@ def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_pa
     assert session_settings(tmp_path, env, (("spark.sql.shuffle.partitions", "3"),))["partitions"] == "3"   # engine.conf wins
 
 
-def parts(folder: Path) -> Path:
-    """500 rows as three Parquet part files in ``folder`` (as a Spark job leaves them)."""
-    folder.mkdir()
+def parts(folder: Path, rows: int = 500) -> Path:
+    """``rows`` rows as three Parquet part files in ``folder`` (as a Spark job leaves them),
+    replacing the parts it held."""
+    folder.mkdir(exist_ok=True)
+    for old in folder.glob("*.parquet"):
+        old.unlink()
     con = duckdb.connect()
     for i in range(3):
         con.sql(f"SELECT 18 + (i * 37) % 60 AS age, (i * 13) % 16 AS edu, "
-                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({i}, 500, 3) t(i)"
+                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({i}, {rows}, 3) t(i)"
                 ).write_parquet(str(folder / f"part-{i:05d}.snappy.parquet"))
     return folder
 

@@ -141,8 +141,10 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     (each round six statements, see the module docstring). Both make the same partitions,
     classes and class ids. A model under the ordered distance makes
     ``"recursive"`` run the Python loop (:func:`~anonymizer.models.check.uses_asof_join`), as
-    do releases on Spark, which refuses a recursive step that aggregates over itself;
-    ``notes["loop"]`` says which loop ran.
+    do releases on Spark whose cells are too many for its driver (Spark refuses a recursive
+    step that aggregates over itself; below that bound the rounds run on the driver's DuckDB,
+    :meth:`~anonymizer.engine.session.Engine.for_cells`); ``notes["loop"]`` says which loop
+    ran, ``notes["rounds_engine"]`` on which engine.
 
     Returns an :class:`AlgorithmResult` whose ``notes`` hold per-round (per-batch) timings.
     """

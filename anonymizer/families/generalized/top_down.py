@@ -98,30 +98,37 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
     """Partition ``plan.base`` by top-down specialization and write ``engine.work("assign")``.
 
     ``loop``: ``"recursive"`` (a pass a statement) or ``"python"`` (a round a statement);
-    both make the same classes. Spark, and models whose check is an ASOF join, run the
-    Python loop (``notes["loop"]`` says which ran).
+    both make the same classes. Models whose check is an ASOF join run the Python loop, as
+    does Spark when the cells are too many for its driver (below that bound the passes run on
+    the driver's DuckDB, :meth:`~anonymizer.engine.session.Engine.for_cells`);
+    ``notes["loop"]`` says which loop ran, ``notes["rounds_engine"]`` on which engine.
     """
     start = time.perf_counter()
     inputs = mondrian_inputs(plan)
     run = _setup(engine, plan, inputs.models)
     check_whole_table(engine, plan, inputs.k, inputs.models)
-    if loop == "recursive" and not engine.capabilities.one_statement(any(check.uses_asof_join(m)
-                                                                         for _, m, _ in run.checked)):
-        loop = "python"
-    _cells(run)
-    rest = _passes(run) if loop == "recursive" else _python_passes(run)   # steps 2-3
-    suppressed = 0
-    budget = plan.allowed - plan.null_suppressed
-    while rest is not None:                 # step 4: a remainder that fails as a whole
-        rows, _ = _whole(run, rest)
-        if rows == 0:
-            break
-        if rows <= budget:                  # suppressed, within the limit
-            suppressed = rows
-            break
-        rest = _merge(run, rest)            # into the class whose loss grows least
-    finished = run.t("finished")
-    engine.run(T + "finished.sql.j2", target=finished, done=run.done, info=run.info, keys=run.keys, qis=run.qis)
+    raw = _collapse(run)
+    with engine.for_cells(engine.count(raw)) as on_cells:   # Spark: the passes on its driver, over the cells
+        run.engine = on_cells
+        if loop == "recursive" and not on_cells.capabilities.one_statement(any(check.uses_asof_join(m)
+                                                                                for _, m, _ in run.checked)):
+            loop = "python"
+        _cells(run, raw)
+        rest = _passes(run) if loop == "recursive" else _python_passes(run)   # steps 2-3
+        suppressed = 0
+        budget = plan.allowed - plan.null_suppressed
+        while rest is not None:             # step 4: a remainder that fails as a whole
+            rows, _ = _whole(run, rest)
+            if rows == 0:
+                break
+            if rows <= budget:              # suppressed, within the limit
+                suppressed = rows
+                break
+            rest = _merge(run, rest)        # into the class whose loss grows least
+        finished = run.t("finished")
+        on_cells.run(T + "finished.sql.j2", target=finished, done=run.done, info=run.info, keys=run.keys, qis=run.qis)
+        finished = engine.adopt(on_cells, finished, "finished_cells")
+        run.engine, rounds_engine = engine, on_cells.name
     assign = strict_assign(engine, plan, finished, run.qis, run.keys)
     cells = engine.work("class_cells")
     engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=finished, qis=run.qis)
@@ -129,7 +136,8 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
     classes = int(engine.execute(f"SELECT count(DISTINCT __cid) FROM {cells}").fetchone()[0])
     return AlgorithmResult(assign=assign, cells=cells, classes=classes, suppressed=suppressed,
                            rounds=run.rounds, seconds=time.perf_counter() - start,
-                           notes={"loop": loop, "passes": run.passes, "cells": engine.count(cells)})
+                           notes={"loop": loop, "passes": run.passes, "cells": engine.count(cells),
+                                  "rounds_engine": rounds_engine})
 
 
 def _setup(engine: Engine, plan: Plan, models: tuple[PrivacyModel, ...]) -> _Run:
@@ -145,22 +153,29 @@ def _setup(engine: Engine, plan: Plan, models: tuple[PrivacyModel, ...]) -> _Run
     return run
 
 
-def _cells(run: _Run) -> None:
-    """Step 1: the cells, numbered, with their ladders; the table-wide distributions
-    t-closeness compares with."""
+def _collapse(run: _Run) -> str:
+    """Step 1 over the rows: the cells (returned, a transient table) and the table-wide
+    distributions t-closeness compares with."""
     engine = run.engine
-    raw, run.rungs, run.ladders, run.info = run.t("cells_raw"), run.t("rungs"), run.t("ladders"), run.t("info")
+    raw = run.t("cells_raw")
     engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys, pid=None)
-    engine.run(T + "rungs.sql.j2", target=run.rungs, dims=run.nodes)
-    engine.run(T + "ladders.sql.j2", target=run.ladders, rungs=run.rungs)
-    engine.run(T + "cells.sql.j2", target=run.info, cells=raw, ladders=run.ladders, keys=run.keys, qis=run.qis,
-               dims=run.nodes)
-    engine.drop(raw)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
             run.globs[i] = engine.work(f"glob{i}")
             engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
                            template="models/global_distribution.sql.j2")
+    return raw
+
+
+def _cells(run: _Run, raw: str) -> None:
+    """Step 1 over the cells ``raw``: numbered, with their ladders."""
+    engine = run.engine
+    run.rungs, run.ladders, run.info = run.t("rungs"), run.t("ladders"), run.t("info")
+    engine.run(T + "rungs.sql.j2", target=run.rungs, dims=run.nodes)
+    engine.run(T + "ladders.sql.j2", target=run.ladders, rungs=run.rungs)
+    engine.run(T + "cells.sql.j2", target=run.info, cells=raw, ladders=run.ladders, keys=run.keys, qis=run.qis,
+               dims=run.nodes)
+    engine.drop(raw)
 
 
 def _ladder(q: QI) -> dict:

@@ -1,0 +1,76 @@
+"""Mondrian's rounds on Spark's driver (issue 58, ``anonymizer/engine/spark_driver.py``): up
+to ``DRIVER_CELLS`` cells they run in an embedded DuckDB over the cells copied from Spark,
+above it as Spark statements; both publish DuckDB's release. Only aggregates reach the
+driver: every table copied there holds at most the cells' count, and one above the bound is
+refused, not collected. Marked ``spark``."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.engine import spark_driver
+from anonymizer.engine.backend import engine_for
+from anonymizer.engine.session import StatementLog
+from anonymizer.engine.spark import copy_from_duckdb
+from anonymizer.errors import TemplateError
+from anonymizer.release.run import run_release
+from anonymizer.spec.parse import load_spec
+from tests.engine.test_spark import assert_same_release
+
+pytestmark = pytest.mark.spark
+
+ROWS = 2_000
+
+
+@pytest.fixture(scope="module")
+def people(spark):
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE driver_people AS SELECT 18 + (i * 37) % 60 AS age, (i * 13) % 16 AS edu, "
+                f"['north', 'south', 'east'][1 + (i * 5) % 3] AS region, "
+                f"['flu', 'cold', 'hiv', 'ulcer'][1 + (i * 7) % 4] AS disease FROM range({ROWS}) t(i)")
+    copy_from_duckdb(spark, con, "driver_people", "driver_people")
+    return con
+
+
+def spec(release: str) -> dict:
+    return load_spec({"release": release, "source": {"table": "driver_people"},
+                      "columns": {"age": {"role": "quasi", "type": "numeric"}, "edu": {"role": "quasi", "type": "numeric"},
+                                  "region": "quasi", "disease": "sensitive"},
+                      "models": [{"type": "k-anonymity", "k": 6},
+                                 {"type": "distinct-l-diversity", "l": 2, "sensitive": "disease"}],
+                      "output": {"view": release}})
+
+
+def test_the_rounds_run_on_the_driver_over_the_cells_and_publish_duckdbs_release(spark, people):
+    log: list[StatementLog] = []
+    on_spark, on_duckdb = run_release(spec("driver_rounds"), spark, log=log), anonymize(spec("driver_rounds"), con=people)
+    assert_same_release(on_spark, on_duckdb)
+    assert (on_spark.algorithm["rounds_engine"], on_spark.algorithm["loop"]) == ("duckdb", "recursive")
+    cells = on_spark.algorithm["cells"]
+    copied = [e for e in log if e.template == "<to the driver>"]
+    assert copied and all(int(e.sql.rsplit("(", 1)[1].split()[0]) <= cells for e in copied)   # aggregates only
+    assert cells < ROWS and not [e for e in copied if "base" in e.sql.split("->")[0]]
+    rounds = [e for e in log if e.template == "families/generalized/mondrian/rounds.sql.j2"]
+    assert rounds and all(e.dialect == "duckdb" for e in rounds)
+    assert [e.template for e in log if e.template == "<from the driver>"] == ["<from the driver>"]
+
+
+def test_above_the_bound_the_rounds_run_as_spark_statements(spark, people, monkeypatch):
+    monkeypatch.setattr(spark_driver, "DRIVER_CELLS", 10)
+    on_spark, on_duckdb = run_release(spec("spark_rounds"), spark), anonymize(spec("spark_rounds"), con=people)
+    assert_same_release(on_spark, on_duckdb)
+    assert (on_spark.algorithm["rounds_engine"], on_spark.algorithm["loop"]) == ("spark", "python")
+
+
+def test_a_table_above_the_bound_is_refused_not_collected(spark, people, monkeypatch):
+    engine = engine_for(spark)
+    try:
+        big = engine.work("many")
+        engine.execute(f"CREATE TABLE {big} AS SELECT * FROM driver_people", template="<test>")
+        monkeypatch.setattr(spark_driver, "DRIVER_CELLS", ROWS - 1)
+        with engine.for_cells(5) as driver, pytest.raises(TemplateError, match="not an aggregate the driver may hold"):
+            driver.execute(f"SELECT count(*) FROM {big}")
+    finally:
+        engine.close_work()
