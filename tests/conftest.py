@@ -91,7 +91,7 @@ def spark(warehouse):
     pytest.importorskip("pyspark")
     if shutil.which("java") is None:
         pytest.skip("no Java: the Spark tests need a JRE (Java 17)")
-    from anonymizer.engine.spark import session
+    from anonymizer.engine.spark_session import session
     spark = session("local[2]", {"spark.sql.warehouse.dir": str(warehouse), "spark.sql.shuffle.partitions": "2",
                                    **SPARK_FOR_TESTS})
     yield spark

@@ -70,7 +70,7 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
     """
     from pyspark.sql import SparkSession
 
-    from anonymizer.engine.spark import session
+    from anonymizer.engine.spark_session import session
     if SparkSession.getActiveSession() is not None:
         raise RuntimeError("a SparkSession is already active: the benchmark starts its own (stop the other first)")
     say = say or (lambda message: None)
@@ -78,7 +78,7 @@ def run_spark_bench(rows_list, repeat: int = 3, master: str = "local[2]", conf: 
         say(f"starting Spark ({master})")
         if master.startswith("local") or "spark.sql.warehouse.dir" in (conf or {}):
             spark = session(master, {"spark.sql.warehouse.dir": str(where / "warehouse"), **(conf or {})})
-        else:   # a cluster's master: a catalog the executors share (engine/spark.py, catalog_problem)
+        else:   # a cluster's master: a catalog the executors share (engine/spark_session.py, catalog_problem)
             spark = session(master, dict(conf or {}), warehouse=str(where))
         try:
             bench = _SparkSide(spark, f"anon_bench_{uuid.uuid4().hex[:8]}")

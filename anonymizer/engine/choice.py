@@ -52,7 +52,7 @@ class EngineChoice:
 
     def spark_session(self):
         """A ``SparkSession`` as this choice says (started, or the running one)."""
-        from anonymizer.engine.spark import session
+        from anonymizer.engine.spark_session import session
         return session(self.master, dict(self.conf), self.warehouse, default_warehouse=DEFAULT_WAREHOUSE)
 
 

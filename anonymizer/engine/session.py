@@ -26,7 +26,6 @@ so a user's connection gets its own settings back: ``memory_limit`` bounds DuckD
 
 from __future__ import annotations
 
-import re
 import time
 import uuid
 from contextlib import contextmanager
@@ -41,6 +40,7 @@ from anonymizer.engine.heartbeat import Heartbeat
 from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.rendering import TEMP, render
+from anonymizer.engine.settings import Settings, restore_setting
 
 if TYPE_CHECKING:
     import pandas
@@ -49,25 +49,6 @@ if TYPE_CHECKING:
 
 #: rows in a DuckDB row group, the unit by which DuckDB splits a scan between threads
 ROW_GROUP = 122_880
-
-
-@dataclass(frozen=True)
-class Settings:
-    """DuckDB settings of a run (the spec's ``engine`` field; ``None``: DuckDB's own).
-
-    ``memory_limit``: as DuckDB reads it (``8GB``, ``512MB``, ``50%``); beyond it DuckDB
-    spills to ``temp_directory`` (default: ``<database>.tmp`` next to a database file, ``.tmp``
-    for an in-memory one). ``threads``: DuckDB's worker threads.
-    """
-
-    memory_limit: str | None = None
-    threads: int | None = None
-    temp_directory: str | None = None
-
-    def items(self) -> list[tuple[str, Any]]:
-        """The settings given, as ``(DuckDB setting, value)`` pairs."""
-        return [(name, getattr(self, name)) for name in ("memory_limit", "threads", "temp_directory")
-                if getattr(self, name) is not None]
 
 
 @dataclass
@@ -332,7 +313,7 @@ class Engine:
             yield self
         finally:
             for name, value in reversed(previous):
-                _restore_setting(self.con, name, value)
+                restore_setting(self.con, name, value)
 
     @contextmanager
     def for_cells(self, cells: int) -> Iterator["Engine"]:
@@ -361,7 +342,7 @@ class Engine:
         try:
             yield self
         finally:
-            _restore_setting(self.con, "threads", threads)
+            restore_setting(self.con, "threads", threads)
 
     @contextmanager
     def transaction(self) -> Iterator["Engine"]:
@@ -398,26 +379,6 @@ class Engine:
             yield name
         finally:
             self.con.execute(f"DROP TABLE IF EXISTS temp.main.{name}")
-
-
-def _restore_setting(con: duckdb.DuckDBPyConnection, name: str, value: Any) -> None:
-    """Set ``name`` back to ``value`` as read before a run. DuckDB shows a size cut to one decimal
-    (``18.8 GiB``): a setting that was DuckDB's default is reset, another one is set to the shown size
-    or, if that reads back lower, to the middle of the shown decimal (so it is back within 0.05 of its
-    unit). A temporary directory in use may refuse to move back: it is left as it is."""
-    shown = str(value)
-    middle = re.fullmatch(r"(\d+\.\d+)( \w+)", shown)
-    tries = [None, shown] + ([f"{middle.group(1)}5{middle.group(2)}"] if middle else [])
-    try:
-        for attempt in tries:
-            if attempt is None:
-                con.execute(f"RESET {name}")
-            else:
-                con.execute(f"SET {name} = $value", {"value": value if attempt == shown else attempt})
-            if str(con.execute(f"SELECT current_setting('{name}')").fetchone()[0]) == shown:
-                return
-    except duckdb.Error:
-        pass
 
 
 def _file_reason(message: str) -> str:

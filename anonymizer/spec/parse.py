@@ -65,7 +65,7 @@ from typing import Any, Mapping
 import yaml
 
 from anonymizer.engine.choice import ENGINES, OTHERS_SETTING, SETTINGS, SHOWN, EngineChoice
-from anonymizer.engine.session import Settings
+from anonymizer.engine.settings import Settings
 from anonymizer.errors import SpecError
 from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from anonymizer import families
 from anonymizer.engine.choice import EngineChoice
-from anonymizer.engine.session import Settings
+from anonymizer.engine.settings import Settings
 from anonymizer.hierarchy.spec import Hierarchy
 from anonymizer.target import History, Output, Target
 

@@ -1,5 +1,5 @@
 """Which Spark catalogs can hold a release on a cluster master (issue 58;
-:func:`anonymizer.engine.spark.catalog_problem`), judged from the session's settings alone:
+:func:`anonymizer.engine.spark_session.catalog_problem`), judged from the session's settings alone:
 these tests give it settings, not a session (``tests/engine/test_spark_cluster.py`` submits
 to a real standalone cluster)."""
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from anonymizer.engine.spark import catalog_problem
+from anonymizer.engine.spark_session import catalog_problem
 
 
 class Conf:

@@ -10,7 +10,8 @@ from click.testing import CliRunner
 
 from anonymizer import anonymize
 from anonymizer.cli import main
-from anonymizer.engine.session import Engine, Settings
+from anonymizer.engine.session import Engine
+from anonymizer.engine.settings import Settings
 from anonymizer.errors import SpecError
 from anonymizer.spec.parse import load_spec, memory_limit
 from anonymizer.datasets.synthetic import make_adult_like
