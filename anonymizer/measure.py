@@ -130,7 +130,7 @@ def _row_counts_sql(relation: str, qis: Sequence[str], sensitive: Sequence[str],
                   columns=[ident(n) for n in dict.fromkeys([*qis, *sensitive])], cls=cls)
 
 
-def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qis: Sequence[str],
+def measure_table(con: duckdb.DuckDBPyConnection | Engine, table: str | Sequence[str], qis: Sequence[str],
                   sensitive: Sequence[str] = (), c: float = 2.0,
                   distance: str | Mapping[str, str] | None = None,
                   hierarchies: Mapping[str, str] | None = None,
@@ -141,7 +141,7 @@ def measure_table(con: duckdb.DuckDBPyConnection, table: str | Sequence[str], qi
     """Measure the privacy of ``table`` with quasi-identifiers ``qis``.
 
     Args:
-        con: an open DuckDB connection.
+        con: an open DuckDB connection (a ``SparkSession``, or the engine a release runs on).
         table: the table (see the module's naming rule).
         qis: quasi-identifier column names (unquoted); an empty list makes the whole
             table one class.

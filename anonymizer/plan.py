@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.hierarchy import build_hierarchy, column_type
+from anonymizer.hierarchy.build import building
 from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import FLOAT_TYPES, is_numeric_type, is_temporal_type
@@ -282,8 +283,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                 key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
     types = engine.columns(source)
     coding = population.coding_source(engine, spec.models, source, [c.name for c in spec.quasi])
-    for i, col in enumerate(spec.quasi):
-        plan.qis.append(_code_qi(engine, coding, i, col, types[col.name]))
+    with building(engine, coding, [c.name for c in spec.quasi]) as (on, values):   # Spark: on its driver
+        for i, col in enumerate(spec.quasi):
+            plan.qis.append(_code_qi(on, values, i, col, types[col.name]))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -376,7 +378,8 @@ def _sensitive_hierarchy(engine: Engine, source: str, j: int, col: Column) -> st
     if col.hierarchy is None:
         return None
     assert col.hierarchy.location is not None   # a sensitive column's hierarchy is a csv file (hierarchy/spec.py)
-    leaves, levels = load_leaves(engine, f"s{j}", col.hierarchy.location, col.hierarchy.delimiter)
+    with engine.for_cells(0) as on:   # Spark: read on its driver, reaching the executors as a table, not a path
+        leaves, levels = load_leaves(on, f"s{j}", col.hierarchy.location, col.hierarchy.delimiter)
     check_covered(engine, source, col.name, leaves, f"columns.{col.name}.hierarchy")
     target = engine.work(f"shier{j}")
     engine.run("prepare/sensitive_hierarchy.sql.j2", target=target, leaves=leaves, levels=levels)

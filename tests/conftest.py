@@ -160,4 +160,4 @@ SPARK_FILE = re.compile(r"(^|/)test_[^/]*spark[^/]*\.py$")
 #: the third starved the worker that runs the other tests.)
 SPARK_PILES = {"test_spark_docs.py": 2, "test_versions_spark.py": 2, "test_spark_submit.py": 2,
                "test_spark_cluster.py": 2, "test_spark_order.py": 2, "test_spark_parse.py": 2,
-               "test_bench_spark.py": 2}
+               "test_bench_spark.py": 2, "test_spark_connect.py": 2}

@@ -43,6 +43,7 @@ from typing import Callable, Iterator
 from anonymizer.bench.harness import Column, format_table, scan_time
 from anonymizer.bench.release import PHASES, QIS, SENSITIVE, TABLE, bench_directory, in_child, release_spec, rss
 from anonymizer.bench.spark_floor import OPS, essential_seconds, floor_seconds
+from anonymizer.bench.spark_stages import group_stages, release_costs, table_bytes, targets
 from anonymizer.engine.names import ident, table
 
 Say = Callable[[str], None]
@@ -126,9 +127,11 @@ class _SparkSide:
         finally:
             context.setLocalProperty("spark.jobGroup.id", None)
         jobs = len(context.statusTracker().getJobIdsForGroup(group))
+        costs = release_costs(group_stages(self.spark, group), rows, table_bytes(self.spark, f"`{self.name}`.`{TABLE}`"),
+                              seconds, context.defaultParallelism)
         self.drop(self.published, self.snapshots)
         return {**_run_figures(seconds, scan, result.timings, result.classes, result.algorithm.get("rounds")),
-                "statements": len(log), "jobs": jobs, "peak_mb": peak.mb,
+                **costs, "statements": len(log), "jobs": jobs, "peak_mb": peak.mb,
                 "round_rows": result.algorithm.get("round_rows"), "rounds_engine": result.algorithm.get("rounds_engine")}
 
     def floor(self, repeat: int, k: int, l: int) -> dict[str, float]:
@@ -188,6 +191,7 @@ def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int
     memory = ("driver JVM RSS, sampled" + ("" if master.startswith("local") else "; executors not measured")
               if spark.jvm else "unavailable (no JVM process found)")
     spark_side = _summary("spark", rows, runs["spark"], duck, {"master": master, **loaded}, memory)
+    spark_side["targets"] = targets(spark_side)
     if floor:
         for summary in (duck, spark_side):
             summary["floor_ops"] = ops[summary["engine"]]
@@ -235,7 +239,8 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
     classes, same_classes (all runs alike), statements, jobs and job_seconds (Spark), round_rows
     (Spark: the rows in the partitions of each Mondrian round of the first release, where the
     rounds ran as Spark statements), rounds_engine (Spark: ``duckdb`` where the rounds ran on the
-    driver over the cells, engine/spark_driver.py), peak_mb
+    driver over the cells, engine/spark_driver.py), what the release cost the executors (Spark:
+    passes, shuffle, busy, shuffle_mb, source_mb, task_seconds, cores; :mod:`.spark_stages`), peak_mb
     (largest over the runs; ``memory`` says what it is), and the load's seconds."""
     seconds = statistics.median(r["seconds"] for r in runs)
     scan = statistics.median(r["scan_seconds"] for r in runs)
@@ -254,7 +259,12 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
             "same_classes": len({r["classes"] for r in runs}) == 1,
             "statements": runs[0]["statements"], "jobs": jobs, "round_rows": runs[0].get("round_rows"),
             "rounds_engine": runs[0].get("rounds_engine"),
+            **{f: _median(r.get(f) for r in runs) for f in COSTS},
             "peak_mb": round(max(peaks)) if peaks else None, "memory": memory, **extra}
+
+
+#: the executors' figures of a Spark release (:mod:`anonymizer.bench.spark_stages`), medians over the runs
+COSTS = ("passes", "shuffle", "busy", "shuffle_mb", "source_mb", "task_seconds", "cores")
 
 
 def _median(values) -> float | None:
@@ -328,6 +338,11 @@ def format_spark_bench(rows: list[dict]) -> str:
               + f"  floor {r['floor_seconds']:.2f}"
               + (f" = {r['floor_duckdb']:.2f} x DuckDB's release" if "floor_duckdb" in r else "")
               for r in rows if "floor_ops" in r]
+    goals = [f"{r['rows']:>10} {r['engine']:>7}  " + "; ".join(
+        f"{name} {t['value']:g} {'<=' if name != 'busy' else '>='} {t['bound']:g}: {'met' if t['met'] else 'NOT met'}"
+        for name, t in r["targets"].items()) for r in rows if r.get("targets")]
     return "\n".join([format_table(rows, COLUMNS), "phases (median s):", *phases, "peak MB: " + "; ".join(memory),
+                      *(["targets (jobs <= rounds + 20; passes: rows read / source rows; shuffle: bytes / source "
+                         "bytes; busy: executors' task time / (seconds x cores)):", *goals] if goals else []),
                       *(["floor (median s of each essential operation; anonymizer.bench.spark_floor):", *floors]
                         if floors else [])])

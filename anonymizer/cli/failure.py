@@ -41,12 +41,13 @@ BUG = "an unexpected internal error (a bug; please report it with the traceback 
 
 
 def _chain(exc: BaseException):
-    """``exc`` and the exceptions it was raised from or while handling."""
+    """``exc`` and the exceptions it was raised from or while handling (not those it was
+    raised ``from None`` over: its raiser judged them)."""
     seen: set[int] = set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         yield exc
-        exc = exc.__cause__ or exc.__context__
+        exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import click
 
-from anonymizer.cli.params import db_option, echo_json, json_option, open_db
+from anonymizer.cli.params import (db_option, echo_json, engine_choice, engine_options, given, json_option, open_db,
+                                   open_engine)
 from anonymizer.cli.report import _n
 
 _DB = "DuckDB database file holding the release's audit table (for a release with output.database, that file)."
@@ -29,7 +30,8 @@ def _engine(con):
 @db_option(help=_DB + " Opened read-only.")
 @schema_option
 @json_option
-def history(release: str, db: str, schema: str, as_json: bool) -> None:
+@engine_options
+def history(release: str, db: str, schema: str, as_json: bool, **engine: str | None) -> None:
     """Every version of RELEASE: publications and rollbacks, when, the spec hash, the
     algorithm's chosen node or parameters, the achieved figure per model, which version the
     view reads now (*) and which snapshots were pruned. Nothing is written.
@@ -38,10 +40,13 @@ def history(release: str, db: str, schema: str, as_json: bool) -> None:
     Examples:
       anonymizer history adult_demo --db warehouse.duckdb
       anonymizer history adult_demo --db warehouse.duckdb --json
+      anonymizer history adult_demo --engine spark --spark-warehouse wh/   (a release in Spark's catalog)
     """
+    from anonymizer.engine.backend import engine_for
     from anonymizer.release.history import history as read
-    with open_db(db, read_only=True, must_exist=True) as con:
-        found = read(_engine(con), schema, release)
+    choice = engine_choice(**engine, db_given=given("db"))
+    with open_engine(choice, db, read_only=True, must_exist=True) as con:
+        found = read(engine_for(con), schema, release)
     if as_json:
         echo_json(found)
     else:

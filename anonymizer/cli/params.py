@@ -76,7 +76,7 @@ def batch_option(default: str, help: str = "The MSB greedy's steps: 'exact' (one
 
 
 def engine_options(command):
-    """``--engine`` and Spark's ``--spark-master``, ``--spark-conf``, ``--spark-warehouse``
+    """``--engine`` and Spark's ``--spark-master``, ``--spark-conf``, ``--spark-remote``, ``--spark-warehouse``
     (:mod:`anonymizer.engine.choice`; read them with :func:`engine_choice`)."""
     return stack(
         click.option("--engine", type=click.Choice(["duckdb", "spark"]), default=None,
@@ -88,6 +88,9 @@ def engine_options(command):
                           "--master, else spark-defaults.conf's, else local[*]). Under spark-submit leave it out."),
         click.option("--spark-conf", metavar="KEY=VALUE", multiple=True,
                      help="A Spark setting, e.g. spark.driver.memory=8g (repeat for several)."),
+        click.option("--spark-remote", metavar="sc://HOST:PORT", default=None,
+                     help="Run on a Spark Connect server (its master and catalog; default: $SPARK_REMOTE when "
+                          "set). Instead of --spark-master and --spark-warehouse."),
         click.option("--spark-warehouse", metavar="DIR", default=None,
                      help="Keep Spark's catalog (a Derby metastore and the tables as Parquet) in DIR, so the "
                           "next command finds what this one published (default on a local master whose "
@@ -96,7 +99,7 @@ def engine_options(command):
 
 
 def engine_choice(base=None, *, engine: str | None, spark_master: str | None, spark_conf: tuple[str, ...],
-                  spark_warehouse: str | None, db_given: bool = False):
+                  spark_warehouse: str | None, spark_remote: str | None = None, db_given: bool = False):
     """The :class:`~anonymizer.engine.choice.EngineChoice` of a command: the spec's
     (``base``) with the command line's options in its place."""
     from dataclasses import replace
@@ -111,14 +114,16 @@ def engine_choice(base=None, *, engine: str | None, spark_master: str | None, sp
         if not sep or not key.strip():
             raise SpecError("--spark-conf", "must be KEY=VALUE, e.g. spark.driver.memory=8g", item)
         conf.append((key.strip(), value.strip()))
-    spark_given = spark_master is not None or conf or spark_warehouse is not None
+    if spark_remote is not None and not spark_remote.startswith("sc://"):
+        raise SpecError("--spark-remote", "must be a Spark Connect URL, sc://host:port", spark_remote)
+    spark_given = spark_master is not None or conf or spark_warehouse is not None or spark_remote is not None
     if not choice.spark and spark_given:
         raise SpecError("--engine", "the --spark-* options need --engine spark (or engine: {name: spark} in the spec)")
     if choice.spark and db_given:
         raise SpecError("--db", "is a DuckDB file: with Spark the tables live in the Spark catalog "
                                 "(--spark-warehouse); leave out one of them")
     return replace(choice, master=spark_master or choice.master, conf=choice.conf + tuple(conf),
-                   warehouse=spark_warehouse or choice.warehouse)
+                   warehouse=spark_warehouse or choice.warehouse, remote=spark_remote or choice.remote)
 
 
 def given(name: str) -> bool:

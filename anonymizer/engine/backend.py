@@ -15,7 +15,10 @@ def is_spark(con: Any) -> bool:
 
 
 def engine_for(con: Any, **options: Any) -> Engine:
-    """The engine for ``con`` with ``options`` (:class:`Engine`'s fields)."""
+    """The engine for ``con`` with ``options`` (:class:`Engine`'s fields); an engine without
+    options is itself (a release measuring on the engine it runs on)."""
+    if isinstance(con, Engine) and not options:
+        return con
     if is_spark(con):
         from anonymizer.engine.spark import SparkEngine
         return SparkEngine(con, **options)

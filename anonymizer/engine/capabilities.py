@@ -34,6 +34,10 @@ class Capabilities:
         output_database: a release can be published into another database file
             (``output.database``).
         export: a published release can be copied to one file (``output.export``).
+        aggregates_apart: work over an aggregate of the rows (the QIs' values for their
+            hierarchies, Mondrian's cells) runs cheaper on another engine, the one
+            :meth:`~anonymizer.engine.session.Engine.for_cells` gives (Spark: its driver's DuckDB),
+            than as statements of this one.
     """
 
     recursive_loops: bool
@@ -43,6 +47,7 @@ class Capabilities:
     drops_stale_work: bool
     output_database: bool
     export: bool
+    aggregates_apart: bool = False
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -56,6 +61,7 @@ DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True,
                       drops_stale_work=True, output_database=True, export=True)
 
 #: Apache Spark: loops round by round, no ``rowid``, tables laid out as the spec says,
-#: releases in its catalog only (no other database file, no export)
+#: releases in its catalog only (no other database file, no export), aggregates on its driver
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
-                     drops_stale_work=False, output_database=False, export=False)
+                     drops_stale_work=False, output_database=False, export=False,
+                     aggregates_apart=True)

@@ -168,6 +168,10 @@ class Engine:
             raise DataError(shown or relation, f"cannot be read: {exc}") from exc
         return {row[0]: row[1] for row in cur.fetchall()}
 
+    def check_format(self, where: str, name: str) -> None:
+        """Refuse, before any work, a table or file format (spec field ``where``) the engine
+        cannot read or write; DuckDB's readers refuse theirs when they load."""
+
     def load_csv(self, path, delimiter: str, target: str) -> None:
         """A headerless CSV file (a hierarchy) as table ``target``, every field text, in
         columns ``column0``, ``column1``, ...; a URI other than a local file's is Spark's."""
@@ -320,6 +324,13 @@ class Engine:
         """The engine for work over a table of ``cells`` aggregate rows (Mondrian's rounds): this
         one (Spark's runs it on its driver, :mod:`.spark_driver`). A table the block makes is
         this engine's through :meth:`adopt`."""
+        yield self
+
+    @contextmanager
+    def for_aggregate(self, relation: str) -> Iterator["Engine"]:
+        """The engine for work that reads the aggregate table ``relation`` (a release's counted
+        rows, its classes) and not the rows: :meth:`for_cells` for its rows, counted only where
+        that engine is not this one (Spark's driver)."""
         yield self
 
     def adopt(self, other: "Engine", relation: str, name: str) -> str:

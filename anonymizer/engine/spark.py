@@ -42,7 +42,7 @@ import uuid
 from pathlib import Path
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -52,9 +52,12 @@ from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
-from anonymizer.engine.spark_session import catalog_problem
+from anonymizer.engine.spark_session import catalog_problem, is_connect
 from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
+
+if TYPE_CHECKING:
+    from anonymizer.engine.spark_driver import DriverEngine
 
 #: Spark's type names -> DuckDB's, as :meth:`Engine.columns` reports them
 _TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint": "TINYINT", "double": "DOUBLE",
@@ -86,6 +89,7 @@ class SparkEngine(Engine):
     capabilities = SPARK
     undo_steps: list[Callable[[], None]] = field(default_factory=list)
     work_dir: str | None = None   # where a local run's work database keeps its files
+    driver: "DriverEngine | None" = None   # the run's DuckDB on the driver, once work over cells asked for it
 
     def __post_init__(self) -> None:
         """Refuse a catalog that cannot hold a release (:func:`catalog_problem`) before any work."""
@@ -97,6 +101,7 @@ class SparkEngine(Engine):
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
         from pyspark.errors import PySparkException
         start = time.perf_counter()
+        self._bring(text)
         statements, frame, pending = [], None, spark_statements(text, self._columns_of)
         while True:   # each statement transpiled after the one before ran (it may read the catalog)
             try:
@@ -117,17 +122,41 @@ class SparkEngine(Engine):
                 raise TemplateError(template, f"Spark: {_first_line(exc)}") from exc
         self.log.append(StatementLog(template, "\n;\n".join(statements), time.perf_counter() - start,
                                      dialect=self.dialect, source=text))
+        if self.driver is not None:   # a table written here: the driver's copy is stale; one dropped: gone there too
+            from anonymizer.engine.spark_driver import SPARK as HERE
+            for name in self.driver.tables.wrote(HERE, text):   # type: ignore[union-attr]
+                self.driver.con.execute(f"DROP TABLE IF EXISTS {self.driver.work(name)}")
         return Result(frame)
 
+    def _bring(self, text: str) -> None:
+        """Copy from the driver each work table ``text`` reads whose current rows are the
+        driver's only (:class:`~anonymizer.engine.spark_driver.Tables`)."""
+        if self.driver is None:
+            return
+        from anonymizer.engine.spark_driver import SPARK as HERE, to_spark
+        assert self.driver.tables is not None
+        for name in self.driver.tables.stale_on(HERE, text):
+            start, target = time.perf_counter(), self.work(name)
+            arrow = to_spark(self.driver, self.driver.work(name))
+            self._save(self.con.createDataFrame(arrow), target,
+                       f"-- DuckDB {self.driver.work(name)} on the driver ({arrow.num_rows} rows)", "<from the driver>",
+                       start, replace=True)
+            self.driver.tables.copied(name, HERE)
+
     def interrupt(self) -> None:
-        """Cancel the Spark jobs running now (from another thread: :mod:`.interrupts`)."""
-        self.con.sparkContext.cancelAllJobs()
+        """Cancel the Spark jobs running now (from another thread: :mod:`.interrupts`); on
+        Spark Connect, the session's operations on its server."""
+        if is_connect(self.con):
+            self.con.interruptAll()
+        else:
+            self.con.sparkContext.cancelAllJobs()
 
     def _columns_of(self, relation: exp.Table) -> list[str]:
         return [f.name for f in self.con.table(relation.sql("spark")).schema.fields]
 
     def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
         from pyspark.errors import PySparkException
+        self._bring(f"SELECT * FROM {relation}")
         try:
             schema = self.con.sql(to_spark(f"SELECT * FROM {relation} LIMIT 0", self._columns_of)[0]).schema
         except PySparkException as exc:
@@ -141,6 +170,22 @@ class SparkEngine(Engine):
         frame = self.con.read.csv(str(path), sep=delimiter, header=False, inferSchema=False)
         frame = frame.toDF(*[f"column{i}" for i in range(len(frame.columns))])
         self._save(frame, target, f"-- DataFrameReader.csv({str(path)!r})", "hierarchy/csv_load.sql.j2", start)
+
+    def check_format(self, where: str, name: str) -> None:
+        """A format the session has no data source for (Delta or Iceberg without their
+        packages) is refused before any work: Spark would fail only when it first reads or
+        writes one, with a Java error. Asked of the session's reader (on Spark Connect, its
+        server's) with a path that does not exist: the source is looked up before the path."""
+        try:
+            _ = self.con.read.format(name).load(f"/anonymizer-probe-{uuid.uuid4().hex}/none").schema
+            missing = False
+        except Exception as exc:  # noqa: BLE001 - pyspark's error, or py4j's for a Java class not found
+            missing = "DATA_SOURCE_NOT_FOUND" in str(exc)
+        if missing:
+            raise SpecError(where, f"this Spark session has no data source {name!r}: add its package to the session "
+                                   "(for Delta: --packages io.delta:delta-spark_2.13:<version> with its SQL extension "
+                                   "and catalog; for Iceberg: its spark-runtime package and catalog) or choose "
+                                   "another format; nothing was run", name)
 
     def load_file(self, src, target: str) -> None:
         """A spec's files (``source.path``: a local file or folder, or any URI the session
@@ -166,9 +211,12 @@ class SparkEngine(Engine):
             data = list(zip(*(column.tolist() for column in data.values())))
         self._save(self.con.createDataFrame(data, schema), target, "-- createDataFrame(data)", "<data>", start)
 
-    def _save(self, frame, target: str, what: str, template: str, start: float) -> None:
+    def _save(self, frame, target: str, what: str, template: str, start: float, replace: bool = False) -> None:
         name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")
-        frame.write.saveAsTable(name)
+        (frame.write.mode("overwrite") if replace else frame.write).saveAsTable(name)
+        if self.driver is not None and self.driver.tables is not None and not replace:   # Spark's rows now
+            for work in self.driver.tables.named(target):
+                self.driver.tables.holders[work] = {"spark"}
         self.log.append(StatementLog(template, f"{what} -> {name}", time.perf_counter() - start,
                                      dialect=self.dialect))
 
@@ -177,7 +225,8 @@ class SparkEngine(Engine):
         if self.work_schema is None:
             prefix = "_anon_kept_" if self.keep_work else "_anon_work_"
             self.work_schema = f"{prefix}{uuid.uuid4().hex[:10]}"
-            local = str(self.con.conf.get("spark.master", "")).startswith("local") and not self.keep_work
+            local = (str(self.con.conf.get("spark.master", "")).startswith("local") and not self.keep_work
+                     and not is_connect(self.con))   # a Connect server's disk is not this machine's
             self.work_dir = tempfile.mkdtemp(prefix=f"{self.work_schema}_") if local else None
             self.execute(f"CREATE SCHEMA {ident(self.work_schema)}" + (" LOCATION $location" if local else ""),
                          {"location": self.work_dir} if local else None, template="<work database>")
@@ -189,15 +238,29 @@ class SparkEngine(Engine):
     # -- work over cells on the driver (engine/spark_driver.py) ----------------------------
     @contextmanager
     def for_cells(self, cells: int) -> Iterator[Engine]:
-        """Up to :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` cells: an embedded DuckDB
-        on the driver that reads this run's work tables (:mod:`.spark_driver`); above it this
-        engine."""
-        from anonymizer.engine.spark_driver import DRIVER_CELLS, on_the_driver
+        """Up to :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` cells: the run's embedded
+        DuckDB on the driver (opened the first time, closed with the work database), which
+        reads this run's work tables and whose tables Spark's statements read
+        (:mod:`.spark_driver`); above it this engine. The block's transient tables are dropped
+        after it."""
+        from anonymizer.engine.spark_driver import DRIVER_CELLS, open_driver
         if cells > DRIVER_CELLS:
             yield self
             return
-        with on_the_driver(self) as driver:
-            yield driver
+        if self.driver is None:
+            self.driver = open_driver(self)
+        try:
+            yield self.driver
+        finally:
+            self.driver.drop_transient()
+
+    @contextmanager
+    def for_aggregate(self, relation: str) -> Iterator[Engine]:
+        """:meth:`for_cells` for ``relation``'s rows, counted where its current rows are (the
+        driver, when it made them)."""
+        held = self.driver is not None and self.driver.holds(relation)
+        with self.for_cells(self.driver.count(relation) if held else self.count(relation)) as on:   # type: ignore[union-attr]
+            yield on
 
     def adopt(self, other: Engine, relation: str, name: str) -> str:
         """``relation`` of ``other`` (a :class:`~anonymizer.engine.spark_driver.DriverEngine`
@@ -206,7 +269,8 @@ class SparkEngine(Engine):
             return relation
         from anonymizer.engine.spark_driver import to_spark
         start, target = time.perf_counter(), self.work(name)
-        self._save(self.con.createDataFrame(to_spark(other, relation)), target, f"-- DuckDB {relation} on the driver",
+        arrow = to_spark(other, relation)   # type: ignore[arg-type]
+        self._save(self.con.createDataFrame(arrow), target, f"-- DuckDB {relation} on the driver ({arrow.num_rows} rows)",
                    "<from the driver>", start)
         return target
 
@@ -218,6 +282,10 @@ class SparkEngine(Engine):
         return self.con.table(f"`{self.open_work()}`.`{name}`").limit(limit).toArrow()
 
     def close_work(self) -> None:
+        if self.driver is not None:
+            from anonymizer.engine.spark_driver import close_driver
+            close_driver(self.driver)
+            self.driver = None
         if self.work_schema is not None and not self.keep_work:
             self.con.sql(f"DROP DATABASE IF EXISTS `{self.work_schema}` CASCADE")
             if self.work_dir:
@@ -295,10 +363,10 @@ class SparkEngine(Engine):
                                                "catalog (leave output.database out)")
         if not self.con.catalog.databaseExists(schema):
             return None
-        found = [t for t in self.con.catalog.listTables(schema) if t.name.lower() == name.lower() and not t.isTemporary]
-        if not found:
+        qualified = _spark_table(schema, name)   # not listTables: Spark runs jobs to list a database
+        if not self.con.catalog.tableExists(qualified):
             return None
-        if found[0].tableType != "VIEW":
+        if self.con.catalog.getTable(qualified).tableType != "VIEW":
             return ("table", None)
         details = self.con.sql(f"DESCRIBE TABLE EXTENDED {_spark_table(schema, name)}").collect()
         text = next((r[1] for r in details if r[0] == "View Text"), None)

@@ -20,9 +20,8 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING
 
 import duckdb
 
@@ -39,44 +38,122 @@ if TYPE_CHECKING:
 DRIVER_CELLS = 2_000_000
 
 
+#: a statement's written table: ``CREATE [OR REPLACE] TABLE``, ``INSERT INTO``, ``UPDATE``,
+#: ``DELETE FROM``, ``ALTER TABLE`` (kind "write") or ``DROP TABLE`` (kind "drop"); group 1 the keyword,
+#: group 2 the quoted work table (the pattern is completed per run by :meth:`Tables.pattern`)
+_WRITES = (r"\b(CREATE\s+(?:OR\s+REPLACE\s+)?(?:TEMP(?:ORARY)?\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
+           r"|INSERT\s+(?:OR\s+\w+\s+)?INTO\s+|UPDATE\s+|DELETE\s+FROM\s+|ALTER\s+TABLE\s+"
+           r"|DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?)")
+SPARK, DRIVER = "spark", "driver"
+
+
+@dataclass
+class Tables:
+    """Which side holds the current rows of each work table of a Spark run that has a driver:
+    the side whose statement last wrote it, and the other side too once a statement there read
+    it and it was copied over (until the writer writes it again). A name the map does not hold
+    is Spark's (the rows, the source, what Spark's readers loaded). A statement on either side
+    first gets a current copy of each work table it reads, then records what it wrote: so the
+    hierarchies built on the driver reach Spark only when a Spark statement reads them, and
+    the cells Spark collapsed reach the driver when its rounds read them."""
+
+    work: str
+    holders: dict[str, set[str]] = field(default_factory=dict)
+
+    def named(self, text: str) -> list[str]:
+        """The work tables ``text`` names (unquoted), in order of first mention."""
+        found = re.findall(re.escape(ident(self.work)) + r'\.("(?:[^"]|"")+")', text)
+        return list(dict.fromkeys(q[1:-1].replace('""', '"') for q in found))
+
+    def written(self, text: str) -> dict[str, str]:
+        """The work tables ``text`` writes -> the keyword that writes them (upper case, first word)."""
+        pattern = _WRITES + re.escape(ident(self.work)) + r'\.("(?:[^"]|"")+")'
+        return {q[1:-1].replace('""', '"'): kind.split()[0].upper() for kind, q in re.findall(pattern, text, re.I)}
+
+    def stale_on(self, side: str, text: str) -> list[str]:
+        """The work tables ``text`` reads on ``side`` whose current rows are only on the other
+        side (a table the statement creates or drops is not read)."""
+        skip = {n for n, kind in self.written(text).items() if kind in ("CREATE", "DROP")}
+        return [n for n in self.named(text) if n not in skip and n in self.holders and side not in self.holders[n]]
+
+    def wrote(self, side: str, text: str) -> list[str]:
+        """Record what ``text`` wrote on ``side``; returns the tables it dropped that the other
+        side holds a copy of (to drop there too)."""
+        dropped = []
+        for name, kind in self.written(text).items():
+            if kind == "DROP":
+                if self.holders.pop(name, set()) - {side}:
+                    dropped.append(name)
+            else:
+                self.holders[name] = {side}
+        return dropped
+
+    def copied(self, name: str, side: str) -> None:
+        self.holders.setdefault(name, {SPARK}).add(side)
+
+
 @dataclass
 class DriverEngine(Engine):
     """An :class:`~anonymizer.engine.session.Engine` on an in-memory DuckDB in the driver
     whose work database bears the name of ``spark``'s, so that a template names a work table
-    the same way on both; a Spark work table is copied in when a statement first names it."""
+    the same way on both; each statement first gets the Spark work tables it reads
+    (:class:`Tables`)."""
 
     spark: "SparkEngine | None" = None
-    copied: list[str] = field(default_factory=list)   # the Spark tables copied in, quoted
+    tables: Tables | None = None
 
     def execute(self, text: str, params: dict | list | None = None, *, template: str = "<inline>"):
-        self._copy_in(text)
-        return super().execute(text, params, template=template)
+        assert self.spark is not None and self.tables is not None
+        for name in self.named_in_spark(text):
+            self._copy_in(name, text)
+        cursor = super().execute(text, params, template=template)
+        for name in self.tables.wrote(DRIVER, text):
+            self.spark.execute(f"DROP TABLE IF EXISTS {self.spark.work(name)}", template="<drop>")
+        return cursor
 
-    def _copy_in(self, text: str) -> None:
-        assert self.spark is not None and self.work_schema is not None
-        for quoted in sorted(set(re.findall(re.escape(ident(self.work_schema)) + r'\.("(?:[^"]|"")+")', text))):
-            name = quoted[1:-1].replace('""', '"')
-            target = table(self.work_schema, name)
-            if target in self.copied or self._has(name) or not self.spark.has_work_table(name):
-                continue
-            start = time.perf_counter()
-            arrow = self.spark.collect_work_table(name, DRIVER_CELLS + 1)
-            if arrow.num_rows > DRIVER_CELLS:
-                raise TemplateError(template_of(text), f"work table {name} holds more than {DRIVER_CELLS:,} rows: "
-                                                       "it is not an aggregate the driver may hold")
-            view = f"__anon_arrow_{uuid.uuid4().hex[:10]}"
-            self.con.register(view, arrow)
-            try:
-                self.con.execute(f"CREATE TABLE {target} AS SELECT * FROM {ident(view)}")
-            finally:
-                self.con.unregister(view)
-            self.copied.append(target)
-            self.log.append(StatementLog("<to the driver>", f"-- {self.spark.work(name)} -> DuckDB {target} "
-                                         f"({arrow.num_rows} rows)", time.perf_counter() - start))
+    def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
+        for name in self.named_in_spark(f"SELECT * FROM {relation}"):
+            self._copy_in(name, f"SELECT * FROM {relation}")
+        return super().columns(relation, shown)
 
-    def _has(self, name: str) -> bool:
-        return bool(self.con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = $db AND table_name = $t",
-                                     {"db": self.work_schema, "t": name}).fetchall()[0][0])
+    def load_csv(self, path, delimiter: str, target: str) -> None:
+        """A hierarchy file: DuckDB reads a local one on the driver (the executors never see
+        the path); Spark's reader a URI."""
+        if "://" in str(path):
+            assert self.spark is not None
+            self.spark.load_csv(path, delimiter, target)
+        else:
+            super().load_csv(path, delimiter, target)
+
+    def holds(self, relation: str) -> bool:
+        """Whether the current rows of every work table ``relation`` names are here."""
+        assert self.tables is not None
+        named = self.tables.named(relation)
+        return bool(named) and all(DRIVER in self.tables.holders.get(n, ()) for n in named)
+
+    def named_in_spark(self, text: str) -> list[str]:
+        """The work tables ``text`` reads whose current rows are Spark's only."""
+        assert self.spark is not None and self.tables is not None
+        stale = self.tables.stale_on(DRIVER, text)
+        unknown = [n for n in self.tables.named(text) if n not in self.tables.holders
+                   and n not in self.tables.written(text) and self.spark.has_work_table(n)]
+        return stale + unknown
+
+    def _copy_in(self, name: str, text: str) -> None:
+        assert self.spark is not None and self.tables is not None and self.work_schema is not None
+        start, target = time.perf_counter(), table(self.work_schema, name)
+        arrow = self.spark.collect_work_table(name, DRIVER_CELLS + 1)
+        if arrow.num_rows > DRIVER_CELLS:
+            raise TemplateError(template_of(text), f"work table {name} holds more than {DRIVER_CELLS:,} rows: "
+                                                   "it is not an aggregate the driver may hold")
+        view = f"__anon_arrow_{uuid.uuid4().hex[:10]}"
+        with self.con.cursor() as cursor:   # its own: the connection may hold a result not read to its end (the
+            # work database, attached to the database, is every cursor's)
+            cursor.register(view, arrow)
+            cursor.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {ident(view)}")
+        self.tables.copied(name, DRIVER)
+        self.log.append(StatementLog("<to the driver>", f"-- {self.spark.work(name)} -> DuckDB {target} "
+                                     f"({arrow.num_rows} rows)", time.perf_counter() - start))
 
 
 def template_of(text: str) -> str:
@@ -84,25 +161,25 @@ def template_of(text: str) -> str:
     return text.strip().splitlines()[0][:80] if text.strip() else "<statement>"
 
 
-@contextmanager
-def on_the_driver(spark: "SparkEngine") -> Iterator[DriverEngine]:
-    """A :class:`DriverEngine` beside ``spark`` for the block (its statements in ``spark``'s log,
-    its progress messages to ``spark``'s), closed after it."""
+def open_driver(spark: "SparkEngine") -> DriverEngine:
+    """A :class:`DriverEngine` beside ``spark`` for the rest of its run (its statements in
+    ``spark``'s log, its progress messages to ``spark``'s); :func:`close_driver` closes it."""
     con = duckdb.connect()
     work = spark.open_work()
     con.execute(f"ATTACH ':memory:' AS {ident(work)}")
-    driver = DriverEngine(con, progress=spark.progress, log=spark.log, work_schema=work, spark=spark)
-    try:
-        yield driver
-    finally:
-        driver.close_work()
-        con.close()
+    return DriverEngine(con, progress=spark.progress, log=spark.log, work_schema=work, spark=spark,
+                        tables=Tables(work))
+
+
+def close_driver(driver: DriverEngine) -> None:
+    """Close the driver's DuckDB, its work database (in memory) and every table with it."""
+    driver.con.close()
 
 
 def to_spark(driver: DriverEngine, relation: str):
     """The rows of ``relation`` (quoted) of ``driver`` as a pyarrow Table, its 128-bit
     integers (DuckDB's sums of counts) as 64-bit ones, which Spark reads as ``bigint``."""
-    columns = driver.con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
+    columns = driver.con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()   # (a transient: this connection's)
     select = ", ".join(f"CAST({ident(c[0])} AS BIGINT) AS {ident(c[0])}" if c[1] in ("HUGEINT", "UHUGEINT")
                        else ident(c[0]) for c in columns)
     return driver.con.sql(f"SELECT {select} FROM {relation}").to_arrow_table()

@@ -11,6 +11,8 @@ import warnings
 from pathlib import Path
 from urllib.parse import urlparse
 
+from anonymizer.errors import SpecError
+
 
 #: what a release's session sets on a local master where nothing else said it (spark-defaults.conf,
 #: spark-submit's ``--conf``, the spec's ``engine.conf``): few shuffle partitions for one
@@ -22,6 +24,8 @@ LOCAL_DEFAULTS = {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "fals
 #: release, whose rounds compile the same code again and again: a Mondrian release on 3,000 rows
 #: of Adult took 70 s with it against 81 s, on local[2] with Spark's other defaults)
 DEFAULTS = {"spark.sql.session.timeZone": "UTC", "spark.sql.codegen.cache.maxEntries": "1000"}
+#: those a Spark Connect session may set (a session setting, not the server's)
+CONNECT_DEFAULTS = {"spark.sql.session.timeZone": "UTC"}
 #: the driver's Java options: a warehouse of ours adds Derby's log file to them
 JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 #: the settings that say where the catalog lives: when any is configured, no warehouse of ours
@@ -66,7 +70,7 @@ def _properties(text: str) -> dict[str, str]:
 
 
 def session(master: str | None = None, conf: dict[str, str] | None = None, warehouse: str | None = None,
-            default_warehouse: str | None = None):
+            default_warehouse: str | None = None, remote: str | None = None):
     """A ``SparkSession`` for releases (the running one, or a new one), deciding only what
     nothing else decided: ``master`` when given (else ``spark-submit --master``,
     ``spark-defaults.conf``, or Spark's ``local[*]``); ``conf`` (the spec's ``engine.conf``)
@@ -74,9 +78,13 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
     :data:`LOCAL_DEFAULTS` where neither says otherwise. ``warehouse``: a persistent catalog
     there (Hive metastore in Derby, tables as Parquet files), so the releases and the audit
     outlive the session; ``default_warehouse``: the same, on a local master whose catalog
-    nothing configured."""
+    nothing configured. ``remote`` (else ``$SPARK_REMOTE``): a session of that Spark Connect
+    server (:func:`connect_session`)."""
     _hush_pandas_warning()
     from pyspark.sql import SparkSession
+    remote = remote or os.environ.get("SPARK_REMOTE")
+    if remote:
+        return connect_session(remote, master, conf, warehouse)
     given, have = dict(conf or {}), configured()
     local = (master or have.get("spark.master", "local[*]")).startswith("local")
     builder = SparkSession.builder
@@ -101,7 +109,29 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
     for key, value in given.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
+    if not is_connect(spark):   # a Connect session joined through SPARK_REMOTE logs on its server
+        spark.sparkContext.setLogLevel("ERROR")
+    _quiet()
+    return spark
+
+
+def is_connect(spark) -> bool:
+    """Whether ``spark`` is a Spark Connect session (a client of a server: no JVM of its own)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def connect_session(remote: str, master: str | None, conf: dict[str, str] | None, warehouse: str | None):
+    """A Spark Connect session of the server at ``remote`` (``sc://host:port``), with ``conf``
+    (session settings) and :data:`DEFAULTS`' session settings. The server's master and catalog
+    run the release, so a ``master`` or ``warehouse`` beside it is refused."""
+    from pyspark.sql import SparkSession
+    if master or warehouse:
+        raise SpecError("engine.remote", f"a Spark Connect server ({remote}) runs on its own master and catalog: "
+                                         f"leave out {'the master' if master else 'the warehouse'}")
+    builder = SparkSession.builder.remote(remote)
+    for key, value in {**CONNECT_DEFAULTS, **(conf or {})}.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
     _quiet()
     return spark
 

@@ -18,8 +18,9 @@ Each kind of hierarchy is one module with two steps, looked up in :data:`BUILDER
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, SpecError
@@ -76,3 +77,32 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
         raise SpecError(site.where, f"{broken} is not a contiguous range of the column's values in "
                                     "generalization order (is the hierarchy a tree?)")
     return Coded(dom, hier, m, levels.top, nested, lo, hi)
+
+
+@contextmanager
+def building(engine: Engine, source: str, columns: Sequence[str]) -> Iterator[tuple[Engine, str]]:
+    """Where the hierarchies of ``columns`` of ``source`` are built, and over what: ``engine``
+    over ``source`` itself, or, on an engine whose aggregates run apart from its rows
+    (``capabilities.aggregates_apart``: Spark), the distinct vectors of ``columns`` with their
+    rows (``hierarchy/qi_values.sql.j2``, one pass over the rows) on the engine
+    :meth:`~anonymizer.engine.session.Engine.for_cells` gives for them (Spark's driver, up to
+    its bound), each vector read there as the rows it stands for. A hierarchy file is then read
+    on the driver and reaches the executors as a table, never as a path."""
+    if not engine.capabilities.aggregates_apart:
+        yield engine, source
+        return
+    values = engine.work("qi_values")
+    engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns])
+    with engine.for_cells(engine.count(values)) as on:
+        if on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
+            yield engine, source
+        else:
+            yield on, as_rows(values, columns)
+    engine.release_tables(values)
+
+
+def as_rows(values: str, columns: Sequence[str]) -> str:
+    """The QI vectors of ``values`` (``hierarchy/qi_values.sql.j2``) as the rows they count,
+    a query (each vector repeated by its rows, as DuckDB's ``range`` generates them)."""
+    cols = ", ".join(f"v.{ident(c)}" for c in columns)
+    return f"(SELECT {cols} FROM {values} AS v, range(v.__anon_rows))"

@@ -121,6 +121,9 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     if not engine.capabilities.table_layout and (spec.output.format or spec.output.partition_by):
         raise UnsupportedError("output.format and output.partition_by lay out a Spark release's tables; DuckDB "
                                "keeps its own (leave them out, or run with engine: {name: spark})")
+    for where, name in (("source.format", spec.source.format), ("output.format", spec.output.format)):
+        if name is not None:   # Delta or Iceberg without their jars: refused now, not at publish
+            engine.check_format(where, name)
     family = spec.algorithm.family
     clock: dict[str, float] = {}
     start = time.perf_counter()

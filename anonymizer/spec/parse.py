@@ -224,7 +224,7 @@ def memory_limit(value: Any, where: str = "engine.memory_limit") -> str:
 
 
 def _backend(value: Any, base: Path) -> EngineChoice:
-    """``engine: {name, master, conf, warehouse}``: which engine runs the release."""
+    """``engine: {name, master, conf, warehouse, remote}``: which engine runs the release."""
     v = mapping_field(value if value is not None else {}, "engine", {"name"}.union(*SETTINGS.values()))
     name = v.get("name", "duckdb")
     if name not in ENGINES:
@@ -235,12 +235,14 @@ def _backend(value: Any, base: Path) -> EngineChoice:
     conf = v.get("conf") or {}
     if not isinstance(conf, dict) or not all(isinstance(k, str) for k in conf):
         raise SpecError("engine.conf", "must be a mapping of Spark settings, e.g. {spark.driver.memory: 8g}", conf)
-    for key in ("master", "warehouse"):
+    for key in ("master", "warehouse", "remote"):
         if key in v and (not isinstance(v[key], str) or not v[key].strip()):
             raise SpecError(f"engine.{key}", "must be a non-empty string", v[key])
+    if "remote" in v and not v["remote"].startswith("sc://"):
+        raise SpecError("engine.remote", "must be a Spark Connect URL, sc://host:port", v["remote"])
     warehouse = v.get("warehouse")
     return EngineChoice(name, v.get("master"), tuple((k, str(c)) for k, c in conf.items()),
-                        None if warehouse is None else str(relative_path(warehouse, base)))
+                        None if warehouse is None else str(relative_path(warehouse, base)), v.get("remote"))
 
 
 def _engine(value: Any, base: Path) -> Settings:

@@ -185,6 +185,8 @@ def _engine() -> dict:
         "master": _text("Spark: the master URL, e.g. local[2]", **text),
         "conf": _text("Spark settings, e.g. {spark.driver.memory: 8g}", type="object"),
         "warehouse": _text("Spark: the warehouse folder", **text),
+        "remote": _text("Spark: a Spark Connect server, sc://host:port (its master and catalog)", type="string",
+                        pattern="^sc://"),
     }))
 
 

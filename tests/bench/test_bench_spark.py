@@ -24,7 +24,7 @@ pytestmark = pytest.mark.spark
 
 FIELDS = {"bench", "rows", "engine", "seconds", "runs", "scan_seconds", "ratio", "spark_duckdb", "scan_spark_duckdb",
           "steps", "rounds", "round_seconds", "classes", "same_classes", "statements", "jobs", "job_seconds", "round_rows",
-          "rounds_engine", "peak_mb", "memory", "generate_seconds", "load_seconds"}
+          "rounds_engine", "peak_mb", "memory", "generate_seconds", "load_seconds", "passes", "shuffle", "busy"}
 
 
 def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
@@ -47,7 +47,15 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     assert duck["spark_duckdb"] == 1.0 and spark["spark_duckdb"] == pytest.approx(spark["seconds"] / duck["seconds"],
                                                                                  rel=0.1)
     assert duck["jobs"] is None and duck["statements"] is None and duck["load_seconds"] is None
-    assert spark["jobs"] >= spark["statements"] >= spark["rounds"] and spark["load_seconds"] > 0
+    assert spark["jobs"] > 0 and spark["statements"] >= spark["rounds"] and spark["load_seconds"] > 0
+    # what the executors did, from Spark's status store (anonymizer/bench/spark_stages.py): the source read at
+    # least once, some bytes shuffled, the cores busy part of the time; each target judged on the figure printed
+    assert spark["passes"] >= 1 and spark["shuffle"] > 0 and 0 < spark["busy"] <= 1.05 and spark["cores"] == 2
+    assert duck["passes"] is None and "targets" not in duck
+    goals = spark["targets"]
+    assert goals["jobs"] == {"value": spark["jobs"], "bound": spark["rounds"] + 20,
+                             "met": spark["jobs"] <= spark["rounds"] + 20}
+    assert goals["passes"]["met"] == (spark["passes"] <= 4) and goals["busy"]["met"] == (spark["busy"] >= 0.5)
     assert spark["master"] == "local[2]" and 50 < duck["peak_mb"] < 4000
     # the driver JVM's memory is measured here (Linux, a JVM pyspark started), said so when it is not
     assert spark["peak_mb"] > 100 if spark["memory"].startswith("driver JVM") else spark["peak_mb"] is None
@@ -65,6 +73,8 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     table = format_spark_bench(runs).splitlines()
     assert table[0].split()[:4] == ["rows", "engine", "release", "s"]
     assert [line.split()[:2] for line in table[1:3]] == [["1000", "duckdb"], ["1000", "spark"]]
-    assert table[-4].startswith("peak MB: duckdb: process peak RSS") and table[-3].startswith("floor (median s")
+    assert table[-6].startswith("peak MB: duckdb: process peak RSS") and table[-5].startswith("targets (jobs <=")
+    assert table[-4].split()[:3] == ["1000", "spark", "jobs"] and "passes" in table[-4] and "busy" in table[-4]
+    assert table[-3].startswith("floor (median s")
     assert [line.split()[:3] for line in table[-2:]] == [["1000", "duckdb", "collapse"], ["1000", "spark", "collapse"]]
     assert table[-1].endswith("x DuckDB's release") and f"floor {spark['floor_seconds']:.2f}" in table[-1]

@@ -67,6 +67,9 @@ def test_a_parquet_source_from_python_gives_what_duckdb_gives(spark, parquet):
 @pytest.mark.parametrize("output, error, message", [
     ({"view": "x", "database": "published.duckdb"}, SpecError, "output.database: is a DuckDB file"),
     ({"view": "x", "export": {"path": "x.parquet"}}, UnsupportedError, "output.export .* is not supported on spark"),
+    # Delta and Iceberg without their packages: refused before any work, not with a Java error at publish
+    ({"view": "x", "format": "delta"}, SpecError, "output.format: this Spark session has no data source 'delta'"),
+    ({"view": "x", "format": "iceberg"}, SpecError, "output.format: this Spark session has no data source 'iceberg'"),
 ])
 def test_what_only_duckdb_does_is_refused_before_any_work(spark, parquet, tmp_path, output, error, message):
     spec = load_spec(dict(people_spec("refused", parquet), output=output), base_dir=tmp_path)

@@ -8,6 +8,7 @@ import sqlglot
 
 from anonymizer.engine.rendering import list_templates
 from anonymizer.hierarchy import export_arx, level_summary
+from anonymizer.hierarchy.build import as_rows
 from tests.hierarchy.conftest import build
 from tests.template_contexts import keep_current
 from tests.engine.test_templates import collect
@@ -38,6 +39,14 @@ def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_pa
     assert [(lv, nodes) for lv, nodes, *_ in means][:2] == [(0, 39), (1, 4)] and means[-1][4] == built[2].height
     export_arx(engine, built[2].hier, built[2].height, tmp_path / "out.csv")
     assert len((tmp_path / "out.csv").read_text().splitlines()) == 39
+    values = engine.work("qi_values")   # what Spark's driver builds over (anonymizer/hierarchy/build.py: building)
+    engine.run("hierarchy/qi_values.sql.j2", target=values, source='"t t"', columns=['"select"', '"my col"'])
+    assert engine.count(values) == 39
+    for i in (4, 6, 12):   # CBGH and IOTF weigh the values by their rows: the same as over the rows
+        col, h = HIERARCHIES[i]
+        again = build(engine, as_rows(values, ["select", "my col"]), col, h, key=f"v{i}")
+        assert engine.execute(f"SELECT * FROM {again.hier} EXCEPT SELECT * FROM {built[i].hier}").fetchall() == []
+        assert (again.m, again.height) == (built[i].m, built[i].height)
     missing = [t for t in list_templates() if t.startswith("hierarchy/") and t not in rendered]
     assert not missing, f"hierarchy templates never rendered: {missing}"
     for template, texts in executed.items():

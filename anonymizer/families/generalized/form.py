@@ -36,6 +36,8 @@ code range (``__lo{i}``, ``__hi{i}``) and the number of values it covers (``__n{
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from dataclasses import dataclass
 
 from anonymizer.engine.session import Engine
@@ -129,26 +131,9 @@ def set_label_params(q: QI) -> dict[str, int]:
     return {f"m{q.index}": q.m, f"top{q.index}": q.height}
 
 
-def drop_candidate(engine: Engine) -> None:
-    """Drop the tables :func:`build_candidate` wrote, to build the candidate again."""
-    engine.release_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")), always=True)
-
-
-def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
-                    level_columns: bool = False, cells: str | None = None) -> Candidate:
-    """Label every class of ``assign`` and join the candidate release and its class table.
-
-    Args:
-        assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
-        levels: for full-domain results, the hierarchy level of each QI (labels are that
-            level's nodes); ``None`` for local classes.
-        level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
-            columns of ``assign`` (lattice searches, partial-domain generalization).
-        cells: the algorithm's class cells (:attr:`AlgorithmResult.cells`), read instead of
-            ``assign`` joined with the rows to label the classes.
-    """
-    view_columns, labels, class_columns = published_names(plan)
-    keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
+def _classes(engine: Engine, plan: Plan, keys: dict[int, str], assign: str, level_columns: bool,
+             levels: dict[str, int] | None, cells: str | None) -> str:
+    """The class table of :func:`build_candidate`: each class's code ranges, then its labels."""
     ranges = engine.work("class_ranges")
     engine.run("families/generalized/form/class_ranges.sql.j2", target=ranges, assign=assign, base=plan.base, cells=cells,
                qis=[{"i": q.index, "by_set": keys[q.index] == "set", "lv": level_columns} for q in plan.qis])
@@ -178,11 +163,36 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     classes = engine.work("classes")
     engine.run("families/generalized/form/classes.sql.j2", params or None, target=classes, class_ranges=ranges, qis=qis,
                eq_class=ident(EQ_CLASS), class_size=ident(CLASS_SIZE))
+    return classes
+
+
+def drop_candidate(engine: Engine) -> None:
+    """Drop the tables :func:`build_candidate` wrote, to build the candidate again."""
+    engine.release_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")), always=True)
+
+
+def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
+                    level_columns: bool = False, cells: str | None = None) -> Candidate:
+    """Label every class of ``assign`` and join the candidate release and its class table.
+
+    Args:
+        assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
+        levels: for full-domain results, the hierarchy level of each QI (labels are that
+            level's nodes); ``None`` for local classes.
+        level_columns: labels are hierarchy nodes at each class's own level, the ``__lv<i>``
+            columns of ``assign`` (lattice searches, partial-domain generalization).
+        cells: the algorithm's class cells (:attr:`AlgorithmResult.cells`), read instead of
+            ``assign`` joined with the rows to label the classes.
+    """
+    view_columns, labels, class_columns = published_names(plan)
+    keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
+    with engine.for_aggregate(cells) if cells else nullcontext(engine) as on:   # Spark: over the cells, on its driver
+        classes = _classes(on, plan, keys, assign, level_columns, levels, cells)
+        count = on.count(classes)
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
     engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
                classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
     rows = engine.count(table)
-    count = engine.count(classes)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

@@ -155,9 +155,10 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     start = time.perf_counter()
     run = _setup(engine, plan, inputs)
     check_whole_table(engine, plan, inputs.k, inputs.models)   # Alg. 3, line 15 for T itself
-    _collapse_to_cells(run, partition_by)      # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
+    raw = _collapse_to_cells(run, partition_by)   # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
     with engine.for_cells(run.cell_count) as on_cells:   # Spark: the rounds on its driver, over the cells
         run.engine = on_cells
+        _code_cells(run, raw)
         loss_split.reorder(run)                # split: loss cuts categorical values most frequent first
         _positions(run)
         if loop == "recursive" and not on_cells.capabilities.one_statement(any(check.uses_asof_join(m)
@@ -167,10 +168,10 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
             batch = max(BATCH, HELD // max(run.cell_count, 1))
         rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
         loss_split.restore(run)
+        cells = _class_cells(run)
         run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
         run.engine, rounds_engine = engine, on_cells.name
     assign = _assign(run)                      # line 30: return T_anony
-    cells = _class_cells(run)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
     return AlgorithmResult(assign=assign, cells=cells, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
@@ -247,25 +248,33 @@ def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
     return run
 
 
-def _collapse_to_cells(run: _Run, partition_by: str | None) -> None:
-    run.cells = run.t("cells_0")
+def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
+    """The one pass over the rows: ``plan.base`` collapsed to its cells (and the global
+    distributions the models compare with); returns the cells, their sensitive values raw."""
     sens = _by_sensitive(run)
-    raw = run.t("cells_raw") if sens else run.cells
+    raw = run.t("cells_raw") if sens else run.t("cells_0")
     run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
                    pid=ident(partition_by) if partition_by else None)
-    if sens:   # strict: the rounds carry small integer codes of the sensitive values
-        for j, s in enumerate(sens):
-            run.codes[s] = run.t(f"scodes{j}")
-            run.engine.run("families/generalized/mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
-        run.engine.run("families/generalized/mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
-                       sens=[{"col": s, "codes": run.codes[s]} for s in sens])
-        run.engine.drop(raw)
-    run.cell_count = run.engine.count(run.cells)
+    run.cell_count = run.engine.count(raw)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")
             run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
                                template="models/global_distribution.sql.j2")
+    return raw
+
+
+def _code_cells(run: _Run, raw: str) -> None:
+    """The cells the rounds start from: strict, with small integer codes of the sensitive values."""
+    sens = _by_sensitive(run)
+    run.cells = run.t("cells_0") if sens else raw
+    for j, s in enumerate(sens):
+        run.codes[s] = run.t(f"scodes{j}")
+        run.engine.run("families/generalized/mondrian/sensitive_codes.sql.j2", target=run.codes[s], cells=raw, s=s)
+    if sens:
+        run.engine.run("families/generalized/mondrian/coded_cells.sql.j2", target=run.cells, cells=raw, qis=run.qis,
+                       sens=[{"col": s, "codes": run.codes[s]} for s in sens])
+        run.engine.drop(raw)
 
 
 def _positions(run: _Run) -> None:

@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from dataclasses import replace
 from typing import Any, Callable, TYPE_CHECKING
 
@@ -111,7 +113,9 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
     """The models on the published columns; the rows are counted once, for verify and measure."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
-    return counted, verify_models(engine, plan, built, counted)
+    rows_again = plan.populations or any(m.needs_global for m in plan.models)   # they read the input's rows
+    with nullcontext(engine) if rows_again else engine.for_aggregate(counted.table) as on:   # Spark: its driver
+        return counted, verify_models(on, plan, built, counted)
 
 
 def released(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate) -> Released:
@@ -130,9 +134,11 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     counted, checks = checked
     result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
-    assert engine.work_schema is not None   # the candidate is a work table
-    measures = measure_table(engine.con, (engine.work_schema, "candidate"), built.grouping, sensitive,
-                             reference=input_reference(engine, plan), counted=counted)
+    assert counted.table == engine.work("row_counts")   # measured from its counts (verify)
+    with engine.for_aggregate(counted.table) as on:   # Spark: on its driver, over the counts
+        assert on.work_schema is not None
+        measures = measure_table(on, (on.work_schema, "row_counts"), built.grouping, sensitive,
+                                 reference=input_reference(engine, plan, on), counted=counted)
     measures["table"] = plan.target.view   # not the work table, gone after the run
     measures["passthrough"] = passthrough(engine, plan, result.assign, built.class_table)
     for model in (measures.get("risk") or {}).values():
@@ -140,9 +146,11 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
             model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
-    utility = utility_report(engine, built.class_table, _metric_qis(engine, plan, built.class_table), plan.rows + result.counterfeits, plan.k,
-                             weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
-                             names=[q.name for q in plan.qis])
+    with engine.for_aggregate(built.class_table) as on:   # Spark: on its driver, over the classes
+        utility = utility_report(on, built.class_table, _metric_qis(on, plan, built.class_table),
+                                 plan.rows + result.counterfeits, plan.k,
+                                 weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
+                                 names=[q.name for q in plan.qis])
     # no longer read: their memory goes to publishing
     engine.release_tables(result.assign, plan.base, *filter(None, [result.cells]))
     return Verified(built.table, built.row_columns, (EQ_CLASS, "__pos"), built.rows,

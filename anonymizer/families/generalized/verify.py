@@ -74,12 +74,22 @@ def _population_checks(engine: Engine, plan: Plan, candidate: Candidate) -> list
                         prefix="p", weight=ident(CLASS_SIZE), pops=pops, levels=levels)
 
 
-def input_reference(engine: Engine, plan: Plan) -> tuple[str, str] | None:
+def input_reference(engine: Engine, plan: Plan, on: Engine | None = None) -> tuple[str, str] | None:
     """A work view of the input's sensitive values under their published names, so that the
-    release's measured t compares with the input's distribution as the gate does."""
+    release's measured t compares with the input's distribution as the gate does. For ``on``,
+    an engine over aggregates apart from ``engine`` (Spark's driver), the view is on ``on``
+    and reads the input's sensitive values counted by ``engine`` (an aggregate: the
+    reference's distribution, never its rows)."""
     if not plan.sensitive:
         return None
     cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
-    engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
-    assert engine.work_schema is not None   # engine.work opened it
-    return (engine.work_schema, "input_reference")
+    on = on or engine
+    if on is engine:
+        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
+    else:
+        counts, names = engine.work("input_values"), ", ".join(f"v.{ident(k.column.name)}" for k in plan.sensitive)
+        engine.execute(f"CREATE TABLE {counts} AS SELECT {cols}, count(*) AS __anon_rows FROM {plan.base} GROUP BY ALL")
+        on.execute(f"CREATE VIEW {on.work('input_reference')} AS SELECT {names} FROM {counts} AS v, "
+                   "range(v.__anon_rows)")
+    assert on.work_schema is not None   # engine.work opened it
+    return (on.work_schema, "input_reference")
