@@ -36,7 +36,7 @@ class Capabilities:
         export: a published release can be copied to one file (``output.export``).
         aggregates_apart: work over an aggregate of the rows (the QIs' values for their
             hierarchies, Mondrian's cells) runs cheaper on another engine, the one
-            :meth:`~anonymizer.engine.session.Engine.for_cells` gives (Spark: its driver's DuckDB),
+            :meth:`~anonymizer.engine.session.Engine.for_aggregate` gives (Spark: its driver's DuckDB),
             than as statements of this one.
     """
 

@@ -114,6 +114,10 @@ class Engine:
         self.log.append(StatementLog(template, text, time.perf_counter() - start))
         return cur
 
+    def version(self) -> str:
+        """The engine's version (DuckDB's ``version()``)."""
+        return str(self.one("publish/engine_version.sql.j2")[0])
+
     def interrupt(self) -> None:
         """Stop the statement running now (from another thread: :mod:`.interrupts`)."""
         self.con.interrupt()
@@ -328,9 +332,9 @@ class Engine:
 
     @contextmanager
     def for_aggregate(self, relation: str) -> Iterator["Engine"]:
-        """The engine for work that reads the aggregate table ``relation`` (a release's counted
-        rows, its classes) and not the rows: :meth:`for_cells` for its rows, counted only where
-        that engine is not this one (Spark's driver)."""
+        """The engine for work that reads the aggregate table ``relation`` (the QIs' values,
+        Mondrian's cells, a release's counted rows, its classes) and not the rows: this one
+        (Spark's: its driver, where ``relation`` fits there, :mod:`.spark_driver`)."""
         yield self
 
     def adopt(self, other: "Engine", relation: str, name: str) -> str:

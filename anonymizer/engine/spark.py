@@ -25,8 +25,8 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
 - **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
   come from the session (``--spark-conf``).
 - **The session** a release starts, and the catalogs a cluster's master refuses:
-  :mod:`.spark_session`. **Work over cells** (Mondrian's rounds, top-down's passes) runs on
-  the driver in an embedded DuckDB up to a bound (:meth:`SparkEngine.for_cells`,
+  :mod:`.spark_session`. **Work over aggregates** (hierarchies, Mondrian's rounds, top-down's
+  passes, class labels, verification, metrics) runs on the driver in an embedded DuckDB up to a bound (:meth:`SparkEngine.for_aggregate`,
   :mod:`.spark_driver`).
 - **Capabilities**: what the callers ask instead of the engine's name,
   :data:`~anonymizer.engine.capabilities.SPARK`: loops round by round, no ``rowid``, tables
@@ -52,7 +52,7 @@ from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
-from anonymizer.engine.spark_session import catalog_problem, is_connect
+from anonymizer.engine.spark_session import catalog_problem, has_format, is_connect
 from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 
@@ -143,6 +143,10 @@ class SparkEngine(Engine):
                        start, replace=True)
             self.driver.tables.copied(name, HERE)
 
+    def version(self) -> str:
+        """Spark's version, as the session states it (no job)."""
+        return str(self.con.version)
+
     def interrupt(self) -> None:
         """Cancel the Spark jobs running now (from another thread: :mod:`.interrupts`); on
         Spark Connect, the session's operations on its server."""
@@ -173,15 +177,9 @@ class SparkEngine(Engine):
 
     def check_format(self, where: str, name: str) -> None:
         """A format the session has no data source for (Delta or Iceberg without their
-        packages) is refused before any work: Spark would fail only when it first reads or
-        writes one, with a Java error. Asked of the session's reader (on Spark Connect, its
-        server's) with a path that does not exist: the source is looked up before the path."""
-        try:
-            _ = self.con.read.format(name).load(f"/anonymizer-probe-{uuid.uuid4().hex}/none").schema
-            missing = False
-        except Exception as exc:  # noqa: BLE001 - pyspark's error, or py4j's for a Java class not found
-            missing = "DATA_SOURCE_NOT_FOUND" in str(exc)
-        if missing:
+        packages) is refused before any work (:func:`.spark_session.has_format`): Spark would
+        fail only when it first reads or writes one, with a Java error."""
+        if not has_format(self.con, name):
             raise SpecError(where, f"this Spark session has no data source {name!r}: add its package to the session "
                                    "(for Delta: --packages io.delta:delta-spark_2.13:<version> with its SQL extension "
                                    "and catalog; for Iceberg: its spark-runtime package and catalog) or choose "
@@ -256,11 +254,20 @@ class SparkEngine(Engine):
 
     @contextmanager
     def for_aggregate(self, relation: str) -> Iterator[Engine]:
-        """:meth:`for_cells` for ``relation``'s rows, counted where its current rows are (the
-        driver, when it made them)."""
-        held = self.driver is not None and self.driver.holds(relation)
-        with self.for_cells(self.driver.count(relation) if held else self.count(relation)) as on:   # type: ignore[union-attr]
-            yield on
+        """The driver, once the work tables ``relation`` names are there (copied now if they
+        hold at most :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` rows: the copy
+        counts them, so no Spark job counts them first); above the bound, this engine, the
+        copy read as far as the bound thrown away."""
+        from anonymizer.engine.spark_driver import open_driver
+        if self.driver is None:
+            self.driver = open_driver(self)
+        if not self.driver.take(relation):
+            yield self
+            return
+        try:
+            yield self.driver
+        finally:
+            self.driver.drop_transient()
 
     def adopt(self, other: Engine, relation: str, name: str) -> str:
         """``relation`` of ``other`` (a :class:`~anonymizer.engine.spark_driver.DriverEngine`

@@ -1,18 +1,27 @@
-"""Rounds over cells on Spark's driver, in an embedded DuckDB (issue 58).
+"""Work over aggregates on Spark's driver, in an embedded DuckDB (issue 58).
 
-A Spark release touches its rows in a few passes (load, collapse to cells, assign the classes
-and write, verify); the rounds between them (Mondrian's splits) read and write only the
-*cells*, an aggregate of the rows (one per distinct vector of QI codes and the sensitive
-values the models read, with a count). Run as Spark statements each round is a few jobs
-over a table that fits in the driver's memory: at 1M rows about 36 jobs a round for 278k
-cells. So, when the cells number at most :data:`DRIVER_CELLS`, the rounds run on the driver
-instead: :meth:`~anonymizer.engine.spark.SparkEngine.for_cells` gives a :class:`DriverEngine`,
-a DuckDB engine whose work database has the Spark run's work database's name, and which copies
-each Spark work table a statement names into it the first time one does (as Arrow, at most
-:data:`DRIVER_CELLS` rows: a larger table is refused, never collected);
-:meth:`~anonymizer.engine.spark.SparkEngine.adopt` copies a result (the finished cells) back.
-The statements are the templates DuckDB's releases run, in DuckDB's dialect, so the classes
-are DuckDB's. Above the bound the rounds stay in Spark, as before.
+A Spark release touches its rows in a few passes (check the source, collapse it to the QIs'
+values and to the cells, join the classes to the rows and write them, count what was
+written); everything between reads only *aggregates* of the rows: the QIs' distinct values
+(the hierarchies), Mondrian's cells (one per distinct vector of QI codes and the sensitive
+values the models read, with a count) and rounds, the classes, the counts the models and
+metrics read. As Spark statements each is a few jobs over a table that fits in the driver's
+memory (at 1M rows about 36 jobs a Mondrian round for 278k cells). So a run has one
+:class:`DriverEngine`: a DuckDB engine whose work database bears the Spark run's work
+database's name, so that a template names a work table the same way on both.
+
+- :meth:`~anonymizer.engine.spark.SparkEngine.for_aggregate` gives it for work over a Spark
+  work table of at most :data:`DRIVER_CELLS` rows, copied there as Arrow (the copy counts it;
+  a larger one is read as far as the bound and the work stays in Spark);
+- :class:`Tables` keeps, per work table, which side holds its current rows: a statement on
+  either side first gets a copy of each work table it reads whose current rows are the other
+  side's (a statement on the driver that reads one above the bound is refused, never
+  collected); a table one side drops is dropped on both;
+- :meth:`~anonymizer.engine.spark.SparkEngine.adopt` copies a transient result (the finished
+  cells) back under a work table's name.
+
+The statements are the templates DuckDB's releases run, in DuckDB's dialect, so the classes,
+labels and figures are DuckDB's.
 """
 
 from __future__ import annotations
@@ -139,13 +148,24 @@ class DriverEngine(Engine):
                    and n not in self.tables.written(text) and self.spark.has_work_table(n)]
         return stale + unknown
 
+    def take(self, relation: str) -> bool:
+        """Copy here the Spark work tables ``relation`` names whose current rows are Spark's,
+        each if it holds at most :data:`DRIVER_CELLS` rows; whether all of ``relation`` is here
+        now (``False``: one was larger, read as far as the bound and left in Spark)."""
+        try:
+            for name in self.named_in_spark(relation):
+                self._copy_in(name, relation)
+        except Oversized:
+            return False
+        return self.holds(relation)
+
     def _copy_in(self, name: str, text: str) -> None:
         assert self.spark is not None and self.tables is not None and self.work_schema is not None
         start, target = time.perf_counter(), table(self.work_schema, name)
         arrow = self.spark.collect_work_table(name, DRIVER_CELLS + 1)
         if arrow.num_rows > DRIVER_CELLS:
-            raise TemplateError(template_of(text), f"work table {name} holds more than {DRIVER_CELLS:,} rows: "
-                                                   "it is not an aggregate the driver may hold")
+            raise Oversized(template_of(text), f"work table {name} holds more than {DRIVER_CELLS:,} rows: "
+                                               "it is not an aggregate the driver may hold")
         view = f"__anon_arrow_{uuid.uuid4().hex[:10]}"
         with self.con.cursor() as cursor:   # its own: the connection may hold a result not read to its end (the
             # work database, attached to the database, is every cursor's)
@@ -154,6 +174,10 @@ class DriverEngine(Engine):
         self.tables.copied(name, DRIVER)
         self.log.append(StatementLog("<to the driver>", f"-- {self.spark.work(name)} -> DuckDB {target} "
                                      f"({arrow.num_rows} rows)", time.perf_counter() - start))
+
+
+class Oversized(TemplateError):
+    """A work table a statement on the driver reads holds more rows than the driver may."""
 
 
 def template_of(text: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import uuid
 import warnings
 from pathlib import Path
 from urllib.parse import urlparse
@@ -113,6 +114,16 @@ def session(master: str | None = None, conf: dict[str, str] | None = None, wareh
         spark.sparkContext.setLogLevel("ERROR")
     _quiet()
     return spark
+
+
+def has_format(spark, name: str) -> bool:
+    """Whether the session (on Spark Connect, its server) has a data source ``name``: asked of
+    its reader with a path that does not exist, since the source is looked up before the path."""
+    try:
+        _ = spark.read.format(name).load(f"/anonymizer-probe-{uuid.uuid4().hex}/none").schema
+    except Exception as exc:  # noqa: BLE001 - pyspark's error, or py4j's for a Java class not found
+        return "DATA_SOURCE_NOT_FOUND" not in str(exc)
+    return True
 
 
 def is_connect(spark) -> bool:

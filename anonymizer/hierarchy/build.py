@@ -85,7 +85,7 @@ def building(engine: Engine, source: str, columns: Sequence[str]) -> Iterator[tu
     over ``source`` itself, or, on an engine whose aggregates run apart from its rows
     (``capabilities.aggregates_apart``: Spark), the distinct vectors of ``columns`` with their
     rows (``hierarchy/qi_values.sql.j2``, one pass over the rows) on the engine
-    :meth:`~anonymizer.engine.session.Engine.for_cells` gives for them (Spark's driver, up to
+    :meth:`~anonymizer.engine.session.Engine.for_aggregate` gives for them (Spark's driver, up to
     its bound), each vector read there as the rows it stands for. A hierarchy file is then read
     on the driver and reaches the executors as a table, never as a path."""
     if not engine.capabilities.aggregates_apart:
@@ -93,7 +93,7 @@ def building(engine: Engine, source: str, columns: Sequence[str]) -> Iterator[tu
         return
     values = engine.work("qi_values")
     engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns])
-    with engine.for_cells(engine.count(values)) as on:
+    with engine.for_aggregate(values) as on:
         if on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
             yield engine, source
         else:

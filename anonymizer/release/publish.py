@@ -354,9 +354,8 @@ def versions(engine: Engine) -> dict[str, str]:
         library = version("anonymizer")
     except PackageNotFoundError:   # run from a source tree that was never installed
         library = "unknown"
-    (engine_version,) = engine.one("publish/engine_version.sql.j2")
     return {"library_version": library,
-            "engine_version": f"{engine.name} {str(engine_version).split()[0].removeprefix('v')}"}
+            "engine_version": f"{engine.name} {engine.version().split()[0].removeprefix('v')}"}
 
 
 def _promote(engine: Engine, target: Target, view_name: str, snap: str, joined: dict | None) -> None:

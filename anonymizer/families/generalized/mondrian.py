@@ -143,7 +143,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     ``"recursive"`` run the Python loop (:func:`~anonymizer.models.check.uses_asof_join`), as
     do releases on Spark whose cells are too many for its driver (Spark refuses a recursive
     step that aggregates over itself; below that bound the rounds run on the driver's DuckDB,
-    :meth:`~anonymizer.engine.session.Engine.for_cells`); ``notes["loop"]`` says which loop
+    :meth:`~anonymizer.engine.session.Engine.for_aggregate`); ``notes["loop"]`` says which loop
     ran, ``notes["rounds_engine"]`` on which engine.
 
     Returns an :class:`AlgorithmResult` whose ``notes`` hold per-round (per-batch) timings.
@@ -154,10 +154,10 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         raise ValueError(f"batch must be a positive number of rounds, 'auto' or None, got {batch!r}")
     start = time.perf_counter()
     run = _setup(engine, plan, inputs)
-    check_whole_table(engine, plan, inputs.k, inputs.models)   # Alg. 3, line 15 for T itself
     raw = _collapse_to_cells(run, partition_by)   # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
-    with engine.for_cells(run.cell_count) as on_cells:   # Spark: the rounds on its driver, over the cells
-        run.engine = on_cells
+    with engine.for_aggregate(raw) as on_cells:   # Spark: the rounds on its driver, over the cells
+        run.engine, run.cell_count = on_cells, on_cells.count(raw)
+        check_whole_table(on_cells, plan, inputs.k, inputs.models, raw)   # Alg. 3, line 15 for T itself
         _code_cells(run, raw)
         loss_split.reorder(run)                # split: loss cuts categorical values most frequent first
         _positions(run)
@@ -255,7 +255,6 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
     raw = run.t("cells_raw") if sens else run.t("cells_0")
     run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
                    pid=ident(partition_by) if partition_by else None)
-    run.cell_count = run.engine.count(raw)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")

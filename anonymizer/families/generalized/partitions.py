@@ -13,14 +13,17 @@ from anonymizer.models import PrivacyModel, check
 from anonymizer.plan import Plan
 
 
-def check_whole_table(engine: Engine, plan: Plan, k: int, models: tuple[PrivacyModel, ...]) -> None:
+def check_whole_table(engine: Engine, plan: Plan, k: int, models: tuple[PrivacyModel, ...],
+                      cells: str | None = None) -> None:
     """Nothing can be released if the whole table fails a model: stop with the figure (Alg. 3,
-    line 15 for T itself; top-down specialization's root likewise)."""
+    line 15 for T itself; top-down specialization's root likewise). ``cells``: the table's
+    cells (``n`` rows each, every sensitive column the models read), read instead of its rows."""
     if plan.base_rows < k:
         raise DataError(plan.source, f"{plan.base_rows} rows are left to anonymize, fewer than "
                                      f"k={k}: no equivalence class can be formed")
     column_of = {k.column.name: ident(k.internal) for k in plan.sensitive}
-    for result in check.evaluate_all(engine, models, plan.base, [], column_of, hiers=plan.hiers):
+    for result in check.evaluate_all(engine, models, cells or plan.base, [], column_of, hiers=plan.hiers,
+                                     weight=ident("n") if cells else None):
         if not result.holds:
             raise PrivacyCheckFailed(f"{result.model} (the whole table fails it, so no partition can "
                                      f"satisfy it)", result.figure, result.failing)

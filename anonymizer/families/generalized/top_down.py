@@ -100,7 +100,7 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
     ``loop``: ``"recursive"`` (a pass a statement) or ``"python"`` (a round a statement);
     both make the same classes. Models whose check is an ASOF join run the Python loop, as
     does Spark when the cells are too many for its driver (below that bound the passes run on
-    the driver's DuckDB, :meth:`~anonymizer.engine.session.Engine.for_cells`);
+    the driver's DuckDB, :meth:`~anonymizer.engine.session.Engine.for_aggregate`);
     ``notes["loop"]`` says which loop ran, ``notes["rounds_engine"]`` on which engine.
     """
     start = time.perf_counter()
@@ -108,7 +108,7 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
     run = _setup(engine, plan, inputs.models)
     check_whole_table(engine, plan, inputs.k, inputs.models)
     raw = _collapse(run)
-    with engine.for_cells(engine.count(raw)) as on_cells:   # Spark: the passes on its driver, over the cells
+    with engine.for_aggregate(raw) as on_cells:   # Spark: the passes on its driver, over the cells
         run.engine = on_cells
         if loop == "recursive" and not on_cells.capabilities.one_statement(any(check.uses_asof_join(m)
                                                                                 for _, m, _ in run.checked)):
