@@ -137,6 +137,12 @@ class Plan:
         return self.rows - self.base_rows
 
     @property
+    def aggregates(self) -> tuple[str, ...]:
+        """The work tables of the plan that are aggregates, read beside a release's cells,
+        classes and counts: each QI's domain and hierarchy, the sensitive hierarchies."""
+        return tuple(t for q in self.qis for t in (q.dom, q.hier)) + tuple(self.hiers.values())
+
+    @property
     def hiers(self) -> dict[str, str]:
         """Sensitive column name -> its (s, level, node) hierarchy table, where it has one."""
         return {k.column.name: k.hier for k in self.sensitive if k.hier}

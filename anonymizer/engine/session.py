@@ -331,10 +331,11 @@ class Engine:
         yield self
 
     @contextmanager
-    def for_aggregate(self, relation: str) -> Iterator["Engine"]:
-        """The engine for work that reads the aggregate table ``relation`` (the QIs' values,
-        Mondrian's cells, a release's counted rows, its classes) and not the rows: this one
-        (Spark's: its driver, where ``relation`` fits there, :mod:`.spark_driver`)."""
+    def for_aggregate(self, *relations: str) -> Iterator["Engine"]:
+        """The engine for work that reads the aggregate tables ``relations`` (the QIs' values,
+        Mondrian's cells, a release's counted rows, its classes, and what is read beside them)
+        and not the rows: this one (Spark's: its driver, where they all fit there,
+        :mod:`.spark_driver`)."""
         yield self
 
     def adopt(self, other: "Engine", relation: str, name: str) -> str:

@@ -130,18 +130,10 @@ class SparkEngine(Engine):
 
     def _bring(self, text: str) -> None:
         """Copy from the driver each work table ``text`` reads whose current rows are the
-        driver's only (:class:`~anonymizer.engine.spark_driver.Tables`)."""
-        if self.driver is None:
-            return
-        from anonymizer.engine.spark_driver import SPARK as HERE, to_spark
-        assert self.driver.tables is not None
-        for name in self.driver.tables.stale_on(HERE, text):
-            start, target = time.perf_counter(), self.work(name)
-            arrow = to_spark(self.driver, self.driver.work(name))
-            self._save(self.con.createDataFrame(arrow), target,
-                       f"-- DuckDB {self.driver.work(name)} on the driver ({arrow.num_rows} rows)", "<from the driver>",
-                       start, replace=True)
-            self.driver.tables.copied(name, HERE)
+        driver's only (:func:`~anonymizer.engine.spark_driver.bring`)."""
+        if self.driver is not None:
+            from anonymizer.engine.spark_driver import bring
+            bring(self, self.driver, text)
 
     def version(self) -> str:
         """Spark's version, as the session states it (no job)."""
@@ -213,8 +205,8 @@ class SparkEngine(Engine):
         name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")
         (frame.write.mode("overwrite") if replace else frame.write).saveAsTable(name)
         if self.driver is not None and self.driver.tables is not None and not replace:   # Spark's rows now
-            for work in self.driver.tables.named(target):
-                self.driver.tables.holders[work] = {"spark"}
+            for work in self.driver.tables.wrote("spark", f"CREATE TABLE {target}"):
+                self.driver.con.execute(f"DROP TABLE IF EXISTS {self.driver.work(work)}")
         self.log.append(StatementLog(template, f"{what} -> {name}", time.perf_counter() - start,
                                      dialect=self.dialect))
 
@@ -253,15 +245,16 @@ class SparkEngine(Engine):
             self.driver.drop_transient()
 
     @contextmanager
-    def for_aggregate(self, relation: str) -> Iterator[Engine]:
-        """The driver, once the work tables ``relation`` names are there (copied now if they
-        hold at most :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` rows: the copy
-        counts them, so no Spark job counts them first); above the bound, this engine, the
-        copy read as far as the bound thrown away."""
+    def for_aggregate(self, *relations: str) -> Iterator[Engine]:
+        """The driver, once the work tables ``relations`` name are there (copied now if each
+        holds at most :data:`~anonymizer.engine.spark_driver.DRIVER_CELLS` rows: the copy
+        counts them, so no Spark job counts them first); where one is larger, this engine, the
+        copy read as far as the bound thrown away. The block must read no other Spark work
+        table (one above the bound would be refused there)."""
         from anonymizer.engine.spark_driver import open_driver
         if self.driver is None:
             self.driver = open_driver(self)
-        if not self.driver.take(relation):
+        if not all(self.driver.take(relation) for relation in relations):
             yield self
             return
         try:
@@ -280,6 +273,11 @@ class SparkEngine(Engine):
         self._save(self.con.createDataFrame(arrow), target, f"-- DuckDB {relation} on the driver ({arrow.num_rows} rows)",
                    "<from the driver>", start)
         return target
+
+    def drop_copy(self, name: str) -> None:
+        """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there),
+        outside the tables' bookkeeping (:class:`~anonymizer.engine.spark_driver.Tables`)."""
+        self.con.sql(f"DROP TABLE IF EXISTS `{self.open_work()}`.`{name}`")
 
     def has_work_table(self, name: str) -> bool:
         return bool(self.con.catalog.tableExists(f"`{self.open_work()}`.`{name}`"))

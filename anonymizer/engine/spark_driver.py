@@ -67,7 +67,8 @@ class Tables:
     the cells Spark collapsed reach the driver when its rounds read them."""
 
     work: str
-    holders: dict[str, set[str]] = field(default_factory=dict)
+    holders: dict[str, set[str]] = field(default_factory=dict)   # the sides holding its current rows
+    present: dict[str, set[str]] = field(default_factory=dict)   # the sides where a table of the name stands
 
     def named(self, text: str) -> list[str]:
         """The work tables ``text`` names (unquoted), in order of first mention."""
@@ -86,19 +87,22 @@ class Tables:
         return [n for n in self.named(text) if n not in skip and n in self.holders and side not in self.holders[n]]
 
     def wrote(self, side: str, text: str) -> list[str]:
-        """Record what ``text`` wrote on ``side``; returns the tables it dropped that the other
-        side holds a copy of (to drop there too)."""
-        dropped = []
+        """Record what ``text`` wrote on ``side``; returns the tables it wrote or dropped that
+        stand on the other side too (a copy there is stale, or was dropped here): to drop there."""
+        other = []
         for name, kind in self.written(text).items():
+            if self.present.get(name, set()) - {side}:
+                other.append(name)
             if kind == "DROP":
-                if self.holders.pop(name, set()) - {side}:
-                    dropped.append(name)
+                self.holders.pop(name, None)
+                self.present.pop(name, None)
             else:
-                self.holders[name] = {side}
-        return dropped
+                self.holders[name], self.present[name] = {side}, {side}
+        return other
 
     def copied(self, name: str, side: str) -> None:
         self.holders.setdefault(name, {SPARK}).add(side)
+        self.present.setdefault(name, {SPARK}).add(side)
 
 
 @dataclass
@@ -116,8 +120,8 @@ class DriverEngine(Engine):
         for name in self.named_in_spark(text):
             self._copy_in(name, text)
         cursor = super().execute(text, params, template=template)
-        for name in self.tables.wrote(DRIVER, text):
-            self.spark.execute(f"DROP TABLE IF EXISTS {self.spark.work(name)}", template="<drop>")
+        for name in self.tables.wrote(DRIVER, text):   # Spark's copy is stale, or the table is gone
+            self.spark.drop_copy(name)
         return cursor
 
     def columns(self, relation: str, shown: str | None = None) -> dict[str, str]:
@@ -157,6 +161,8 @@ class DriverEngine(Engine):
                 self._copy_in(name, relation)
         except Oversized:
             return False
+        except Exception:  # noqa: BLE001 - Spark refused the collect (spark.driver.maxResultSize, the heap)
+            return False   # the work stays in Spark, as above the bound
         return self.holds(relation)
 
     def _copy_in(self, name: str, text: str) -> None:
@@ -170,7 +176,7 @@ class DriverEngine(Engine):
         with self.con.cursor() as cursor:   # its own: the connection may hold a result not read to its end (the
             # work database, attached to the database, is every cursor's)
             cursor.register(view, arrow)
-            cursor.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT * FROM {ident(view)}")
+            cursor.execute(f"CREATE OR REPLACE TABLE {target} AS SELECT {_plain_times(arrow.schema)} FROM {ident(view)}")
         self.tables.copied(name, DRIVER)
         self.log.append(StatementLog("<to the driver>", f"-- {self.spark.work(name)} -> DuckDB {target} "
                                      f"({arrow.num_rows} rows)", time.perf_counter() - start))
@@ -187,8 +193,10 @@ def template_of(text: str) -> str:
 
 def open_driver(spark: "SparkEngine") -> DriverEngine:
     """A :class:`DriverEngine` beside ``spark`` for the rest of its run (its statements in
-    ``spark``'s log, its progress messages to ``spark``'s); :func:`close_driver` closes it."""
+    ``spark``'s log, its progress messages to ``spark``'s), in the time zone of Spark's session
+    (a date or time bucket, a label, are the same on both); :func:`close_driver` closes it."""
     con = duckdb.connect()
+    con.execute("SET TimeZone = $tz", {"tz": str(spark.con.conf.get("spark.sql.session.timeZone", "UTC"))})
     work = spark.open_work()
     con.execute(f"ATTACH ':memory:' AS {ident(work)}")
     return DriverEngine(con, progress=spark.progress, log=spark.log, work_schema=work, spark=spark,
@@ -200,10 +208,34 @@ def close_driver(driver: DriverEngine) -> None:
     driver.con.close()
 
 
+def bring(spark: "SparkEngine", driver: DriverEngine, text: str) -> None:
+    """Copy to Spark each work table the Spark statement ``text`` reads whose current rows are
+    the driver's only (:class:`Tables`), replacing a stale copy there."""
+    assert driver.tables is not None
+    for name in driver.tables.stale_on(SPARK, text):
+        start, target = time.perf_counter(), spark.work(name)
+        arrow = to_spark(driver, driver.work(name))
+        spark._save(spark.con.createDataFrame(arrow), target,
+                    f"-- DuckDB {driver.work(name)} on the driver ({arrow.num_rows} rows)", "<from the driver>",
+                    start, replace=True)
+        driver.tables.copied(name, SPARK)
+
+
+def _plain_times(schema) -> str:
+    """The select list of an Arrow table from Spark with each time-zoned timestamp (Spark's
+    ``timestamp``, an instant) as DuckDB's ``TIMESTAMP`` in the session's zone: what DuckDB's
+    release holds, so that labels and date buckets read as there."""
+    import pyarrow as pa
+    return ", ".join(f"CAST({ident(f.name)} AS TIMESTAMP) AS {ident(f.name)}"
+                     if pa.types.is_timestamp(f.type) and f.type.tz is not None else ident(f.name) for f in schema)
+
+
 def to_spark(driver: DriverEngine, relation: str):
     """The rows of ``relation`` (quoted) of ``driver`` as a pyarrow Table, its 128-bit
-    integers (DuckDB's sums of counts) as 64-bit ones, which Spark reads as ``bigint``."""
+    integers (DuckDB's sums of counts) as 64-bit ones, which Spark reads as ``bigint`` (a
+    ``TIMESTAMP``, a wall time in the session's zone, Spark reads as ``timestamp_ntz``)."""
     columns = driver.con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()   # (a transient: this connection's)
-    select = ", ".join(f"CAST({ident(c[0])} AS BIGINT) AS {ident(c[0])}" if c[1] in ("HUGEINT", "UHUGEINT")
-                       else ident(c[0]) for c in columns)
+    wider = {"HUGEINT": "BIGINT", "UHUGEINT": "BIGINT"}   # a TIMESTAMP stays a wall time: Spark's timestamp_ntz
+    select = ", ".join(f"CAST({ident(c[0])} AS {wider[c[1]]}) AS {ident(c[0])}" if c[1] in wider else ident(c[0])
+                       for c in columns)
     return driver.con.sql(f"SELECT {select} FROM {relation}").to_arrow_table()

@@ -37,16 +37,21 @@ def test_a_table_is_copied_only_to_the_side_that_reads_it_while_stale():
     tables.copied("dom0", SPARK)
     assert tables.stale_on(SPARK, f"SELECT * FROM {t('dom0')}") == []
     assert tables.stale_on(SPARK, f"INSERT INTO {t('dom0')} SELECT 3") == []
-    tables.wrote(DRIVER, f"INSERT INTO {t('dom0')} SELECT 3")   # the driver changed it: Spark's copy is stale
+    assert tables.wrote(DRIVER, f"INSERT INTO {t('dom0')} SELECT 3") == ["dom0"]   # Spark's copy is stale: dropped
     assert tables.stale_on(SPARK, f"SELECT * FROM {t('dom0')}") == ["dom0"]
     assert tables.stale_on(DRIVER, f"SELECT * FROM {t('dom0')}") == []
 
 
-def test_a_table_dropped_on_one_side_is_dropped_on_the_other_where_it_was_copied():
+def test_a_table_written_or_dropped_on_one_side_leaves_no_copy_on_the_other():
     tables = Tables(WORK)
     tables.wrote(SPARK, f"CREATE TABLE {t('cells')} AS SELECT 1")
     tables.copied("cells", DRIVER)
-    assert tables.wrote(SPARK, f"DROP TABLE IF EXISTS {t('cells')}") == ["cells"]
-    assert "cells" not in tables.holders
+    assert tables.wrote(SPARK, f"DROP TABLE IF EXISTS {t('cells')}") == ["cells"]   # dropped there too
+    assert "cells" not in tables.holders and "cells" not in tables.present
     tables.wrote(DRIVER, f"CREATE TABLE {t('only_here')} AS SELECT 1")
     assert tables.wrote(DRIVER, f"DROP TABLE {t('only_here')}") == []   # never copied: nothing to drop elsewhere
+    tables.wrote(DRIVER, f"CREATE TABLE {t('dom0')} AS SELECT 1")
+    tables.copied("dom0", SPARK)
+    assert tables.wrote(DRIVER, f"CREATE OR REPLACE TABLE {t('dom0')} AS SELECT 2") == ["dom0"]   # stale there: dropped
+    assert tables.present["dom0"] == {DRIVER}
+    assert tables.wrote(DRIVER, f"DROP TABLE {t('dom0')}") == []   # no copy stands there any more

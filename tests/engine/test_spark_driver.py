@@ -80,3 +80,27 @@ def test_a_table_above_the_bound_is_refused_not_collected(spark, people, monkeyp
             driver.execute(f"SELECT count(*) FROM {big}")
     finally:
         engine.close_work()
+
+
+@pytest.mark.parametrize("stored", ["timestamp_ntz", "timestamp"])
+def test_a_timestamp_qi_is_labelled_on_the_driver_as_on_duckdb(spark, stored):
+    """A time QI with a dates hierarchy, stored by Spark as a wall time or as an instant (its
+    ``timestamp``, which Arrow carries with a zone): built on the driver in Spark's session
+    zone, its nodes and labels are DuckDB's."""
+    con = duckdb.connect()
+    con.execute("CREATE TABLE seen_people AS SELECT TIMESTAMP '2019-12-31 23:30:00' + INTERVAL ((i % 50) * 7) HOUR AS seen, "
+                "(i * 13) % 16 AS edu, ['flu', 'cold', 'hiv'][1 + (i * 7) % 3] AS disease FROM range(600) t(i)")
+    copy_from_duckdb(spark, con, "seen_people", "seen_raw")
+    spark.sql("DROP TABLE IF EXISTS seen_people")
+    spark.sql(f"CREATE TABLE seen_people USING parquet AS SELECT CAST(seen AS {stored}) AS seen, edu, disease FROM seen_raw")
+    release = load_spec({"release": f"seen_{stored}", "source": {"table": "seen_people"},
+                         "columns": {"seen": {"role": "quasi", "hierarchy": {"dates": ["day", "month", "year"]}},
+                                     "edu": {"role": "quasi", "type": "numeric"}, "disease": "sensitive"},
+                         "models": [{"type": "k-anonymity", "k": 5}], "algorithm": {"name": "mondrian"},
+                         "output": {"view": f"seen_{stored}"}})
+    on_spark, on_duckdb = run_release(release, spark), anonymize(release, con=con)
+    assert_same_release(on_spark, on_duckdb)
+    labels = sorted(str(r[0]) for r in spark.sql(f"SELECT DISTINCT seen FROM published.seen_{stored}").collect())
+    assert labels == sorted(str(r[0]) for r in con.execute(f"SELECT DISTINCT seen FROM published.seen_{stored}").fetchall())
+    assert any(len(label) == 19 for label in labels)   # some classes publish their one time itself
+    assert not [label for label in labels if "+" in label]   # with no zone offset

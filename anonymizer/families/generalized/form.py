@@ -186,7 +186,7 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     """
     view_columns, labels, class_columns = published_names(plan)
     keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
-    with engine.for_aggregate(cells) if cells else nullcontext(engine) as on:   # Spark: over the cells, on its driver
+    with engine.for_aggregate(cells, *plan.aggregates) if cells else nullcontext(engine) as on:   # Spark: its driver
         classes = _classes(on, plan, keys, assign, level_columns, levels, cells)
         count = on.count(classes)
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]

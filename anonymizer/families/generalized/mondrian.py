@@ -155,7 +155,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
     start = time.perf_counter()
     run = _setup(engine, plan, inputs)
     raw = _collapse_to_cells(run, partition_by)   # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
-    with engine.for_aggregate(raw) as on_cells:   # Spark: the rounds on its driver, over the cells
+    with engine.for_aggregate(raw, *plan.aggregates, *run.globs.values()) as on_cells:   # Spark: on its driver
         run.engine, run.cell_count = on_cells, on_cells.count(raw)
         check_whole_table(on_cells, plan, inputs.k, inputs.models, raw)   # Alg. 3, line 15 for T itself
         _code_cells(run, raw)

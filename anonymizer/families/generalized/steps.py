@@ -24,7 +24,7 @@ from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.families.generalized.top_down import top_down
-from anonymizer.families.generalized.verify import input_reference, verify as verify_models
+from anonymizer.families.generalized.verify import input_reference, input_values, verify as verify_models
 from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.hierarchy.spec import is_temporal_type
@@ -114,7 +114,7 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
     rows_again = plan.populations or any(m.needs_global for m in plan.models)   # they read the input's rows
-    with nullcontext(engine) if rows_again else engine.for_aggregate(counted.table) as on:   # Spark: its driver
+    with nullcontext(engine) if rows_again else engine.for_aggregate(counted.table, *plan.aggregates) as on:
         return counted, verify_models(on, plan, built, counted)
 
 
@@ -135,10 +135,11 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     assert counted.table == engine.work("row_counts")   # measured from its counts (verify)
-    with engine.for_aggregate(counted.table) as on:   # Spark: on its driver, over the counts
+    values = input_values(engine, plan) if engine.capabilities.aggregates_apart else None
+    with engine.for_aggregate(counted.table, *plan.aggregates, *filter(None, [values])) as on:   # Spark: its driver
         assert on.work_schema is not None
         measures = measure_table(on, (on.work_schema, "row_counts"), built.grouping, sensitive,
-                                 reference=input_reference(engine, plan, on), counted=counted)
+                                 reference=input_reference(on, plan, None if on is engine else values), counted=counted)
     measures["table"] = plan.target.view   # not the work table, gone after the run
     measures["passthrough"] = passthrough(engine, plan, result.assign, built.class_table)
     for model in (measures.get("risk") or {}).values():
@@ -146,7 +147,7 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
             model["population"] = measures["table"]
     for figures in (measures.get("sensitive") or {}).values():
         figures["reference"] = "input"   # not the work view's name, which is gone after the run
-    with engine.for_aggregate(built.class_table) as on:   # Spark: on its driver, over the classes
+    with engine.for_aggregate(built.class_table, *plan.aggregates) as on:   # Spark: on its driver, over the classes
         utility = utility_report(on, built.class_table, _metric_qis(on, plan, built.class_table),
                                  plan.rows + result.counterfeits, plan.k,
                                  weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class

@@ -108,7 +108,7 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
     run = _setup(engine, plan, inputs.models)
     check_whole_table(engine, plan, inputs.k, inputs.models)
     raw = _collapse(run)
-    with engine.for_aggregate(raw) as on_cells:   # Spark: the passes on its driver, over the cells
+    with engine.for_aggregate(raw, *plan.aggregates) as on_cells:   # Spark: the passes on its driver, over the cells
         run.engine = on_cells
         if loop == "recursive" and not on_cells.capabilities.one_statement(any(check.uses_asof_join(m)
                                                                                 for _, m, _ in run.checked)):

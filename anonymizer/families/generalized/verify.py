@@ -74,22 +74,30 @@ def _population_checks(engine: Engine, plan: Plan, candidate: Candidate) -> list
                         prefix="p", weight=ident(CLASS_SIZE), pops=pops, levels=levels)
 
 
-def input_reference(engine: Engine, plan: Plan, on: Engine | None = None) -> tuple[str, str] | None:
-    """A work view of the input's sensitive values under their published names, so that the
-    release's measured t compares with the input's distribution as the gate does. For ``on``,
-    an engine over aggregates apart from ``engine`` (Spark's driver), the view is on ``on``
-    and reads the input's sensitive values counted by ``engine`` (an aggregate: the
-    reference's distribution, never its rows)."""
+def input_values(engine: Engine, plan: Plan) -> str | None:
+    """The input's sensitive values under their published names with the rows holding each
+    (``__anon_rows``), a work table: the reference's distribution as an aggregate, for an
+    engine that measures apart from its rows (Spark's driver, :func:`input_reference`)."""
     if not plan.sensitive:
         return None
     cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
-    on = on or engine
-    if on is engine:
+    counts = engine.work("input_values")
+    engine.execute(f"CREATE TABLE {counts} AS SELECT {cols}, count(*) AS __anon_rows FROM {plan.base} GROUP BY ALL")
+    return counts
+
+
+def input_reference(engine: Engine, plan: Plan, counts: str | None = None) -> tuple[str, str] | None:
+    """A work view of the input's sensitive values under their published names, so that the
+    release's measured t compares with the input's distribution as the gate does: over
+    ``plan.base``, or over ``counts`` (:func:`input_values`), each value repeated by its rows."""
+    if not plan.sensitive:
+        return None
+    if counts is None:
+        cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
         engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
     else:
-        counts, names = engine.work("input_values"), ", ".join(f"v.{ident(k.column.name)}" for k in plan.sensitive)
-        engine.execute(f"CREATE TABLE {counts} AS SELECT {cols}, count(*) AS __anon_rows FROM {plan.base} GROUP BY ALL")
-        on.execute(f"CREATE VIEW {on.work('input_reference')} AS SELECT {names} FROM {counts} AS v, "
-                   "range(v.__anon_rows)")
-    assert on.work_schema is not None   # engine.work opened it
-    return (on.work_schema, "input_reference")
+        names = ", ".join(f"v.{ident(k.column.name)}" for k in plan.sensitive)
+        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {names} FROM {counts} AS v, "
+                       "range(v.__anon_rows)")
+    assert engine.work_schema is not None   # engine.work opened it
+    return (engine.work_schema, "input_reference")
