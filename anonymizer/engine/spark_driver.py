@@ -27,6 +27,8 @@ labels and figures are DuckDB's.
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -194,8 +196,11 @@ def template_of(text: str) -> str:
 def open_driver(spark: "SparkEngine") -> DriverEngine:
     """A :class:`DriverEngine` beside ``spark`` for the rest of its run (its statements in
     ``spark``'s log, its progress messages to ``spark``'s), in the time zone of Spark's session
-    (a date or time bucket, a label, are the same on both); :func:`close_driver` closes it."""
-    con = duckdb.connect()
+    (a date or time bucket, a label, are the same on both), spilling (cells with their
+    sensitive values) only to a private temporary folder (mode 0700), not DuckDB's default
+    ``./.tmp``; :func:`close_driver` closes it and removes the folder."""
+    spill = tempfile.mkdtemp(prefix="anonymizer_driver_")
+    con = duckdb.connect(config={"temp_directory": spill})
     con.execute("SET TimeZone = $tz", {"tz": str(spark.con.conf.get("spark.sql.session.timeZone", "UTC"))})
     work = spark.open_work()
     con.execute(f"ATTACH ':memory:' AS {ident(work)}")
@@ -204,8 +209,11 @@ def open_driver(spark: "SparkEngine") -> DriverEngine:
 
 
 def close_driver(driver: DriverEngine) -> None:
-    """Close the driver's DuckDB, its work database (in memory) and every table with it."""
+    """Close the driver's DuckDB, its work database (in memory) and every table with it, and
+    remove the folder it may have spilled to."""
+    spill = driver.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
     driver.con.close()
+    shutil.rmtree(spill, ignore_errors=True)
 
 
 def bring(spark: "SparkEngine", driver: DriverEngine, text: str) -> None:
