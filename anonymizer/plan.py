@@ -32,9 +32,10 @@ from anonymizer.hierarchy import build_hierarchy, column_type
 from anonymizer.hierarchy.build import building
 from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
-from anonymizer.hierarchy.spec import FLOAT_TYPES, is_numeric_type, is_temporal_type
+from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.models import population
 from anonymizer.randomness import ReleaseKey
+from anonymizer.source_profile import SourceProfile, check_profile, profile_source
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
 from anonymizer.engine.names import ident, table
@@ -249,22 +250,16 @@ def spec_fingerprint(spec: ReleaseSpec, engine: Engine | None = None) -> str:
     return h.hexdigest()[:16]
 
 
-def fingerprint(engine: Engine, columns: tuple[Column, ...], source: str) -> tuple[int, str]:
-    """The source's rows and a digest of its count and content in the spec's (resolved)
-    ``columns`` (flag columns included); the audit keeps the digest only (``fingerprint.sql.j2``)."""
-    cols = [ident(c.name) for c in columns] + [ident(c.flag) for c in columns if c.flag]
-    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=cols)
-    return rows, digest
-
-
 def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
-                 resolved: bool = False) -> tuple[ReleaseSpec, str, int]:
+                 resolved: bool = False,
+                 profile: SourceProfile | None = None) -> tuple[ReleaseSpec, str, SourceProfile]:
     """What a release checks of its source before any work, with one aggregate query: the
     table exists, every column the spec names is one of it with a role and a type that fit
     (:func:`resolve_columns`), it has rows, k is not above them, and NULLs are allowed if
-    present. Returns the resolved spec, the quoted source and its row count; ``anonymizer
+    present. Returns the resolved spec, the quoted source and its profile; ``anonymizer
     validate --db`` runs it alone (the work database must be open: a file source is staged there).
-    ``resolved``: the caller resolved the spec's columns against ``source`` already.
+    ``resolved``: the caller resolved the spec's columns against ``source`` already;
+    ``profile``: the caller read the source's :class:`SourceProfile` already (:func:`profile_source`).
 
     Raises:
         SpecError, DataError: what :func:`prepare` would refuse, naming the field or table.
@@ -272,18 +267,22 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     source = source or load_source(engine, spec)
     if not resolved:
         spec = resolve_columns(spec, engine.columns(source), source_shown(spec))
-    rows, _ = _null_counts(engine, spec, source)
-    return spec, source, rows
+    profile = profile or profile_source(engine, spec, source)
+    check_profile(spec, source, profile)
+    return spec, source, profile
 
 
-def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Plan:
+def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
+            profile: SourceProfile | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).
 
     ``source``: the quoted source relation when the caller already loaded it and resolved the
-    spec's columns against it (:func:`resolve_columns`, which runs once a release).
+    spec's columns against it (:func:`resolve_columns`, which runs once a release);
+    ``profile``: its :class:`SourceProfile`, when the caller read it (with the fingerprint).
     """
     engine.open_work()
-    spec, source, rows = check_source(engine, spec, source, resolved=source is not None)
+    spec, source, profile = check_source(engine, spec, source, resolved=source is not None, profile=profile)
+    rows = profile.rows
     plan = Plan(spec.target, spec.algorithm.name, spec.algorithm.options, spec.models,
                 spec.suppression_limit, spec.nulls, source, rows, engine.work("base"), rows, spec.algorithm.seed,
                 key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
@@ -308,7 +307,8 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None) -> Pla
                nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
                not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
                + [ident(k.column.name) for k in (plan.individual, plan.person) if k])
-    plan.base_rows = engine.count(plan.base)
+    # no NULL where base filters: it keeps every row (its joins are on domains of these very values)
+    plan.base_rows = rows if not profile.nulls else engine.count(plan.base)
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
     if plan.null_suppressed > spec.suppression_limit * rows:
@@ -341,30 +341,6 @@ def _has_rowid(engine: Engine, source: str) -> bool:
     except Exception:  # noqa: BLE001 - a binder error means: no rowid
         return False
     return True
-
-
-def _null_counts(engine: Engine, spec: ReleaseSpec, source: str) -> tuple[int, dict[str, int]]:
-    cols = ([c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")]
-            + [c.flag for c in spec.columns if c.flag]
-            + [c.name for c in spec.columns if c.name == spec.history.person and c.role != "individual"])
-    types = engine.columns(source)
-    floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
-    row = engine.one("prepare/null_counts.sql.j2", source=source, columns=[ident(c) for c in cols],
-                     floats=[ident(c) for c in floats])
-    rows, nulls = row[0], {c: n for c, n in zip(cols, row[1:len(cols) + 1]) if n}
-    if rows == 0:
-        raise DataError(source, "is empty: there is nothing to anonymize")
-    nonfinite = {c: n for c, n in zip(floats, row[len(cols) + 1:]) if n}
-    if nonfinite:
-        listing = ", ".join(f"{c} ({n} rows)" for c, n in nonfinite.items())
-        raise DataError(source, f"NaN or infinity in {listing}: a value to generalize must be a finite number; "
-                                "set those values to NULL (with 'nulls: suppress') or clean them")
-    if spec.k > rows:
-        raise SpecError("models", f"k={spec.k} is larger than the table ({rows} rows)", spec.k)
-    if nulls and spec.nulls == "error":
-        listing = ", ".join(f"{n} ({c} NULLs)" for n, c in nulls.items())
-        raise DataError(source, f"NULLs in {listing}; clean them, or set 'nulls: suppress' to suppress those rows")
-    return rows, nulls
 
 
 def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str) -> QI:

@@ -217,9 +217,9 @@ def _check_source(parsed, db: str) -> dict:
     from anonymizer.engine.session import Engine
     from anonymizer.plan import check_source
     with open_db(db, read_only=True) as con, Engine(con).workspace() as engine:
-        resolved, _, rows = check_source(engine, parsed)
+        resolved, _, profile = check_source(engine, parsed)
     where = parsed.source.location or f"{parsed.source.table} in {db}"
-    return {"table": str(where), "rows": rows,
+    return {"table": str(where), "rows": profile.rows,
             "columns": {c.name: {"role": c.role, "type": c.type} for c in resolved.columns}}
 
 

@@ -98,7 +98,8 @@ def spark_statements(sql: str, columns: Columns) -> Iterator[str]:
             continue
         for rewrite in (any_value, json_structure, one_argument, list_position, hugeint, _struct_index, _row_in, _row,
                         _row_text, md5_number, _whole_rows, _top_n,
-                        _named_window_frame, _ordered_list, _element, _nested_ctes, _materialized, _one_unnest):
+                        _named_window_frame, _ordered_list, _element, _nested_ctes, _materialized, _one_unnest,
+                        _written_in_order):
             rewrite(tree)
         yield from (_write(t) for t in _statements(tree, columns))
 
@@ -273,6 +274,21 @@ def _whole_rows(tree: exp.Expression) -> None:
         if node.name in {s.this.alias_or_name for s in sources if s is not None} and \
                 node.name not in getattr(ctes.get(node.name), "named_selects", ()):   # not a column of its own
             node.replace(exp.Struct(expressions=[exp.Column(this=exp.Star(), table=exp.to_identifier(node.name))]))
+
+
+def _written_in_order(tree: exp.Expression) -> None:
+    """``CREATE TABLE .. AS SELECT .. ORDER BY k1, k2, ..`` (no LIMIT) as ``.. DISTRIBUTE BY k1
+    SORT BY k1, k2, ..``: Spark writes a table partition by partition and reads it back in no
+    promised order, so a global sort buys nothing a reader can rely on, and costs a job that
+    reads the whole input to sample its range bounds (a published snapshot: one more pass over
+    the rows). Rows of equal ``k1`` (a class) still lie together, in the order of the rest."""
+    select = tree.expression if isinstance(tree, exp.Create) else None
+    if not isinstance(select, exp.Select) or select.args.get("limit") or not select.args.get("order"):
+        return
+    keys = select.args["order"].expressions
+    select.set("order", None)
+    select.set("distribute", exp.Distribute(expressions=[keys[0].this.copy()]))
+    select.set("sort", exp.Sort(expressions=keys))
 
 
 def _top_n(tree: exp.Expression) -> None:

@@ -136,10 +136,12 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
         """Every declared model re-checked in SQL on the candidate."""
 
     @abstractmethod
-    def released(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built) -> Released | None:
+    def released(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built,
+                 checked: Checked) -> Released | None:
         """The candidate as the cross-version gate reads it (what the family publishes, its
         boxes, its people's groups), which the driver then runs; ``None``: the gate does not
-        read this release (an engine or a release it does not cover)."""
+        read this release (an engine or a release it does not cover). ``checked``: what
+        :meth:`verify` counted, which the gate may read instead of the rows."""
 
     @abstractmethod
     def measure(self, engine: Engine, plan: Plan, rounds: Rounds[Result], built: Built, checked: Checked) -> Verified:

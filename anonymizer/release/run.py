@@ -30,8 +30,9 @@ from anonymizer.engine.database import attach_database, drop_stale_work
 from anonymizer.engine.backend import engine_for
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.errors import ExportError, SpecError, UnsupportedError
-from anonymizer.plan import (Plan, check_suppression, fingerprint, load_source, prepare, resolve_columns,
-                             source_relation, source_shown, spec_fingerprint)
+from anonymizer.plan import (Plan, check_suppression, load_source, prepare, resolve_columns, source_relation,
+                             source_shown, spec_fingerprint)
+from anonymizer.source_profile import profile_source
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
@@ -136,7 +137,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         if views:
             check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
         spec_hash = spec_fingerprint(spec, engine)
-        source_rows, source_print = fingerprint(engine, spec.columns, source)
+        profile = profile_source(engine, spec, source)   # the fingerprint, with the NULLs prepare checks
+        source_rows, source_print = profile.rows, profile.digest
         current = None if force or dry_run else unchanged(engine, spec.target, spec_hash, source_print)
         if current is not None:
             engine.say(f"release {spec.release}: unchanged, v{current.version} stays published")
@@ -163,7 +165,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         with engine.small(source_rows):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
-                plan = prepare(engine, spec, source)
+                plan = prepare(engine, spec, source, profile)
             ready = verified(engine, plan, family.steps(), clock).ready
             if dry_run and inspect is not None:
                 inspect(engine, plan, ready)
@@ -259,7 +261,7 @@ def verified(engine: Engine, plan: Plan, steps: FamilySteps[Any, Any, Any], cloc
         built = repaired(engine, plan, steps, rounds, steps.build(engine, plan, rounds))
     with phase(engine, clock, "verify", f"checking {len(plan.models)} models on the candidate"):
         checked = steps.verify(engine, plan, rounds, built)
-        released = steps.released(engine, plan, rounds, built)
+        released = steps.released(engine, plan, rounds, built, checked)
         gated = None if released is None else combination.gate(engine, plan, released)
     with phase(engine, clock, "metrics", "measuring the privacy achieved and the information loss"):
         ready = steps.measure(engine, plan, rounds, built, checked)

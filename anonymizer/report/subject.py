@@ -8,7 +8,7 @@ the version's snapshot as it is, or, for a release whose view joins its rows wit
 table, the definition DuckDB stored for that version's view (recorded in the audit row's
 ``figures.view_sql``, and checked to read nothing but that version's snapshots). The source
 is the table the spec names, compared with the version's ``source_fingerprint``
-(:func:`anonymizer.plan.fingerprint`) to say whether it changed since.
+(:func:`anonymizer.source_profile.fingerprint`) to say whether it changed since.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from sqlglot import exp
 from anonymizer.engine.names import ident, in_catalog, table
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
-from anonymizer.plan import fingerprint, source_relation, spec_fingerprint
+from anonymizer.plan import source_relation, spec_fingerprint
+from anonymizer.source_profile import fingerprint
 from anonymizer.release.publish import Join
 from anonymizer.report.gather import VIEW
 from anonymizer.spec.parse import load_spec

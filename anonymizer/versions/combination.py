@@ -223,8 +223,8 @@ def published_classes(engine: Engine, released: Released, name: str = "published
     engine.run("versions/combination/class_boxes.sql.j2", target=boxes, classes=released.classes,
                eq_class=ident(released.eq_class), labels=[ident(lab) for lab in released.labels])
     engine.run("versions/combination/current.sql.j2", {f"a{i}": a for i, a in enumerate(released.attrs)},
-               target=current, rows=released.rows, boxes=boxes, eq_class=ident(released.eq_class),
-               attrs=[ident(a) for a in released.attrs])
+               target=current, rows=released.rows, weight=released.weight, boxes=boxes,
+               eq_class=ident(released.eq_class), attrs=[ident(a) for a in released.attrs])
     return boxes, current
 
 

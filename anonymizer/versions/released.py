@@ -11,7 +11,8 @@ class Released:
     """What a candidate version publishes, as the gate reads it (work tables of the run).
 
     Attributes:
-        rows: the per-row candidate (``eq_class`` and the sensitive columns, published names).
+        rows: the per-row candidate (``eq_class`` and the sensitive columns, published names),
+            or its rows counted by those columns (with ``weight``).
         classes: the class table (``eq_class`` and the label columns).
         eq_class: the column joining the two.
         labels: the label columns that make a class's box.
@@ -40,6 +41,8 @@ class Released:
             from the private state (``private_*.sql.j2``), not the memory's boxes.
         models: the models the difference check applies, where not the release's (LGB: the
             bucket principle, not the groups' k).
+        weight: the column of ``rows`` counting the rows each of its rows stands for, or
+            ``None``: ``rows`` is one row per published row.
     """
 
     rows: str
@@ -58,3 +61,4 @@ class Released:
     levels: dict[str, tuple[int, dict]] | None = None
     private: bool = False
     models: tuple | None = None
+    weight: str | None = None

@@ -69,7 +69,8 @@ def audit(con) -> list[tuple]:
 def is_unchanged(con, spec: dict) -> bool:
     """What the release's own idempotency test says, asked directly."""
     from anonymizer.engine.session import Engine
-    from anonymizer.plan import fingerprint, resolve_columns
+    from anonymizer.plan import resolve_columns
+    from anonymizer.source_profile import fingerprint
     parsed = load_spec(spec)
     engine = Engine(con)
     parsed = resolve_columns(parsed, engine.columns("people"), "people")

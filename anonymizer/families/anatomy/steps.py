@@ -43,7 +43,8 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[MsbResult],
     return figures, form.verify(plan, built, figures)
 
 
-def released(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate) -> Released | None:
+def released(engine: Engine, plan: Plan, rounds: Rounds[MsbResult], built: form.AnatomyCandidate,
+             checked: tuple[dict, list[dict]]) -> Released | None:
     """The candidate as the gate reads it: a group's box is
     its members' QI values, its values the composite vectors (each attribute counted apart)."""
     result = rounds.result

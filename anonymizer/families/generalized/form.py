@@ -175,6 +175,9 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
                     level_columns: bool = False, cells: str | None = None) -> Candidate:
     """Label every class of ``assign`` and join the candidate release and its class table.
 
+    The candidate's rows are its classes' sizes summed (never a count of its rows: verify
+    counts them, and checks the two agree).
+
     Args:
         assign: quoted table (__rid, __cid, __lo{i}, __hi{i}) from an algorithm.
         levels: for full-domain results, the hierarchy level of each QI (labels are that
@@ -188,11 +191,11 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
     with engine.for_aggregate(cells, *plan.aggregates) if cells else nullcontext(engine) as on:   # Spark: its driver
         classes = _classes(on, plan, keys, assign, level_columns, levels, cells)
-        count = on.count(classes)
+        count, rows = on.execute(f"SELECT count(*), coalesce(sum({ident(CLASS_SIZE)}), 0)::BIGINT FROM {classes}",
+                                 template="<class sizes>").fetchall()[0]
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
     engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
                classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
-    rows = engine.count(table)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

@@ -101,32 +101,41 @@ def _candidate(engine: Engine, plan: Plan, result: AlgorithmResult) -> Candidate
     return built
 
 
-def _released(plan: Plan, built: Candidate, **state) -> Released:
-    """The candidate as the cross-version gate reads it; ``state``: the person tables."""
+def _released(plan: Plan, built: Candidate, counts: Counted | None = None, **state) -> Released:
+    """The candidate as the cross-version gate reads it; ``state``: the person tables;
+    ``counts``: its rows counted per class and sensitive value, read instead of the rows."""
     followed_column = plan.sensitive[0].column.name if plan.sensitive and plan.person is not None else None
-    return Released(built.table, built.class_table, EQ_CLASS, [q.name for q in plan.qis],
-                    [k.column.name for k in plan.sensitive], followed_column, **state)
+    rows, weight = (built.table, None) if counts is None else (counts.table, counts.weight)
+    return Released(rows, built.class_table, EQ_CLASS, [q.name for q in plan.qis],
+                    [k.column.name for k in plan.sensitive], followed_column, weight=weight, **state)
 
 
 def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
            built: Candidate) -> tuple[Counted, list[dict]]:
-    """The models on the published columns; the rows are counted once, for verify and measure."""
+    """The models on the published columns; the rows are counted once, for verify and measure
+    (and their number checked against the classes' sizes the candidate states)."""
     sensitive = [k.column.name for k in plan.sensitive]
     counted = count_rows(engine, built.table, built.grouping, sensitive)
     rows_again = plan.populations or any(m.needs_global for m in plan.models)   # they read the input's rows
     with nullcontext(engine) if rows_again else engine.for_aggregate(counted.table, *plan.aggregates) as on:
+        rows = on.execute(f"SELECT coalesce(sum({counted.weight}), 0)::BIGINT FROM {counted.table}",
+                          template="<counted rows>").fetchall()[0][0]
+        if rows != built.rows:   # build_candidate summed its classes' sizes: ours, never the input's
+            raise RuntimeError(f"the candidate holds {rows} rows and its classes' sizes sum to {built.rows}")
         return counted, verify_models(on, plan, built, counted)
 
 
-def released(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate) -> Released:
+def released(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate,
+             checked: tuple[Counted, list[dict]]) -> Released:
     """The candidate as the cross-version gate reads it (on every engine), with its people's
-    groups where the release names a person."""
-    result = rounds.result
+    groups where the release names a person; what each class publishes is read from the
+    candidate's row counts (:func:`verify`: per class and sensitive value), not its rows."""
+    result, (counted, _) = rounds.result, checked
     people = members = groups = None
     if plan.person is not None:   # groups kept under independent too: invariant may follow
         rows = _rows(plan, result).base
         people, members, groups = shared.gate_inputs(engine, result.assign, rows, rows, followed(plan), result.groups)
-    return _released(plan, built, people=people, members=members, groups=groups)
+    return _released(plan, built, people=people, members=members, groups=groups, counts=counted)
 
 
 def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: Candidate,

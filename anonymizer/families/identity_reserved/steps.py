@@ -90,7 +90,8 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[IRRounds],
     return form.verify(engine, _plan(plan, signed), built)
 
 
-def released(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate) -> Released | None:
+def released(engine: Engine, plan: Plan, rounds: Rounds[IRRounds], built: form.IRCandidate,
+             checked: list[dict]) -> Released | None:
     """The candidate as the gate reads it, with the individuals' signatures, where the gate
     follows them (DuckDB, a release it covers: :func:`_gated`); else ``None``."""
     _, _, signed = rounds.result

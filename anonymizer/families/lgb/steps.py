@@ -45,7 +45,8 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[LgbResult],
     return figures, form.verify(engine, plan, rounds.result, built, figures)
 
 
-def released(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate) -> Released | None:
+def released(engine: Engine, plan: Plan, rounds: Rounds[LgbResult], built: form.LgbCandidate,
+             checked: tuple[dict, list[dict]]) -> Released | None:
     """The candidate as the gate reads it, where the gate covers
     the release: the classes are the buckets of the one bucketized attribute, with no box
     (``private``: compared through the people who stood in them)."""

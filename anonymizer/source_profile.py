@@ -1,0 +1,71 @@
+"""What a release reads of its source before any work, in one pass over its rows
+(``prepare/source_profile.sql.j2``): the rows, the NULLs and non-finite values per column, and
+the fingerprint of its content (:func:`fingerprint`: an unchanged source publishes nothing
+new). :func:`check_profile` refuses what :func:`anonymizer.plan.prepare` cannot release."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError, SpecError
+from anonymizer.hierarchy.spec import FLOAT_TYPES
+from anonymizer.spec.types import Column, ReleaseSpec
+
+
+def fingerprint(engine: Engine, columns: tuple[Column, ...], source: str) -> tuple[int, str]:
+    """The source's rows and a digest of its count and content in the spec's (resolved)
+    ``columns`` (flag columns included); the audit keeps the digest only (``fingerprint.sql.j2``).
+    A release reads it with the rest of :class:`SourceProfile`, in the same pass."""
+    rows, digest = engine.one("publish/fingerprint.sql.j2", source=source, columns=_printed(columns))
+    return rows, digest
+
+
+def _printed(columns: tuple[Column, ...]) -> list[str]:
+    """The columns a source's fingerprint reads (quoted): the spec's, and their flag columns."""
+    return [ident(c.name) for c in columns] + [ident(c.flag) for c in columns if c.flag]
+
+
+@dataclass(frozen=True)
+class SourceProfile:
+    """What a release reads of its source in one pass (``prepare/source_profile.sql.j2``):
+    its rows, the NULLs and the non-finite values per column that has any, and the digest of
+    :func:`fingerprint`."""
+
+    rows: int
+    nulls: dict[str, int]
+    nonfinite: dict[str, int]
+    digest: str
+
+
+def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProfile:
+    """The :class:`SourceProfile` of ``source`` for the resolved ``spec``: the columns whose
+    NULLs a release suppresses or refuses (QIs, sensitive, individual, flags, the person key)."""
+    cols = ([c.name for c in spec.columns if c.role in ("quasi", "sensitive", "individual")]
+            + [c.flag for c in spec.columns if c.flag]
+            + [c.name for c in spec.columns if c.name == spec.history.person and c.role != "individual"])
+    types = engine.columns(source)
+    floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
+    row = engine.one("prepare/source_profile.sql.j2", source=source, columns=[ident(c) for c in cols],
+                     floats=[ident(c) for c in floats], printed=_printed(spec.columns))
+    counts = row[1:len(cols) + 1], row[len(cols) + 1:len(cols) + 1 + len(floats)]
+    return SourceProfile(row[0], {c: n for c, n in zip(cols, counts[0]) if n},
+                         {c: n for c, n in zip(floats, counts[1]) if n}, row[-1])
+
+
+def check_profile(spec: ReleaseSpec, source: str, profile: SourceProfile) -> None:
+    """Refuse a source :func:`prepare` cannot release: empty, with non-finite values, fewer
+    rows than k, or NULLs under ``nulls: error``."""
+    rows, nulls = profile.rows, profile.nulls
+    if rows == 0:
+        raise DataError(source, "is empty: there is nothing to anonymize")
+    if profile.nonfinite:
+        listing = ", ".join(f"{c} ({n} rows)" for c, n in profile.nonfinite.items())
+        raise DataError(source, f"NaN or infinity in {listing}: a value to generalize must be a finite number; "
+                                "set those values to NULL (with 'nulls: suppress') or clean them")
+    if spec.k > rows:
+        raise SpecError("models", f"k={spec.k} is larger than the table ({rows} rows)", spec.k)
+    if nulls and spec.nulls == "error":
+        listing = ", ".join(f"{n} ({c} NULLs)" for n, c in nulls.items())
+        raise DataError(source, f"NULLs in {listing}; clean them, or set 'nulls: suppress' to suppress those rows")
