@@ -28,6 +28,7 @@ from tests.engine.test_spark_submit import parts
 pytestmark = pytest.mark.spark
 pyspark = pytest.importorskip("pyspark")
 HOME = Path(pyspark.__file__).parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def free_port() -> int:
@@ -71,13 +72,16 @@ def cluster(tmp_path_factory):
             d.wait(timeout=60)
 
 
-def submit(tmp_path: Path, url: str, *args: str, conf: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    """``spark-submit --master url [conf] anonymizer run people.yml [args]`` in ``tmp_path``."""
+def submit(tmp_path: Path, url: str, *args: str, conf: tuple[str, ...] = (),
+           main: Path = Path(anonymizer.cli.__file__).with_name("__main__.py")) -> subprocess.CompletedProcess:
+    """``spark-submit --master url [conf] MAIN ARGS`` in ``tmp_path``: by default the command
+    line's ``anonymizer run people.yml [args]``."""
     env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME),
-           "PYSPARK_PYTHON": sys.executable}
-    main = Path(anonymizer.cli.__file__).with_name("__main__.py")
+           "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get(
+               "PYTHONPATH")]))}
+    args = ("run", "people.yml", *args) if main.name == "__main__.py" else args
     return subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", url,
-                           "--conf", "spark.executor.memory=768m", *conf, str(main), "run", "people.yml", *args],
+                           "--conf", "spark.executor.memory=768m", *conf, str(main), *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
 
 
@@ -123,4 +127,26 @@ def test_two_versions_on_the_cluster_are_duckdbs_releases(cluster, tmp_path):
             (version, 60, on_duckdb.classes, on_duckdb.measures["k"]) == \
             (on_duckdb.version, on_duckdb.rows_out, on_duckdb.classes, on_duckdb.measures["k"])
         assert released["algorithm"]["rounds_engine"] == "duckdb"   # the rounds ran on the driver
+    assert not (tmp_path / "spark-warehouse").exists()
+
+
+def test_every_familys_example_publishes_two_versions_on_the_cluster_as_on_duckdb(cluster, tmp_path):
+    """One application on the cluster (``tests/engine/cluster_releases.py``, with the team's
+    shared catalog): each family's example (Mondrian; MSB's MMDCF-MSLF; LGB_MDP; DAnonyIR,
+    each seeded) publishes two versions, each with DuckDB's rows, suppression, classes and
+    model figures."""
+    from tests.engine.cluster_releases import releases, sources
+    done = submit(tmp_path, cluster, str(tmp_path / "out.json"), str(tmp_path / "team"),
+                  conf=("--conf", "spark.sql.shuffle.partitions=2"),   # small tables: the tests' sessions run without
+                  main=ROOT / "tests" / "engine" / "cluster_releases.py")   # adaptive execution, which would merge them
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    on_cluster = json.loads((tmp_path / "out.json").read_text())
+    duck = duckdb.connect()
+    sources(duck)
+    on_duckdb = releases(duck)
+    assert [(r["family"], r["version"]) for r in on_cluster] == [(f, v) for f in ("generalized", "anatomy", "lgb",
+                                                                                    "identity_reserved") for v in (1, 2)]
+    for ours, theirs in zip(on_cluster, on_duckdb):
+        theirs["models"] = [[m, pytest.approx(f, rel=1e-9) if isinstance(f, float) else f] for m, f in theirs["models"]]
+        assert ours == theirs
     assert not (tmp_path / "spark-warehouse").exists()

@@ -144,11 +144,16 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     assert counted.table == engine.work("row_counts")   # measured from its counts (verify)
-    values = input_values(engine, plan) if engine.capabilities.aggregates_apart else None
+    # the input's sensitive values for the measured t: where the candidate holds as many rows as the
+    # input, it holds every input row (each is one of them, by its row id), so its counts are the input's
+    every_row = built.rows == plan.base_rows and not result.counterfeits
+    values = input_values(engine, plan) if engine.capabilities.aggregates_apart and not every_row else None
     with engine.for_aggregate(counted.table, *plan.aggregates, *filter(None, [values])) as on:   # Spark: its driver
         assert on.work_schema is not None
+        counts = ((counted.table, counted.weight) if every_row else
+                  (values, "__anon_rows") if values is not None and on is not engine else None)
         measures = measure_table(on, (on.work_schema, "row_counts"), built.grouping, sensitive,
-                                 reference=input_reference(on, plan, None if on is engine else values), counted=counted)
+                                 reference=input_reference(on, plan, counts), counted=counted)
     measures["table"] = plan.target.view   # not the work table, gone after the run
     measures["passthrough"] = passthrough(engine, plan, result.assign, built.class_table)
     for model in (measures.get("risk") or {}).values():

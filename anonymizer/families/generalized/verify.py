@@ -86,10 +86,13 @@ def input_values(engine: Engine, plan: Plan) -> str | None:
     return counts
 
 
-def input_reference(engine: Engine, plan: Plan, counts: str | None = None) -> tuple[str, str] | None:
+def input_reference(engine: Engine, plan: Plan, counts: tuple[str, str] | None = None) -> tuple[str, str] | None:
     """A work view of the input's sensitive values under their published names, so that the
     release's measured t compares with the input's distribution as the gate does: over
-    ``plan.base``, or over ``counts`` (:func:`input_values`), each value repeated by its rows."""
+    ``plan.base``, or over ``counts``, a table of those values under their published names
+    with the rows holding them in its (quoted) column ``counts[1]`` (:func:`input_values`, or
+    the candidate's row counts where the candidate holds every input row), each value
+    repeated by its rows."""
     if not plan.sensitive:
         return None
     if counts is None:
@@ -97,7 +100,7 @@ def input_reference(engine: Engine, plan: Plan, counts: str | None = None) -> tu
         engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
     else:
         names = ", ".join(f"v.{ident(k.column.name)}" for k in plan.sensitive)
-        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {names} FROM {counts} AS v, "
-                       "range(v.__anon_rows)")
+        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {names} FROM {counts[0]} AS v, "
+                       f"range(v.{counts[1]})")
     assert engine.work_schema is not None   # engine.work opened it
     return (engine.work_schema, "input_reference")
