@@ -144,9 +144,9 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     result = rounds.result
     sensitive = [k.column.name for k in plan.sensitive]
     assert counted.table == engine.work("row_counts")   # measured from its counts (verify)
-    # the input's sensitive values for the measured t: where the candidate holds as many rows as the
-    # input, it holds every input row (each is one of them, by its row id), so its counts are the input's
-    every_row = built.rows == plan.base_rows and not result.counterfeits
+    # the input's sensitive values for the measured t: where the candidate, built from base, holds as many
+    # rows as the input, it holds every input row (each is one of them, by its row id): its counts are the input's
+    every_row = built.rows == plan.base_rows and result.base is None and not result.counterfeits
     values = input_values(engine, plan) if engine.capabilities.aggregates_apart and not every_row else None
     with engine.for_aggregate(counted.table, *plan.aggregates, *filter(None, [values])) as on:   # Spark: its driver
         assert on.work_schema is not None
