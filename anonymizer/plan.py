@@ -38,7 +38,7 @@ from anonymizer.randomness import ReleaseKey
 from anonymizer.source_profile import SourceProfile, check_profile, profile_source
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
-from anonymizer.engine.names import ident, table
+from anonymizer.engine.names import ident, in_catalog
 
 if TYPE_CHECKING:
     import pandas
@@ -160,9 +160,9 @@ class Plan:
 
 
 def source_relation(spec: ReleaseSpec) -> str:
-    """The quoted name of the spec's source table."""
+    """The quoted name of the spec's source table (``catalog.schema.table`` when it names a catalog)."""
     src = spec.source
-    return table(src.schema, src.table) if src.schema else ident(src.table)
+    return in_catalog(src.catalog, src.schema, src.table) if src.schema else ident(src.table)
 
 
 def source_shown(spec: ReleaseSpec, frame: bool = False) -> str:

@@ -67,7 +67,7 @@ def source_state(engine: Engine, spec: ReleaseSpec, row: dict[str, Any],
     written apart from its source."""
     source = source_relation(spec) if catalog is None else in_catalog(catalog, spec.source.schema or "main",
                                                                       spec.source.table)
-    shown = f"{spec.source.schema + '.' if spec.source.schema else ''}{spec.source.table}"
+    shown = ".".join(filter(None, [spec.source.catalog, spec.source.schema, spec.source.table]))
     try:
         engine.columns(source, shown)
     except Exception:   # any DataError or catalog error: the source is not readable here

@@ -265,16 +265,20 @@ def _engine(value: Any, base: Path) -> Settings:
 def _source(value: Any, base: Path, release: str) -> Source:
     if isinstance(value, str):
         value = {"table": value}
-    v = mapping_field(value, "source", {"table", "schema", "path", "delimiter", "header", "null_string", "format",
-                                        "options"})
+    v = mapping_field(value, "source", {"table", "schema", "catalog", "path", "delimiter", "header", "null_string",
+                                        "format", "options"})
     if "path" in v:
         return _files(v, base, release)
     if "table" not in v:
         raise SpecError("source", "needs a 'table' (or a 'path' to a CSV/Parquet file)")
-    schema = v.get("schema")
+    schema, catalog = v.get("schema"), v.get("catalog")
     if schema is not None:
         name_field(schema, "source.schema")
-    return Source(table=name_field(v["table"], "source.table"), schema=schema)
+    if catalog is not None:
+        name_field(catalog, "source.catalog")
+        if schema is None:
+            raise SpecError("source.catalog", "needs source.schema too: a table is named catalog.schema.table")
+    return Source(table=name_field(v["table"], "source.table"), schema=schema, catalog=catalog)
 
 
 def _files(v: dict, base: Path, release: str) -> Source:

@@ -150,6 +150,7 @@ def _source() -> dict:
     table = _name("the table (of the database, or the name the files are loaded as)")
     files = _mapping({
         "table": table, "schema": _name("the table's schema"),
+        "catalog": _name("the schema's catalog (Spark) or attached database (DuckDB); default: the session's"),
         "path": _text("a CSV or Parquet file or a folder of parts (relative to the spec's folder), or a URI",
                       type="string", minLength=1),
         "delimiter": {"type": "string"}, "header": {"type": "boolean", "default": True},

@@ -61,7 +61,8 @@ class Security:
 
 @dataclass(frozen=True)
 class Source:
-    """Where the data is: an existing ``table`` (in ``schema``), or files loaded into
+    """Where the data is: an existing ``table`` (in ``schema``, of ``catalog``: a Spark catalog
+    or an attached DuckDB database, by default the session's), or files loaded into
     ``table``: a local ``path`` (a file, or a folder of parts) or a ``uri`` only Spark reads
     (``s3a://``, ``hdfs://``, ...), in ``format`` (``csv``, ``parquet``, ``json``, ``orc``, or
     any the Spark session reads, ``delta`` among them; ``None``: from the name's ending, and
@@ -69,6 +70,7 @@ class Source:
 
     table: str
     schema: str | None = None
+    catalog: str | None = None
     path: Path | None = None
     delimiter: str | None = None
     header: bool = True

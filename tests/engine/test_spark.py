@@ -103,6 +103,15 @@ def _small_spec(release: str, k: int) -> dict:
             "algorithm": {"name": "mondrian"}, "output": {"view": release}}
 
 
+def test_a_source_named_catalog_schema_table_is_read_in_that_catalog(spark, adult):
+    """Before: a source could name a schema of the session's catalog only. (The wheel ships no
+    second catalog to attach; the session's own, named, goes the same way as any other.)"""
+    spec = {**_small_spec("in_catalog", 100), "source": {"table": "adult_2k", "schema": "default",
+                                                        "catalog": "spark_catalog"}}
+    assert run_release(load_spec(spec), spark).version == 1
+    assert spark.sql("SELECT count(*) FROM published.in_catalog").collect()[0][0] == 2000
+
+
 def _audit_versions(spark, release: str) -> list[int]:
     return sorted(r[0] for r in spark.sql("SELECT version FROM _anon_releases._audit WHERE release = :r",
                                           args={"r": release}).collect())

@@ -33,6 +33,17 @@ def test_a_release_name_stays_with_its_source_table(con):
     assert anonymize({**SPEC, "source": {"table": "u"}, "models": [{"type": "k-anonymity", "k": 3}]}, con).version == 3
 
 
+def test_a_source_named_catalog_schema_table_is_read_in_that_database(con, tmp_path):
+    """Before: a source could name a schema of the session's default database only."""
+    con.execute(f"ATTACH '{tmp_path / 'warehouse.duckdb'}' AS warehouse")
+    con.execute("CREATE SCHEMA warehouse.sales")
+    con.execute("CREATE TABLE warehouse.sales.t AS SELECT (i % 50)::INT AS a, (i % 3)::VARCHAR AS s FROM range(200) r(i)")
+    result = anonymize({**SPEC, "source": {"table": "t", "schema": "sales", "catalog": "warehouse"}}, con)
+    assert result.version == 1 and result.classes >= 1
+    assert con.execute("SELECT count(*) FROM published.r").fetchone()[0] == 200
+    assert con.execute("SELECT count(*) FROM warehouse.sales.t").fetchone()[0] == 200   # the source is as it was
+
+
 @pytest.mark.parametrize("name,content,reason", [
     ("bad.parquet", b"not parquet", r"cannot be read as parquet: File '.*' too small to be a Parquet file \("),
     ("latin.csv", b"a,s\n\xff\xfe1,x\n", r"cannot be read as csv: .*not utf-8 encoded"),

@@ -72,6 +72,7 @@ CASES = [
     ("order with duplicates", with_("columns.zip", {"role": "quasi", "order": ["a", "a"]}), "columns.zip.order"),
     ("same output schemas", with_("output", {"schema": "x", "snapshot_schema": "x"}), "output.snapshot_schema"),
     ("source file missing", with_("source", {"path": "nope.csv"}), "source.path"),
+    ("catalog without a schema", with_("source", {"table": "t", "catalog": "warehouse"}), "source.catalog"),
     ("unknown engine", with_("engine", {"name": "postgres"}), "engine.name"),
     ("DuckDB setting on spark", with_("engine", {"name": "spark", "threads": 2}), "engine.threads"),
     ("Spark setting on duckdb", with_("engine", {"master": "local[2]"}), "engine.master"),

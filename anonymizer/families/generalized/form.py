@@ -46,6 +46,7 @@ from anonymizer.plan import QI, Plan
 from anonymizer.families.generalized import FAMILY
 from anonymizer.engine.names import ident
 from anonymizer.families.generalized import options
+from anonymizer.families.generalized.result import Packing
 from anonymizer.release.publish import EQ_CLASS
 
 CLASS_SIZE = "class_size"
@@ -172,7 +173,7 @@ def drop_candidate(engine: Engine) -> None:
 
 
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
-                    level_columns: bool = False, cells: str | None = None) -> Candidate:
+                    level_columns: bool = False, cells: str | None = None, packing: Packing | None = None) -> Candidate:
     """Label every class of ``assign`` and join the candidate release and its class table.
 
     The candidate's rows are its classes' sizes summed (never a count of its rows: verify
@@ -186,6 +187,8 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             columns of ``assign`` (lattice searches, partial-domain generalization).
         cells: the algorithm's class cells (:attr:`AlgorithmResult.cells`), read instead of
             ``assign`` joined with the rows to label the classes.
+        packing: given, ``assign`` is not written: the rows find their class among ``cells``
+            by their QI codes (:attr:`AlgorithmResult.packing`).
     """
     view_columns, labels, class_columns = published_names(plan)
     keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
@@ -196,6 +199,6 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table = engine.work("candidate")
     engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
-               classes=classes, kept=kept, eq_class=ident(EQ_CLASS))
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

@@ -81,7 +81,7 @@ from anonymizer.engine.names import ident
 from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
-from anonymizer.families.generalized.partitions import check_whole_table, strict_assign
+from anonymizer.families.generalized.partitions import check_whole_table, packing, with_assign
 from anonymizer.families.generalized.result import AlgorithmResult
 
 
@@ -128,8 +128,9 @@ class _Run:
 
 
 def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | None = None, loop: str = "recursive",
-             batch: int | str | None = "auto") -> AlgorithmResult:
-    """Partition ``plan.base`` by Mondrian under ``inputs`` and write ``engine.work("assign")``.
+             batch: int | str | None = "auto", write_assign: bool = True) -> AlgorithmResult:
+    """Partition ``plan.base`` by Mondrian under ``inputs`` and write ``engine.work("assign")``
+    (``write_assign=False``: strict classes leave it to the candidate, :attr:`AlgorithmResult.packing`).
 
     ``partition_by``: a column of ``plan.base`` whose values are the first partitions
     (paper 000's QI partition, Algorithm 3 lines 2-3: Mondrian runs inside each subset);
@@ -171,14 +172,16 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         cells = _class_cells(run)
         run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
         run.engine, rounds_engine = engine, on_cells.name
-    assign = _assign(run)                      # line 30: return T_anony
+    assign = _assign(run)                      # line 30: return T_anony (strict: with_assign)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
-    return AlgorithmResult(assign=assign, cells=cells, classes=next_cid, suppressed=0, rounds=rounds,
+    result = AlgorithmResult(assign=assign, cells=cells, classes=next_cid, suppressed=0, rounds=rounds,
                            seconds=time.perf_counter() - start,
                            notes={"round_seconds" if loop == "python" else "batch_seconds": timings,
                                   **({"round_rows": profile} if profile else {}),
                                   "loop": loop, "relaxed": run.relaxed, "cells": run.cell_count,
-                                  "rounds_engine": rounds_engine})
+                                  "rounds_engine": rounds_engine},
+                             packing=None if run.relaxed else packing(plan, run.qis))
+    return with_assign(engine, plan, result) if write_assign else result
 
 
 def _rounds(run: _Run) -> tuple[int, int, list[float], list[int]]:
@@ -410,10 +413,8 @@ def _class_cells(run: _Run) -> str:
 
 
 def _assign(run: _Run) -> str:
-    if not run.relaxed:
-        return strict_assign(run.engine, run.plan, run.done or run.t("done"), run.qis, run.keys)
     assign = run.engine.work("assign")
-    run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params(), target=assign,
-                   base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys, relaxed=True,
-                   weights=None)
+    if run.relaxed:   # strict classes are their QI codes' cells: partitions.with_assign
+        run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params(), target=assign,
+                       base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys)
     return assign

@@ -5,10 +5,12 @@ root, the whole table, must pass every model."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed
+from anonymizer.families.generalized.result import AlgorithmResult, Packing
 from anonymizer.models import PrivacyModel, check
 from anonymizer.plan import Plan
 
@@ -29,12 +31,21 @@ def check_whole_table(engine: Engine, plan: Plan, k: int, models: tuple[PrivacyM
                                      f"satisfy it)", result.figure, result.failing)
 
 
-def strict_assign(engine: Engine, plan: Plan, done: str, qis: list[str], keys: list[str]) -> str:
-    """Alg. 3, line 30 for strict classes (every QI vector in one class): the work table
-    ``assign``, each row of ``plan.base`` with the class of its QI codes in ``done``."""
-    assign = engine.work("assign")
+def packing(plan: Plan, qis: list[str]) -> Packing:
+    """How a row finds its strict class by its QI codes ``qis`` (quoted ``q0..``): packed in
+    one BIGINT when the codes' product fits in 62 bits (:class:`~.result.Packing`)."""
     radix = [q.m + 1 for q in plan.qis]        # codes run from -1 (LGB_MDP's sensitive cells) to m - 1
     weights = [math.prod(radix[:i]) for i in range(len(radix))]
-    engine.run("families/generalized/mondrian/assign.sql.j2", None, target=assign, base=plan.base, done=done, qis=qis,
-               keys=keys, relaxed=False, weights=weights if math.prod(radix) < 2 ** 62 else None)
-    return assign
+    return Packing(qis, weights if math.prod(radix) < 2 ** 62 else None)
+
+
+def with_assign(engine: Engine, plan: Plan, result: AlgorithmResult) -> AlgorithmResult:
+    """``result`` with its work table ``assign`` written: Alg. 3, line 30 for strict classes
+    (every QI vector in one class), each row of ``plan.base`` with the class of its QI codes
+    among ``result.cells``. A result whose ``assign`` is written is returned as it is."""
+    if result.packing is None:
+        return result
+    assert result.cells is not None   # a packing is only given with the class cells
+    engine.run("families/generalized/mondrian/strict_assign.sql.j2", target=result.assign, base=plan.base,
+               cells=result.cells, qis=result.packing.qis, weights=result.packing.weights)
+    return replace(result, packing=None)

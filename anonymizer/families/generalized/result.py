@@ -6,6 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 
+@dataclass(frozen=True)
+class Packing:
+    """How a row of ``plan.base`` finds its strict class among Mondrian's class cells: by its
+    QI codes (``qis``, quoted ``q0..``) packed into one BIGINT, the sum of ``(code + 1) *
+    weights[i]`` (``weights``: the products of ``m_j + 1`` over the QIs before i; codes run
+    from -1), or on the codes themselves when the packing would pass 62 bits (``None``)."""
+
+    qis: list[str]
+    weights: list[int] | None
+
+
 @dataclass
 class AlgorithmResult:
     """The outcome of an algorithm run.
@@ -34,6 +45,11 @@ class AlgorithmResult:
             rows with its counterfeits (:mod:`.invariance`); ``None``: ``plan.base``.
         groups: ``assign`` has ``__gid``, each row's private group (m-invariance), beside the class.
         counterfeits: counterfeit rows among ``assign``'s (negative ``__rid``).
+        packing: set while ``assign`` is not written (strict classes, ``cells`` given): each
+            row's class is its QI codes' cell, and the candidate joins the rows with ``cells``
+            directly (one pass over the rows, where writing ``assign`` and joining it back cost
+            three on Spark); :func:`~.partitions.with_assign` writes ``assign`` for a step
+            that reads each row's class.
     """
 
     assign: str
@@ -49,3 +65,4 @@ class AlgorithmResult:
     base: str | None = None
     groups: bool = False
     counterfeits: int = 0
+    packing: Packing | None = None

@@ -38,24 +38,30 @@ if TYPE_CHECKING:
     from anonymizer.release.candidate import ReleaseResult
     from anonymizer.versions.continuation import Continuation
 
-#: algorithm name in the spec -> entry function ``(engine, plan) -> AlgorithmResult``.
-ALGORITHMS: dict[str, Callable[[Engine, Plan], AlgorithmResult]] = {
-    "mondrian": lambda engine, plan: mondrian(engine, plan, mondrian_inputs(plan)),
-    "top-down": top_down,
-    "full-domain": full_domain,
-    "privacyfrost2": privacyfrost2,
-    "optimal": optimal,
+#: algorithm name in the spec -> entry function ``(engine, plan, write_assign) -> AlgorithmResult``
+#: (``write_assign``: see :func:`run_algorithm`).
+ALGORITHMS: dict[str, Callable[[Engine, Plan, bool], AlgorithmResult]] = {
+    "mondrian": lambda engine, plan, write: mondrian(engine, plan, mondrian_inputs(plan), write_assign=write),
+    "top-down": lambda engine, plan, write: top_down(engine, plan, write_assign=write),
+    "full-domain": lambda engine, plan, write: full_domain(engine, plan),
+    "privacyfrost2": lambda engine, plan, write: privacyfrost2(engine, plan),
+    "optimal": lambda engine, plan, write: optimal(engine, plan),
 }
 
 
-def run_algorithm(engine: Engine, plan: Plan) -> AlgorithmResult:
-    """Run the algorithm the plan names (``plan.algorithm``)."""
-    return ALGORITHMS[plan.algorithm](engine, plan)
+def run_algorithm(engine: Engine, plan: Plan, write_assign: bool = True) -> AlgorithmResult:
+    """Run the algorithm the plan names (``plan.algorithm``). ``write_assign=False``: strict Mondrian
+    and top-down classes may leave ``assign`` unwritten, for the candidate to join the rows
+    with the class cells itself (:attr:`AlgorithmResult.packing`)."""
+    return ALGORITHMS[plan.algorithm](engine, plan, write_assign)
 
 
 def run(engine: Engine, plan: Plan, history: Continuation) -> Rounds[AlgorithmResult]:
     kept = history.state
-    result = run_algorithm(engine, plan) if kept is None else invariant(engine, plan, run_algorithm, *kept)
+    # each row's class is read again by the person gate (and m-invariance, which names a person)
+    # and by the passthrough measure
+    write = plan.person is not None or bool(plan.passthrough)
+    result = run_algorithm(engine, plan, write) if kept is None else invariant(engine, plan, run_algorithm, *kept)
     if kept is None and history.keeps and history.published:
         result = as_groups(engine, result)   # signatures start now, after versions that kept none
     # the suppression gate counts what the search suppressed; pre-sampled rows are the user's
@@ -92,7 +98,7 @@ def _candidate(engine: Engine, plan: Plan, result: AlgorithmResult) -> Candidate
     """The candidate of ``result``; in an m-invariant release, each class publishes its count
     of counterfeit rows."""
     built = build_candidate(engine, _rows(plan, result), result.assign, result.levels if result.labels == "hier" else None,
-                            level_columns=result.labels == "hier-rows", cells=result.cells)
+                            level_columns=result.labels == "hier-rows", cells=result.cells, packing=result.packing)
     if shared.keeps_signatures(plan):
         counterfeit_column(engine, built.class_table, result.assign)
         built.class_columns.append(COUNTERFEITS)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.families.generalized.partitions import check_whole_table, strict_assign
+from anonymizer.families.generalized.partitions import check_whole_table, packing, with_assign
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.models import PrivacyModel, check
@@ -94,8 +94,9 @@ class _Run:
         return [{"name": n, "s": s} for s, n in sides.items()], checks
 
 
-def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmResult:
-    """Partition ``plan.base`` by top-down specialization and write ``engine.work("assign")``.
+def top_down(engine: Engine, plan: Plan, loop: str = "recursive", write_assign: bool = True) -> AlgorithmResult:
+    """Partition ``plan.base`` by top-down specialization and write ``engine.work("assign")``
+    (``write_assign=False``: left to the candidate, :attr:`AlgorithmResult.packing`).
 
     ``loop``: ``"recursive"`` (a pass a statement) or ``"python"`` (a round a statement);
     both make the same classes. Models whose check is an ASOF join run the Python loop, as
@@ -129,15 +130,16 @@ def top_down(engine: Engine, plan: Plan, loop: str = "recursive") -> AlgorithmRe
         on_cells.run(T + "finished.sql.j2", target=finished, done=run.done, info=run.info, keys=run.keys, qis=run.qis)
         finished = engine.adopt(on_cells, finished, "finished_cells")
         run.engine, rounds_engine = engine, on_cells.name
-    assign = strict_assign(engine, plan, finished, run.qis, run.keys)
     cells = engine.work("class_cells")
     engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=finished, qis=run.qis)
     engine.drop_transient()
     classes = int(engine.execute(f"SELECT count(DISTINCT __cid) FROM {cells}").fetchone()[0])
-    return AlgorithmResult(assign=assign, cells=cells, classes=classes, suppressed=suppressed,
+    result = AlgorithmResult(assign=engine.work("assign"), cells=cells, classes=classes, suppressed=suppressed,
                            rounds=run.rounds, seconds=time.perf_counter() - start,
                            notes={"loop": loop, "passes": run.passes, "cells": engine.count(cells),
-                                  "rounds_engine": rounds_engine})
+                                  "rounds_engine": rounds_engine},
+                             packing=packing(plan, run.qis))
+    return with_assign(engine, plan, result) if write_assign else result
 
 
 def _setup(engine: Engine, plan: Plan, models: tuple[PrivacyModel, ...]) -> _Run:
