@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import duckdb
-import pandas as pd
 
+from anonymizer.engine.backend import is_spark
 from anonymizer.errors import SpecError
 from anonymizer.release.run import ReleaseResult, run_release
 from anonymizer.spec.parse import load_spec
@@ -26,7 +26,7 @@ from anonymizer.spec.types import ReleaseSpec
 
 
 def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.DuckDBPyConnection | None = None,
-              *, spark: Any = None, data: pd.DataFrame | None = None,
+              *, spark: Any = None, data: Any = None,
               progress: Callable[[str], None] | None = None, force: bool = False,
               publish: bool = True) -> ReleaseResult:
     """Run ``spec`` (a :class:`ReleaseSpec`, a dict, or a YAML path) and publish the result.
@@ -37,13 +37,15 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
             source is a table of its catalog (or the spec's ``source.path``), the release is
             published there. Without ``con`` or ``spark``, a spec saying ``engine: {name:
             spark, ...}`` starts (or takes the running) session as it says.
-        data: a DataFrame to use as the source instead of the spec's ``source``; it is read
-            in the run's work database and never written to ``con`` (only the release is).
+        data: a pandas or PySpark DataFrame to use as the source instead of the spec's
+            ``source``; it is read in the run's work database and never written to ``con``
+            (only the release is). A PySpark DataFrame runs the release on its session
+            (``spark`` may be left out), its rows staged by the executors.
         publish: ``False``: a dry run, which verifies and measures the release and publishes
             nothing (``result.dry_run``; ``result.version`` is ``None``).
     Returns:
-        The :class:`ReleaseResult`; ``result.con`` is the connection, so the published view
-        can be queried (``result.con.sql(f"SELECT * FROM {result.view}")``). With
+        The :class:`ReleaseResult`; ``result.con`` is the connection, and
+        ``result.frame()`` the published view as a DataFrame of it (PySpark's on Spark). With
         ``output.database`` the release goes to that file instead: it is attached to ``con``
         for the run and detached afterwards (unless ``con`` had it attached already), so
         read the view from a connection to ``result.database``.
@@ -54,6 +56,12 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     if con is not None and spark is not None:
         raise SpecError("spark", "give a DuckDB connection (con) or a SparkSession (spark), not both")
+    if is_spark(data):   # a PySpark DataFrame: the release runs on its session
+        if con is not None:
+            raise SpecError("data", "is a Spark DataFrame: its release runs on Spark (give spark=, not con=)")
+        if spark is not None and spark is not data.sparkSession:
+            raise SpecError("data", "is a DataFrame of another Spark session than spark=")
+        spark = data.sparkSession
     if spark is None and con is None and parsed.backend.spark:
         spark = parsed.backend.spark_session()
     con = spark if spark is not None else con if con is not None else duckdb.connect()

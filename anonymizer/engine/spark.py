@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Callable, Iterator
 import sqlglot
 from sqlglot import exp
 
+from anonymizer.engine.backend import is_spark
 from anonymizer.engine.capabilities import SPARK
 from anonymizer.engine.interrupts import check, running, stopped
 from anonymizer.engine.names import ident, table
@@ -193,9 +194,15 @@ class SparkEngine(Engine):
                    "prepare/load_file.sql.j2", start)
 
     def load_frame(self, data, target: str) -> None:
-        """A pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`), or columns of
-        integer numpy arrays (MSB's runs), as ``target``."""
+        """A PySpark or pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`), or
+        columns of integer numpy arrays (MSB's runs), as ``target``. A PySpark DataFrame is
+        written by the executors into the work database (the catalog's warehouse): its rows
+        never pass through the driver, and each pass reads the rows as staged, not the
+        DataFrame's plan again."""
         start, schema = time.perf_counter(), None
+        if is_spark(data):
+            self._save(data, target, "-- the DataFrame given as data", "<data>", start)
+            return
         if isinstance(data, dict):
             schema = ", ".join(f"{name} BIGINT" for name in data)
             data = list(zip(*(column.tolist() for column in data.values())))
@@ -368,12 +375,12 @@ class SparkEngine(Engine):
                                                "catalog (leave output.database out)")
         if not self.con.catalog.databaseExists(schema):
             return None
-        qualified = _spark_table(schema, name)   # not listTables: Spark runs jobs to list a database
+        qualified = spark_table(schema, name)   # not listTables: Spark runs jobs to list a database
         if not self.con.catalog.tableExists(qualified):
             return None
         if self.con.catalog.getTable(qualified).tableType != "VIEW":
             return ("table", None)
-        details = self.con.sql(f"DESCRIBE TABLE EXTENDED {_spark_table(schema, name)}").collect()
+        details = self.con.sql(f"DESCRIBE TABLE EXTENDED {spark_table(schema, name)}").collect()
         text = next((r[1] for r in details if r[0] == "View Text"), None)
         # the query as DuckDB would write it: the owner's check (publish.reads) parses DuckDB SQL
         return ("view", sqlglot.transpile(text, read="spark", write="duckdb")[0] if text else None)
@@ -410,6 +417,7 @@ def _duckdb_type(spark_type: str) -> str:
     return _TYPES.get(spark_type, spark_type.upper())
 
 
-def _spark_table(*parts: str) -> str:
+def spark_table(*parts: str) -> str:
+    """``schema.name`` (or ``name``) quoted as Spark SQL writes it."""
     return exp.table_(parts[-1], db=parts[-2] if len(parts) > 1 else None, quoted=True).sql("spark")
 

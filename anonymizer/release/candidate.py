@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from anonymizer.engine.backend import is_spark
+from anonymizer.engine.names import table
 from anonymizer.release.publish import Join
 
 if TYPE_CHECKING:
@@ -92,9 +94,31 @@ class ReleaseResult:
     exports: list[str] = field(default_factory=list)   # files the published snapshot was exported to
     dry_run: bool = False   # verified and measured, nothing published
     warnings: list[str] = field(default_factory=list)   # where it is weaker than its verdict (release/warnings.py)
+    published_as: tuple[str, str] | None = None   # the view's (schema, name); None for a dry run
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    def frame(self, con: Any = None) -> Any:
+        """The published view as a DataFrame of ``con``, by default the connection or session
+        :func:`anonymizer.anonymize` ran the release on: on Spark a PySpark DataFrame, lazy (no
+        row reaches the driver before it is read); on DuckDB a relation (``.df()``: pandas).
+
+        Raises:
+            ValueError: a dry run (no view), or no ``con`` where the release was not run by
+            :func:`anonymizer.anonymize` or went to ``output.database`` (detached after the
+            run: give a connection to that file).
+        """
+        if self.published_as is None:
+            raise ValueError(f"release {self.release} was a dry run: it published no view")
+        con = con if con is not None else None if self.database is not None else getattr(self, "con", None)
+        if con is None:
+            raise ValueError(f"give the connection or SparkSession to read {self.view} from"
+                             + (f" (a connection to {self.database})" if self.database is not None else ""))
+        if is_spark(con):
+            from anonymizer.engine.spark import spark_table
+            return con.table(spark_table(*self.published_as))
+        return con.sql(f"SELECT * FROM {table(*self.published_as)}")
 
 
 class FamilySteps(ABC, Generic[Result, Built, Checked]):

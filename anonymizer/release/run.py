@@ -233,7 +233,8 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                f"release {target.release}: published {' and '.join([view] + views)} (v{version})")
     return ReleaseResult(target.release, version, view, snapshot, False, plan.rows, ready.rows, ready.suppressed,
                          ready.classes, ready.checks, ready.measures, ready.utility, clock,
-                         {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run, warnings=warned)
+                         {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run, warnings=warned,
+                         published_as=None if dry_run else (target.output.schema, target.output.view))
 
 
 @dataclass
@@ -326,4 +327,5 @@ def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: P
                          {"k": figures.get("k")},
                          figures.get("utility", {}), {"total": seconds},
                          {"name": algorithm}, views=list(figures.get("views", [])),
-                         warnings=list(figures.get("warnings", [])))
+                         warnings=list(figures.get("warnings", [])),
+                         published_as=(target.output.schema, target.output.view))

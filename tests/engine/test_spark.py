@@ -112,6 +112,18 @@ def test_a_source_named_catalog_schema_table_is_read_in_that_catalog(spark, adul
     assert spark.sql("SELECT count(*) FROM published.in_catalog").collect()[0][0] == 2000
 
 
+def test_a_pyspark_dataframe_in_and_the_release_as_one_out(spark, adult):
+    """Before: ``data=`` took a pandas DataFrame only, and the published view was read by name."""
+    frame = spark.table("adult_2k").where("age >= 30")
+    spec = {**_small_spec("from_frame", 100), "source": {"table": "people"}}
+    result = anonymize(spec, data=frame)   # runs on the DataFrame's session
+    out = result.frame()
+    assert type(out).__module__.startswith("pyspark.") and out.count() == result.rows_out == frame.count()
+    assert not spark.catalog.tableExists("people")   # staged in the work database only, gone after the run
+    with pytest.raises(SpecError, match="data: is a Spark DataFrame"):
+        anonymize(spec, duckdb.connect(), data=frame)
+
+
 def _audit_versions(spark, release: str) -> list[int]:
     return sorted(r[0] for r in spark.sql("SELECT version FROM _anon_releases._audit WHERE release = :r",
                                           args={"r": release}).collect())

@@ -3,6 +3,7 @@ name is bound to the table its versions come from."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from anonymizer import anonymize
@@ -62,3 +63,19 @@ def test_a_missing_column_names_the_file_not_the_work_table(con, tmp_path):
     path.write_text("b,s\n1,x\n")
     with pytest.raises(SpecError, match=r"columns.a: is not a column of the file .*people.csv \(columns: b, s\)"):
         anonymize({**SPEC, "source": {"path": str(path)}}, con)
+
+
+def test_the_published_view_comes_back_as_a_frame_of_its_connection(con, tmp_path):
+    """``result.frame()``: the view as a relation of the connection it went to; a dry run has
+    none, and a view in ``output.database`` is read from a connection to that file."""
+    con.execute("CREATE TABLE t AS SELECT (i % 50)::INT AS a, (i % 3)::VARCHAR AS s FROM range(200) AS r(i)")
+    result = anonymize({**SPEC, "source": {"table": "t"}}, con)
+    frame = result.frame().df()
+    assert len(frame) == result.rows_out == 200 and set(frame.columns) >= {"a", "s"}
+    with pytest.raises(ValueError, match="was a dry run: it published no view"):
+        anonymize({**SPEC, "release": "dry", "source": {"table": "t"}}, con, publish=False).frame()
+    out = tmp_path / "out.duckdb"
+    apart = anonymize({**SPEC, "release": "apart", "source": {"table": "t"}, "output": {"database": str(out)}}, con)
+    with pytest.raises(ValueError, match=f"a connection to {out}"):
+        apart.frame()
+    assert len(apart.frame(duckdb.connect(str(out))).df()) == 200
