@@ -248,6 +248,7 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
     peaks = [r["peak_mb"] for r in runs if r["peak_mb"]]
     steps = {p: round(statistics.median(r["steps"][p] for r in runs), 2) for p in PHASES}
     rounds, jobs = runs[0]["rounds"], _median(r["jobs"] for r in runs)
+    models = [r["model"] for r in runs if r.get("model")]
     return {"bench": "spark", "rows": rows, "engine": engine, "seconds": round(seconds, 2),
             "runs": [r["seconds"] for r in runs], "scan_seconds": round(scan, 3),
             "ratio": round(seconds / scan, 1) if scan else None,
@@ -260,6 +261,8 @@ def _summary(engine: str, rows: int, runs: list[dict], duckdb: dict | None, extr
             "statements": runs[0]["statements"], "jobs": jobs, "round_rows": runs[0].get("round_rows"),
             "rounds_engine": runs[0].get("rounds_engine"),
             **{f: _median(r.get(f) for r in runs) for f in COSTS},
+            "model": {kind: {e: _median(m[kind][e] for m in models) for e in models[0][kind]} for kind in models[0]}
+            if models else None,
             "peak_mb": round(max(peaks)) if peaks else None, "memory": memory, **extra}
 
 
@@ -341,8 +344,13 @@ def format_spark_bench(rows: list[dict]) -> str:
     goals = [f"{r['rows']:>10} {r['engine']:>7}  " + "; ".join(
         f"{name} {t['value']:g} {'<=' if name != 'busy' else '>='} {t['bound']:g}: {'met' if t['met'] else 'NOT met'}"
         for name, t in r["targets"].items()) for r in rows if r.get("targets")]
+    models = [f"{r['rows']:>10} {r['engine']:>7}  " + "  ".join(f"{e}: {s:.1f}" for e, s in r["model"]["seconds"].items())
+              + "  (in stages: " + ", ".join(f"{s:.1f}" for s in r["model"]["stages"].values()) + ")"
+              for r in rows if r.get("model")]
     return "\n".join([format_table(rows, COLUMNS), "phases (median s):", *phases, "peak MB: " + "; ".join(memory),
                       *(["targets (jobs <= rounds + 20; passes: rows read / source rows; shuffle: bytes / source "
                          "bytes; busy: executors' task time / (seconds x cores)):", *goals] if goals else []),
+                      *(["model (release s on E executors of 1 core, from the stages' measured costs; "
+                         "anonymizer.bench.spark_stages.scaling_model):", *models] if models else []),
                       *(["floor (median s of each essential operation; anonymizer.bench.spark_floor):", *floors]
                         if floors else [])])

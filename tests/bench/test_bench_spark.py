@@ -51,7 +51,13 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     # what the executors did, from Spark's status store (anonymizer/bench/spark_stages.py): the source read at
     # least once, some bytes shuffled, the cores busy part of the time; each target judged on the figure printed
     assert spark["passes"] >= 1 and spark["shuffle"] > 0 and 0 < spark["busy"] <= 1.05 and spark["cores"] == 2
-    assert duck["passes"] is None and "targets" not in duck
+    assert duck["passes"] is None and "targets" not in duck and duck["model"] is None
+    # the model: the release's seconds on 1 to 64 executors; more executors never cost more, and the
+    # time outside the stages (the driver's) is a floor no executor count goes below
+    model, staged = spark["model"]["seconds"], spark["model"]["stages"]
+    assert list(model) == ["1", "2", "4", "8", "16", "32", "64"]   # JSON's keys
+    assert all(a >= b for a, b in zip(list(model.values()), list(model.values())[1:]))
+    assert all(0 <= staged[e] <= model[e] for e in model)
     goals = spark["targets"]
     assert goals["jobs"] == {"value": spark["jobs"], "bound": spark["rounds"] + 20,
                              "met": spark["jobs"] <= spark["rounds"] + 20}
@@ -73,8 +79,10 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     table = format_spark_bench(runs).splitlines()
     assert table[0].split()[:4] == ["rows", "engine", "release", "s"]
     assert [line.split()[:2] for line in table[1:3]] == [["1000", "duckdb"], ["1000", "spark"]]
-    assert table[-6].startswith("peak MB: duckdb: process peak RSS") and table[-5].startswith("targets (jobs <=")
-    assert table[-4].split()[:3] == ["1000", "spark", "jobs"] and "passes" in table[-4] and "busy" in table[-4]
+    assert table[-8].startswith("peak MB: duckdb: process peak RSS") and table[-7].startswith("targets (jobs <=")
+    assert table[-6].split()[:3] == ["1000", "spark", "jobs"] and "passes" in table[-6] and "busy" in table[-6]
+    assert table[-5].startswith("model (release s on E executors") and table[-4].split()[:4] == ["1000", "spark", "1:",
+                                                                                                 f"{model['1']:.1f}"]
     assert table[-3].startswith("floor (median s")
     assert [line.split()[:3] for line in table[-2:]] == [["1000", "duckdb", "collapse"], ["1000", "spark", "collapse"]]
     assert table[-1].endswith("x DuckDB's release") and f"floor {spark['floor_seconds']:.2f}" in table[-1]
