@@ -39,7 +39,6 @@ import shutil
 import tempfile
 import time
 import uuid
-from pathlib import Path
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -68,17 +67,17 @@ _TYPES = {"int": "INTEGER", "bigint": "BIGINT", "smallint": "SMALLINT", "tinyint
 
 def copy_from_duckdb(spark, con, relation: str, name: str) -> str:
     """Copy the DuckDB ``relation`` (quoted) of ``con`` into the Spark table ``name``
-    (replaced), through a Parquet file: the rows never pass through Python. Returns ``name``."""
-    folder = tempfile.mkdtemp(prefix="anonymizer_copy_")
-    try:
-        path = str(Path(folder) / "rows.parquet")
-        quoted = path.replace("'", "''")   # a statement: DuckDB 2.0 refuses a relation beside an unfinished result
-        con.execute(f"COPY (SELECT * FROM {relation}) TO '{quoted}' (FORMAT parquet)")
-        target = sqlglot.parse_one(name, into=exp.Table, read="duckdb").sql("spark")
-        spark.read.parquet(path).write.mode("overwrite").saveAsTable(target)
-        return name
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    (replaced), its rows sent from the driver as Arrow data, never a path on the driver's disk
+    (a cluster's executors cannot read it); no row becomes a Python object, a ``TIMESTAMP``
+    without a time zone stays one (``TIMESTAMP_NTZ``, as from DuckDB's Parquet), and the rows
+    keep their order (one file: Spark reads a table's files largest first). Returns ``name``."""
+    import pyarrow as pa
+    arrow = con.sql(f"SELECT * FROM {relation}").to_arrow_table()
+    frame = spark.createDataFrame(arrow)
+    naive = {f.name: frame[f.name].cast("timestamp_ntz") for f in arrow.schema if pa.types.is_timestamp(f.type) and f.type.tz is None}
+    target = sqlglot.parse_one(name, into=exp.Table, read="duckdb").sql("spark")
+    (frame.withColumns(naive) if naive else frame).coalesce(1).write.mode("overwrite").saveAsTable(target)
+    return name
 
 
 @dataclass
@@ -195,10 +194,8 @@ class SparkEngine(Engine):
 
     def load_frame(self, data, target: str) -> None:
         """A PySpark or pandas DataFrame (the ``data=`` of :func:`anonymizer.api.anonymize`), or
-        columns of integer numpy arrays (MSB's runs), as ``target``. A PySpark DataFrame is
-        written by the executors into the work database (the catalog's warehouse): its rows
-        never pass through the driver, and each pass reads the rows as staged, not the
-        DataFrame's plan again."""
+        columns of integer numpy arrays (MSB's runs), as ``target``; a PySpark DataFrame's rows
+        are staged by the executors (never through the driver), and read as staged."""
         start, schema = time.perf_counter(), None
         if is_spark(data):
             self._save(data, target, "-- the DataFrame given as data", "<data>", start)

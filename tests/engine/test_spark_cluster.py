@@ -74,13 +74,13 @@ def cluster(tmp_path_factory):
 
 def submit(tmp_path: Path, url: str, *args: str, conf: tuple[str, ...] = (),
            main: Path = Path(anonymizer.cli.__file__).with_name("__main__.py"),
-           timeout: int = 900) -> subprocess.CompletedProcess:
+           timeout: int = 900, command: tuple[str, ...] = ("run", "people.yml")) -> subprocess.CompletedProcess:
     """``spark-submit --master url [conf] MAIN ARGS`` in ``tmp_path``: by default the command
-    line's ``anonymizer run people.yml [args]``."""
+    line's ``anonymizer run people.yml [args]`` (``command``: another of its commands)."""
     env = {**os.environ, **spark_defaults(tmp_path / "conf"), "SPARK_HOME": str(HOME),
            "PYSPARK_PYTHON": sys.executable, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get(
                "PYTHONPATH")]))}
-    args = ("run", "people.yml", *args) if main.name == "__main__.py" else args
+    args = (*command, *args) if main.name == "__main__.py" else args
     return subprocess.run([str(Path(sys.executable).with_name("spark-submit")), "--master", url,
                            "--conf", "spark.executor.memory=768m", *conf, str(main), *args],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout)
@@ -128,6 +128,19 @@ def test_two_versions_on_the_cluster_are_duckdbs_releases(cluster, tmp_path):
             (version, 60, on_duckdb.classes, on_duckdb.measures["k"]) == \
             (on_duckdb.version, on_duckdb.rows_out, on_duckdb.classes, on_duckdb.measures["k"])
         assert released["algorithm"]["rounds_engine"] == "duckdb"   # the rounds ran on the driver
+    assert not (tmp_path / "spark-warehouse").exists()
+
+
+def test_the_demo_runs_on_the_cluster(cluster, tmp_path):
+    """``anonymizer demo --engine spark`` under ``spark-submit``: Adult reaches the executors as
+    data from the driver (before: a Parquet file in the driver's temporary folder), and the demo
+    publishes DuckDB's release (docs/spark.md: 225 classes, 30,162 rows, k = 10)."""
+    done = submit(tmp_path, cluster, "--engine", "spark", "--spark-warehouse", str(tmp_path / "team"), "--json",
+                  command=("demo",), timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert done.stdout.strip(), done.stderr[-5000:]
+    released = json.loads(done.stdout)
+    assert (released["rows_out"], released["classes"], released["measures"]["k"]) == (30162, 225, 10)
     assert not (tmp_path / "spark-warehouse").exists()
 
 
