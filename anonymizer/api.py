@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping
 
 import duckdb
 
-from anonymizer.engine.backend import is_spark
+from anonymizer.engine.backend import frame_session
 from anonymizer.errors import SpecError
 from anonymizer.release.run import ReleaseResult, run_release
 from anonymizer.spec.parse import load_spec
@@ -56,12 +56,13 @@ def anonymize(spec: ReleaseSpec | Mapping[str, Any] | str | Path, con: duckdb.Du
     parsed = spec if isinstance(spec, ReleaseSpec) else load_spec(spec)
     if con is not None and spark is not None:
         raise SpecError("spark", "give a DuckDB connection (con) or a SparkSession (spark), not both")
-    if is_spark(data):   # a PySpark DataFrame: the release runs on its session
+    session = frame_session(data)
+    if session is not None:   # a PySpark DataFrame: the release runs on its session
         if con is not None:
             raise SpecError("data", "is a Spark DataFrame: its release runs on Spark (give spark=, not con=)")
-        if spark is not None and spark is not data.sparkSession:
+        if spark is not None and spark is not session:
             raise SpecError("data", "is a DataFrame of another Spark session than spark=")
-        spark = data.sparkSession
+        spark = session
     if spark is None and con is None and parsed.backend.spark:
         spark = parsed.backend.spark_session()
     con = spark if spark is not None else con if con is not None else duckdb.connect()

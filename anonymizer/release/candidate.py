@@ -9,8 +9,7 @@ from abc import ABC, abstractmethod
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from anonymizer.engine.backend import is_spark
-from anonymizer.engine.names import table
+from anonymizer.engine.backend import relation_frame
 from anonymizer.release.publish import Join
 
 if TYPE_CHECKING:
@@ -115,10 +114,7 @@ class ReleaseResult:
         if con is None:
             raise ValueError(f"give the connection or SparkSession to read {self.view} from"
                              + (f" (a connection to {self.database})" if self.database is not None else ""))
-        if is_spark(con):
-            from anonymizer.engine.spark import spark_table
-            return con.table(spark_table(*self.published_as))
-        return con.sql(f"SELECT * FROM {table(*self.published_as)}")
+        return relation_frame(con, *self.published_as)
 
 
 class FamilySteps(ABC, Generic[Result, Built, Checked]):
