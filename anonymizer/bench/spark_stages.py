@@ -95,7 +95,8 @@ def table_bytes(spark, name: str) -> int:
 
 def release_costs(stages: dict, rows: int, source_bytes: int, seconds: float, cores: int) -> dict:
     """The figures of one release (see the module docstring) from :func:`group_stages`."""
-    return {"model": scaling_model(stages["each"], seconds, cores),"passes": round(stages["records"] / rows, 2) if rows else None,
+    return {"model": scaling_model(stages["each"], seconds, cores),
+            "passes": round(stages["records"] / rows, 2) if rows else None,
             "shuffle": round(stages["shuffle_bytes"] / source_bytes, 2) if source_bytes else None,
             "busy": round(stages["task_seconds"] / (seconds * cores), 3) if seconds and cores else None,
             "shuffle_mb": round(stages["shuffle_bytes"] / 2**20, 1), "source_mb": round(source_bytes / 2**20, 1),
