@@ -145,6 +145,14 @@ class Engine:
             self._beat = Heartbeat(self, self.progress)
         return self._beat
 
+    def write_counted(self, template: str, counted: str, reading: list[str], **context: Any) -> tuple | None:
+        """Run ``template`` (one ``CREATE TABLE .. AS`` query) and return the figures template
+        ``counted`` (one aggregate row over ``relation``, reading its ``columns``, here ``reading``) takes of the rows
+        as the write reads them, where this engine takes them during the write (Spark:
+        ``DataFrame.observe``); ``None`` here: the caller reads them from the source table."""
+        self.run(template, **context)
+        return None
+
     def one(self, template: str, params: dict | None = None, **context: Any) -> tuple:
         """Run a template that returns one row (an aggregate) and return it (``None``: no row).
         The result is read to its end, so the connection has no unfinished result (DuckDB

@@ -53,6 +53,7 @@ from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
 from anonymizer.engine.spark_session import catalog_problem, has_format, is_connect
+from anonymizer.engine.spark_written import Written, run
 from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
 
@@ -90,6 +91,7 @@ class SparkEngine(Engine):
     undo_steps: list[Callable[[], None]] = field(default_factory=list)
     work_dir: str | None = None   # where a local run's work database keeps its files
     driver: "DriverEngine | None" = None   # the run's DuckDB on the driver, once work over cells asked for it
+    written: Written = field(default_factory=Written)   # rows of the tables its CTAS wrote (.spark_written)
 
     def __post_init__(self) -> None:
         """Refuse a catalog that cannot hold a release (:func:`catalog_problem`) before any work."""
@@ -114,7 +116,7 @@ class SparkEngine(Engine):
             try:
                 check()
                 with running(self):
-                    frame = self.con.sql(statement, args=_args(statement, params))
+                    frame = run(self.con, self.written, statement, params)
                 check()
             except PySparkException as exc:
                 if stopped():   # its jobs cancelled by a stop (engine/interrupts.py)
@@ -127,6 +129,13 @@ class SparkEngine(Engine):
             for name in self.driver.tables.wrote(HERE, text):   # type: ignore[union-attr]
                 self.driver.con.execute(f"DROP TABLE IF EXISTS {self.driver.work(name)}")
         return Result(frame)
+
+    def write_counted(self, template: str, counted: str, reading: list[str], **context) -> tuple | None:
+        """``counted``'s figures observed over the rows the write of ``template`` reads (its own tasks)."""
+        figures = to_spark(self.sql(counted, relation="__anon_written", columns=reading), self._columns_of)[-1]
+        self.written.observe([e.sql("spark") for e in sqlglot.parse_one(figures, read="spark").expressions])
+        self.run(template, **context)
+        return self.written.observed()
 
     def _bring(self, text: str) -> None:
         """Copy from the driver each work table ``text`` reads whose current rows are the
@@ -206,7 +215,9 @@ class SparkEngine(Engine):
         self._save(self.con.createDataFrame(data, schema), target, "-- createDataFrame(data)", "<data>", start)
 
     def _save(self, frame, target: str, what: str, template: str, start: float, replace: bool = False) -> None:
-        name = sqlglot.parse_one(target, into=exp.Table, read="duckdb").sql("spark")
+        written = sqlglot.parse_one(target, into=exp.Table, read="duckdb")
+        self.written.forget(written)
+        name = written.sql("spark")
         (frame.write.mode("overwrite") if replace else frame.write).saveAsTable(name)
         if self.driver is not None and self.driver.tables is not None and not replace:   # Spark's rows now
             for work in self.driver.tables.wrote("spark", f"CREATE TABLE {target}"):
@@ -281,14 +292,23 @@ class SparkEngine(Engine):
     def drop_copy(self, name: str) -> None:
         """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there),
         outside the tables' bookkeeping (:class:`~anonymizer.engine.spark_driver.Tables`)."""
+        self.written.forget(exp.table_(name, db=self.open_work()))
         self.con.sql(f"DROP TABLE IF EXISTS `{self.open_work()}`.`{name}`")
+
+    def count(self, relation: str, where: str | None = None) -> int:
+        """As its write counted it, where a plain CTAS of this engine wrote ``relation`` (no job)."""
+        known = None if where else self.written.rows(*(p.name for p in exp.to_table(relation, dialect="duckdb").parts))
+        return known if known is not None else super().count(relation, where)
 
     def has_work_table(self, name: str) -> bool:
         return bool(self.con.catalog.tableExists(f"`{self.open_work()}`.`{name}`"))
 
     def collect_work_table(self, name: str, limit: int):
-        """At most ``limit`` rows of the work table ``name``, as a pyarrow Table on the driver."""
-        return self.con.table(f"`{self.open_work()}`.`{name}`").limit(limit).toArrow()
+        """At most ``limit`` rows of the work table ``name``, as a pyarrow Table on the driver
+        (all of them, in one plain collect, where its write counted them and they are fewer;
+        ``None``, nothing read, where it counted more)."""
+        rows, frame = self.written.rows(self.open_work(), name), self.con.table(f"`{self.open_work()}`.`{name}`")
+        return frame.limit(limit).toArrow() if rows is None else frame.toArrow() if rows < limit else None
 
     def close_work(self) -> None:
         if self.driver is not None:
@@ -381,26 +401,6 @@ class SparkEngine(Engine):
         text = next((r[1] for r in details if r[0] == "View Text"), None)
         # the query as DuckDB would write it: the owner's check (publish.reads) parses DuckDB SQL
         return ("view", sqlglot.transpile(text, read="spark", write="duckdb")[0] if text else None)
-
-
-def _args(statement: str, params: dict | list | None) -> dict | list | None:
-    """The parameters ``statement`` uses (Spark refuses none, but binds only markers it has)."""
-    if not params:
-        return None
-    if isinstance(params, list):
-        return [_signed(v) for v in params]
-    return {k: _signed(v) for k, v in params.items() if f":{k}" in statement}
-
-
-def _signed(value):
-    """A 64-bit word of bits (DuckDB's ``UBIGINT``, 2^63 or more) as the ``BIGINT`` with the same
-    bits, which the transpiler writes for ``UBIGINT`` (Spark has no unsigned type); lists
-    item by item."""
-    if isinstance(value, list):
-        return [_signed(v) for v in value]
-    if isinstance(value, int) and not isinstance(value, bool) and 2 ** 63 <= value < 2 ** 64:
-        return value - 2 ** 64
-    return value
 
 
 def _first_line(exc: Exception) -> str:

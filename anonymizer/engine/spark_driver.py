@@ -171,7 +171,7 @@ class DriverEngine(Engine):
         assert self.spark is not None and self.tables is not None and self.work_schema is not None
         start, target = time.perf_counter(), table(self.work_schema, name)
         arrow = self.spark.collect_work_table(name, DRIVER_CELLS + 1)
-        if arrow.num_rows > DRIVER_CELLS:
+        if arrow is None or arrow.num_rows > DRIVER_CELLS:
             raise Oversized(template_of(text), f"work table {name} holds more than {DRIVER_CELLS:,} rows: "
                                                "it is not an aggregate the driver may hold")
         view = f"__anon_arrow_{uuid.uuid4().hex[:10]}"

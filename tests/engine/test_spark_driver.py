@@ -82,6 +82,32 @@ def test_a_table_above_the_bound_is_refused_not_collected(spark, people, monkeyp
         engine.close_work()
 
 
+def test_a_write_counts_its_rows_and_a_snapshot_its_figures_with_no_job_to_read_them(spark):
+    """A CTAS's rows are known from its write: counting runs no statement and a table under
+    the driver's bound comes in one plain collect, one above it is refused unread; a snapshot's
+    write takes the candidate's multiset figures, the very figures a scan of either gives; a
+    change to the table forgets its count."""
+    engine = engine_for(spark)
+    try:
+        rows = engine.work("counted")
+        values = ", ".join(f"({i}, {i % 3})" for i in range(10))
+        engine.execute(f"CREATE TABLE {rows} AS SELECT * FROM (VALUES {values}) AS v(x, y)", template="<test>")
+        ran = len(engine.log)
+        assert engine.count(rows) == 10 and len(engine.log) == ran
+        assert engine.collect_work_table("counted", 11).num_rows == 10
+        assert engine.collect_work_table("counted", 10) is None
+        cols, snapshot = ['"x"', '"y"'], engine.work("snapshot")
+        figures = engine.write_counted("publish/snapshot.sql.j2", "publish/multiset.sql.j2", cols, snapshot=snapshot,
+                                       candidate=rows, columns=cols, order=['"y"', '"x"'], using=None, partitioned_by=[])
+        scanned = [engine.one("publish/multiset.sql.j2", relation=t, columns=cols) for t in (rows, snapshot)]
+        assert [tuple(map(int, f)) for f in (figures, *scanned)] == [tuple(map(int, scanned[0]))] * 3
+        assert int(figures[0]) == 10 and engine.count(snapshot) == 10
+        engine.execute(f"INSERT INTO {rows} VALUES (10, 1)", template="<test>")
+        assert engine.count(rows) == 11 and len(engine.log) > ran + 3
+    finally:
+        engine.close_work()
+
+
 @pytest.mark.parametrize("stored", ["timestamp_ntz", "timestamp"])
 def test_a_timestamp_qi_is_labelled_on_the_driver_as_on_duckdb(spark, stored):
     """A time QI with a dates hierarchy, stored by Spark as a wall time or as an instant (its

@@ -156,3 +156,23 @@ def test_the_largest_seed_runs():
     result = anonymize(dict(SPEC, source={"table": "people"}, algorithm={"name": "mondrian", "relaxed": True,
                                                                          "seed": 2 ** 63 - 1}), con, data=raw_rows())
     assert result.rows_out == 200
+
+
+def test_a_snapshot_that_lost_a_row_is_not_published(monkeypatch):
+    """The snapshot is compared with the verified candidate before promotion
+    (publish/multiset.sql.j2): a copy one row short fails the release and publishes nothing."""
+    from anonymizer.engine.session import Engine
+    from anonymizer.errors import AnonymizerError
+    write = Engine.write_counted
+
+    def short(self, template, counted, reading, **context):
+        figures = write(self, template, counted, reading, **context)
+        self.execute(f"DELETE FROM {context['snapshot']} WHERE rowid = (SELECT min(rowid) FROM {context['snapshot']})")
+        return figures
+
+    con = duckdb.connect()
+    monkeypatch.setattr(Engine, "write_counted", short)
+    with pytest.raises(AnonymizerError, match=r"differs from the verified candidate \(1 rows missing"):
+        anonymize(dict(SPEC, source={"table": "people"}), con, data=raw_rows())
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE NOT internal AND view_name = 'people_k5'").fetchone()[0] == 0
+    assert not [t for s, t in tables(con) if t.startswith("people_k5__v")]
