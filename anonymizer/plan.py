@@ -300,9 +300,11 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     kept = plan.sensitive + plan.passthrough + [k for k in (plan.individual, plan.person) if k]
     keep = [{"col": ident(k.column.name), "name": k.internal} for k in kept]
     flags = [{"col": ident(q.column.flag), "name": q.flag} for q in plan.qis if q.column.flag]
-    qis = [{"col": ident(q.name), "dom": q.dom} for q in plan.qis]
+    found = {q.index: engine.lookup(q.dom, "value", "code") for q in plan.qis}   # Spark: a small domain, bound
+    qis = [{"i": q.index, "col": ident(q.name), "dom": q.dom, "lookup": found[q.index] is not None} for q in plan.qis]
+    lists = {f"{side}{i}": pair[k] for i, pair in found.items() if pair for k, side in enumerate(("values", "codes"))}
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
-    engine.run("prepare/base.sql.j2", target=plan.base, source=source, qis=qis, keep=keep + flags,
+    engine.run("prepare/base.sql.j2", lists or None, target=plan.base, source=source, qis=qis, keep=keep + flags,
                has_rowid=_has_rowid(engine, source), person=person,
                nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
                not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]

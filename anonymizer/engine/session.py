@@ -145,11 +145,15 @@ class Engine:
             self._beat = Heartbeat(self, self.progress)
         return self._beat
 
+    def lookup(self, relation: str, key: str, value: str) -> tuple[list, list] | None:
+        """``relation``'s ``key`` and ``value`` columns as two lists to bind, where looking values up
+        in them (a map) is cheaper than a join (Spark: a small table on its driver); ``None`` here."""
+        return None
+
     def write_counted(self, template: str, counted: str, reading: list[str], **context: Any) -> tuple | None:
-        """Run ``template`` (one ``CREATE TABLE .. AS`` query) and return the figures template
-        ``counted`` (one aggregate row over ``relation``, reading its ``columns``, here ``reading``) takes of the rows
-        as the write reads them, where this engine takes them during the write (Spark:
-        ``DataFrame.observe``); ``None`` here: the caller reads them from the source table."""
+        """Run ``template`` (a ``CREATE TABLE .. AS`` query); return what template ``counted`` (one
+        row over ``relation``'s ``columns``: ``reading``) finds in the rows the write reads, where the
+        write takes it (Spark: ``DataFrame.observe``); ``None`` here: the caller reads the source."""
         self.run(template, **context)
         return None
 

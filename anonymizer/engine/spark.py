@@ -12,9 +12,8 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
   Transient tables (Mondrian's rounds) are work tables too: Spark has no temporary tables.
 - **Statements**: every rendered statement goes through :func:`.transpile.to_spark`; a
   template may also have a Spark form of its own, ``templates/dialects/spark/<name>``, which
-  :func:`~anonymizer.engine.rendering.render` takes instead. The statement log keeps the Spark
-  text of every statement with the template it came from, so a test can tell that nothing
-  ran untranspiled.
+  :func:`~anonymizer.engine.rendering.render` takes instead; the log keeps each one's Spark text.
+  A CTAS runs as its query's write, its rows counted as written (:mod:`.spark_written`).
 - **Parameters** bind as Spark's named markers (``:name``), values never spliced in.
 - **Transactions**: Spark's catalog has none. :meth:`SparkEngine.transaction` runs the block
   and, if it fails, undoes what it registered (:meth:`undo`) in reverse: publishing
@@ -25,12 +24,10 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
 - **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
   come from the session (``--spark-conf``).
 - **The session** a release starts, and the catalogs a cluster's master refuses:
-  :mod:`.spark_session`. **Work over aggregates** (hierarchies, Mondrian's rounds, top-down's
-  passes, class labels, verification, metrics) runs on the driver in an embedded DuckDB up to a bound (:meth:`SparkEngine.for_aggregate`,
-  :mod:`.spark_driver`).
-- **Capabilities**: what the callers ask instead of the engine's name,
-  :data:`~anonymizer.engine.capabilities.SPARK`: loops round by round, no ``rowid``, tables
-  laid out by ``output.format``/``partition_by``, no output file.
+  :mod:`.spark_session`. **Work over aggregates** (hierarchies, Mondrian's rounds, class labels,
+  verification, metrics) runs on the driver in an embedded DuckDB (:mod:`.spark_driver`).
+- **Capabilities**: what the callers ask instead of the engine's name (loops round by round, no
+  ``rowid``, ...): :data:`~anonymizer.engine.capabilities.SPARK`.
 """
 
 from __future__ import annotations
@@ -130,6 +127,10 @@ class SparkEngine(Engine):
                 self.driver.con.execute(f"DROP TABLE IF EXISTS {self.driver.work(name)}")
         return Result(frame)
 
+    def lookup(self, relation: str, key: str, value: str) -> tuple[list, list] | None:
+        from anonymizer.engine.spark_driver import lookup   # (a table on the driver, spark_driver.LOOKUP_VALUES)
+        return None if self.driver is None else lookup(self.driver, relation, key, value)
+
     def write_counted(self, template: str, counted: str, reading: list[str], **context) -> tuple | None:
         """``counted``'s figures observed over the rows the write of ``template`` reads (its own tasks)."""
         figures = to_spark(self.sql(counted, relation="__anon_written", columns=reading), self._columns_of)[-1]
@@ -144,8 +145,7 @@ class SparkEngine(Engine):
             from anonymizer.engine.spark_driver import bring
             bring(self, self.driver, text)
 
-    def version(self) -> str:
-        """Spark's version, as the session states it (no job)."""
+    def version(self) -> str:   # as the session states it (no job)
         return str(self.con.version)
 
     def interrupt(self) -> None:

@@ -184,6 +184,27 @@ class DriverEngine(Engine):
                                      f"({arrow.num_rows} rows)", time.perf_counter() - start))
 
 
+#: the most values of a domain a Spark statement looks codes up in as a map (``lookup``): Spark
+#: searches a map's keys one by one (2M rows: 1.0 s at 500 keys, 5.2 s at 5,000, 0.26 s to sum
+#: a column), where a broadcast join costs a job to send the table
+LOOKUP_VALUES = 128
+#: the value types whose bound lists Spark compares as DuckDB does (no zone, no rounding)
+LOOKUP_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "VARCHAR", "BOOLEAN", "DATE")
+
+
+def lookup(driver: DriverEngine, relation: str, key: str, value: str) -> tuple[list, list] | None:
+    """The ``key`` and ``value`` columns of ``relation``, a table whose rows are the driver's,
+    as two lists, where it has at most :data:`LOOKUP_VALUES` rows and ``key`` is of a
+    :data:`LOOKUP_TYPES` type; ``None`` otherwise (or where the table is Spark's)."""
+    if not driver.holds(relation):
+        return None
+    if driver.columns(relation).get(key, "").upper() not in LOOKUP_TYPES:
+        return None
+    rows = driver.execute(f"SELECT {ident(key)}, {ident(value)} FROM {relation} ORDER BY {ident(value)} "
+                          f"LIMIT {LOOKUP_VALUES + 1}", template="<lookup>").fetchall()
+    return None if len(rows) > LOOKUP_VALUES else ([k for k, _ in rows], [v for _, v in rows])
+
+
 class Oversized(TemplateError):
     """A work table a statement on the driver reads holds more rows than the driver may."""
 

@@ -332,9 +332,12 @@ def _comparator(keys: list[exp.Ordered]) -> exp.Expression:
 
 
 def _element(tree: exp.Expression) -> None:
+    """A list's 1-based ``l[i]`` as ``try_element_at(l, i)``; a map's ``m[k]`` stays (Spark's
+    subscript of a map is its value at ``k``, NULL where it has none, as DuckDB's)."""
     for node in list(tree.find_all(exp.Bracket)):
         index = node.expressions[0] if len(node.expressions) == 1 else None
-        if index is None or isinstance(index, exp.Slice) or (isinstance(index, exp.Literal) and index.is_string):
+        if (index is None or isinstance(index, exp.Slice) or (isinstance(index, exp.Literal) and index.is_string)
+                or isinstance(node.this, exp.Map)):
             continue
         if isinstance(index, exp.Literal):   # sqlglot holds a literal index 0-based, an expression as written
             index = exp.Literal.number(int(index.this) + 1)

@@ -57,10 +57,25 @@ def test_the_rounds_run_on_the_driver_over_the_cells_and_publish_duckdbs_release
     # what Spark reads of the driver's work: the hierarchies built there, the finished cells, the classes
     back = [e for e in log if e.template == "<from the driver>"]
     assert back and all(int(e.sql.rsplit("(", 1)[1].split()[0]) <= cells for e in back)
-    assert any("done_cells" in e.sql for e in back) and any("dom0" in e.sql for e in back)
+    assert any("done_cells" in e.sql for e in back) and not any("dom" in e.sql for e in back)
+    base = next(e for e in log if e.template == "prepare/base.sql.j2")   # the QIs' codes looked up, not joined
+    assert base.sql.count("MAP_FROM_ARRAYS") == 6 and " JOIN " not in base.sql
     # built over the QIs' distinct values on the driver: no hierarchy statement ran on Spark
     assert not [e for e in log if e.template.startswith("hierarchy/") and e.dialect == "spark"
                 and e.template != "hierarchy/qi_values.sql.j2"]
+
+
+def test_a_domain_above_the_lookup_bound_is_joined_beside_those_looked_up(spark, people, monkeypatch):
+    """age's 60 values above the bound: its domain goes to Spark and is joined; edu's 16 and
+    region's 3 are looked up in bound lists; the release is DuckDB's."""
+    monkeypatch.setattr(spark_driver, "LOOKUP_VALUES", 20)
+    log: list[StatementLog] = []
+    on_spark, on_duckdb = run_release(spec("lookup_bound"), spark, log=log), anonymize(spec("lookup_bound"), con=people)
+    assert_same_release(on_spark, on_duckdb)
+    back = " ".join(e.sql.split("->")[0] for e in log if e.template == "<from the driver>")
+    assert '"dom0"' in back and '"dom1"' not in back and '"dom2"' not in back
+    base = next(e for e in log if e.template == "prepare/base.sql.j2")
+    assert base.sql.count("MAP_FROM_ARRAYS") == 4 and base.sql.count(" JOIN ") == 1
 
 
 def test_above_the_bound_the_rounds_run_as_spark_statements(spark, people, monkeypatch):
