@@ -187,7 +187,8 @@ def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     target = plan.target
     last = latest(engine, target)
     published = last["version"] if last else None
-    boxes, current = published_classes(engine, released)
+    with engine.for_aggregate(released.classes, released.rows) as on:   # Spark: on its driver, aggregates both
+        boxes, current = published_classes(on, released)
     versions = earlier(engine, target)
     figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
