@@ -288,7 +288,8 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
                 key=ReleaseKey.for_seed(spec.algorithm.seed, spec.algorithm.secret))
     types = engine.columns(source)
     coding = population.coding_source(engine, spec.models, source, [c.name for c in spec.quasi])
-    with building(engine, coding, [c.name for c in spec.quasi]) as (on, values):   # Spark: on its driver
+    with building(engine, coding, [c.name for c in spec.quasi], profile.values if coding == source else None) as (
+            on, values):   # Spark: on its driver
         for i, col in enumerate(spec.quasi):
             plan.qis.append(_code_qi(on, values, i, col, types[col.name]))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))

@@ -1,5 +1,6 @@
 """What a release reads of its source before any work, in one pass over its rows
-(``prepare/source_profile.sql.j2``): the rows, the NULLs and non-finite values per column, and
+(``prepare/source_profile.sql.j2``; on Spark the pass that also collapses the QIs to their
+distinct vectors, ``hierarchy/qi_values.sql.j2``, summed by ``prepare/values_profile.sql.j2``): the rows, the NULLs and non-finite values per column, and
 the fingerprint of its content (:func:`fingerprint`: an unchanged source publishes nothing
 new). :func:`check_profile` refuses what :func:`anonymizer.plan.prepare` cannot release."""
 
@@ -37,6 +38,9 @@ class SourceProfile:
     nulls: dict[str, int]
     nonfinite: dict[str, int]
     digest: str
+    #: the work table of the QIs' distinct vectors read in the same pass (``qi_values.sql.j2``),
+    #: where the engine builds hierarchies over them (Spark); ``None``: not written
+    values: str | None = None
 
 
 def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProfile:
@@ -47,11 +51,21 @@ def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProf
             + [c.name for c in spec.columns if c.name == spec.history.person and c.role != "individual"])
     types = engine.columns(source)
     floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
-    row = engine.one("prepare/source_profile.sql.j2", source=source, columns=[ident(c) for c in cols],
-                     floats=[ident(c) for c in floats], printed=_printed(spec.columns))
+    inputs = {"columns": [ident(c) for c in cols], "floats": [ident(c) for c in floats], "printed": _printed(spec.columns)}
+    values, quasi = None, [c.name for c in spec.quasi]
+    if engine.capabilities.aggregates_apart and not any(m.needs_population for m in spec.models):
+        values = engine.work("qi_values")   # the hierarchies' pass over the rows (hierarchy/build.py: building)
+        others = [c for c in cols if c not in quasi]   # a QI's NULLs are its NULL vectors' rows
+        engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in quasi],
+                   profile=dict(inputs, columns=[ident(c) for c in others]))
+        nulls = [{"qi": ident(c)} if c in quasi else {"i": others.index(c)} for c in cols]
+        with engine.for_aggregate(values) as on:   # Spark: on its driver, up to its bound
+            row = on.one("prepare/values_profile.sql.j2", values=values, nulls=nulls, floats=len(floats))
+    else:
+        row = engine.one("prepare/source_profile.sql.j2", source=source, **inputs)
     counts = row[1:len(cols) + 1], row[len(cols) + 1:len(cols) + 1 + len(floats)]
     return SourceProfile(row[0], {c: n for c, n in zip(cols, counts[0]) if n},
-                         {c: n for c, n in zip(floats, counts[1]) if n}, row[-1])
+                         {c: n for c, n in zip(floats, counts[1]) if n}, row[-1], values)
 
 
 def check_profile(spec: ReleaseSpec, source: str, profile: SourceProfile) -> None:

@@ -80,19 +80,23 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
 
 
 @contextmanager
-def building(engine: Engine, source: str, columns: Sequence[str]) -> Iterator[tuple[Engine, str]]:
+def building(engine: Engine, source: str, columns: Sequence[str],
+             values: str | None = None) -> Iterator[tuple[Engine, str]]:
     """Where the hierarchies of ``columns`` of ``source`` are built, and over what: ``engine``
     over ``source`` itself, or, on an engine whose aggregates run apart from its rows
     (``capabilities.aggregates_apart``: Spark), the distinct vectors of ``columns`` with their
     rows (``hierarchy/qi_values.sql.j2``, one pass over the rows) on the engine
     :meth:`~anonymizer.engine.session.Engine.for_aggregate` gives for them (Spark's driver, up to
     its bound), each vector read there as the rows it stands for. A hierarchy file is then read
-    on the driver and reaches the executors as a table, never as a path."""
+    on the driver and reaches the executors as a table, never as a path. ``values``: that
+    table, written already over ``source`` (the source's profile wrote it in its pass)."""
     if not engine.capabilities.aggregates_apart:
         yield engine, source
         return
-    values = engine.work("qi_values")
-    engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns])
+    if values is None:
+        values = engine.work("qi_values")
+        engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns],
+                   profile=None)
     with engine.for_aggregate(values) as on:
         if on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
             yield engine, source

@@ -126,6 +126,28 @@ def test_a_write_counts_its_rows_and_a_snapshot_its_figures_with_no_job_to_read_
         engine.close_work()
 
 
+@pytest.mark.parametrize("bound", [None, 10])
+def test_the_profile_in_the_values_pass_is_the_rows_profile_on_spark(spark, people, monkeypatch, bound):
+    """Summed on the driver, or in Spark above its bound, the profile the QI values' pass takes
+    is the one a pass over the rows gives, its digest to the character (tests/release/test_profile.py)."""
+    from anonymizer.plan import resolve_columns
+    from anonymizer.source_profile import SourceProfile, _printed, profile_source
+    if bound is not None:
+        monkeypatch.setattr(spark_driver, "DRIVER_CELLS", bound)
+    engine = engine_for(spark)
+    try:
+        release = resolve_columns(spec("profiled"), engine.columns("driver_people"), "driver_people")
+        found = profile_source(engine, release, "driver_people")
+        cols = ["age", "edu", "region", "disease"]
+        row = engine.one("prepare/source_profile.sql.j2", source="driver_people", columns=[f'"{c}"' for c in cols],
+                         floats=[], printed=_printed(release.columns))
+        assert found.values is not None
+        assert (found.rows, found.nulls, found.nonfinite, found.digest) == (row[0], {}, {}, row[-1])
+        assert isinstance(found, SourceProfile) and found.rows == ROWS
+    finally:
+        engine.close_work()
+
+
 @pytest.mark.parametrize("stored", ["timestamp_ntz", "timestamp"])
 def test_a_timestamp_qi_is_labelled_on_the_driver_as_on_duckdb(spark, stored):
     """A time QI with a dates hierarchy, stored by Spark as a wall time or as an instant (its

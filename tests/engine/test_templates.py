@@ -5,6 +5,8 @@ wrapping ``Engine.execute``."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 import sqlglot
 
@@ -26,7 +28,9 @@ from anonymizer.families.identity_reserved.danonyir import search as dn_search
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.families import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
-from anonymizer.plan import prepare
+from anonymizer.engine.capabilities import DUCKDB
+from anonymizer.plan import prepare, resolve_columns
+from anonymizer.source_profile import profile_source
 from anonymizer.measure import measure_table, record_risk
 from anonymizer.release.history import history, prune, rollback
 from anonymizer.release.run import run_release
@@ -92,6 +96,7 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(WEIRD, con)   # a re-run: the view stands, its owner is looked up (publish/view_owner)
     anonymize(dict(WEIRD, models=[{"type": "k-anonymity", "k": 4}, *WEIRD["models"][1:]]), con)   # v2
     _audit_trail(con)
+    _values_profile(con)
     anonymize(dict(WEIRD, output={"view": "my view", "database": str(tmp_path / "my db.duckdb"),   # publish/export
                                   "export": str(tmp_path / "my view.csv")}), con)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},
@@ -194,6 +199,18 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
             except sqlglot.errors.ParseError as exc:  # pragma: no cover - the message is the point
                 raise AssertionError(f"{template} renders SQL sqlglot cannot parse: {exc}\n{text}") from exc
     keep_current(recorded, executed)   # the parameters tests/engine/test_template_parse.py renders them with
+
+
+def _values_profile(con) -> None:
+    """The source's profile in the pass over its QI vectors (Spark's way; tests/release/test_profile.py)."""
+    apart = Engine(con)
+    apart.capabilities = dataclasses.replace(DUCKDB, aggregates_apart=True)
+    apart.open_work()
+    try:
+        spec = load_spec(WEIRD)
+        profile_source(apart, resolve_columns(spec, apart.columns('"my table"'), "my table"), '"my table"')
+    finally:
+        apart.close_work()
 
 
 def _audit_trail(con) -> None:

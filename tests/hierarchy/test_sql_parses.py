@@ -40,7 +40,8 @@ def test_every_hierarchy_template_renders_and_parses(engine, monkeypatch, tmp_pa
     export_arx(engine, built[2].hier, built[2].height, tmp_path / "out.csv")
     assert len((tmp_path / "out.csv").read_text().splitlines()) == 39
     values = engine.work("qi_values")   # what Spark's driver builds over (anonymizer/hierarchy/build.py: building)
-    engine.run("hierarchy/qi_values.sql.j2", target=values, source='"t t"', columns=['"select"', '"my col"'])
+    engine.run("hierarchy/qi_values.sql.j2", target=values, source='"t t"', columns=['"select"', '"my col"'],
+               profile=None)
     assert engine.count(values) == 39
     for i in (4, 6, 12):   # CBGH and IOTF weigh the values by their rows: the same as over the rows
         col, h = HIERARCHIES[i]
