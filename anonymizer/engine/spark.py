@@ -135,12 +135,14 @@ class SparkEngine(Engine):
         """``counted``'s figures observed over the rows the write of ``template`` reads (its own tasks)."""
         figures = to_spark(self.sql(counted, relation="__anon_written", columns=reading), self._columns_of)[-1]
         self.written.observe([e.sql("spark") for e in sqlglot.parse_one(figures, read="spark").expressions])
-        self.run(template, **context)
-        return self.written.observed()
+        try:
+            self.run(template, **context)
+            return self.written.observed()
+        finally:   # a failed write leaves nothing for the next one to observe
+            self.written.observe([])
 
     def _bring(self, text: str) -> None:
-        """Copy from the driver each work table ``text`` reads whose current rows are the
-        driver's only (:func:`~anonymizer.engine.spark_driver.bring`)."""
+        """Copy from the driver each work table ``text`` reads whose rows are there only (``spark_driver.bring``)."""
         if self.driver is not None:
             from anonymizer.engine.spark_driver import bring
             bring(self, self.driver, text)
@@ -290,13 +292,11 @@ class SparkEngine(Engine):
         return target
 
     def drop_copy(self, name: str) -> None:
-        """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there),
-        outside the tables' bookkeeping (:class:`~anonymizer.engine.spark_driver.Tables`)."""
+        """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there), outside ``Tables``."""
         self.written.forget(exp.table_(name, db=self.open_work()))
         self.con.sql(f"DROP TABLE IF EXISTS `{self.open_work()}`.`{name}`")
 
-    def count(self, relation: str, where: str | None = None) -> int:
-        """As its write counted it, where a plain CTAS of this engine wrote ``relation`` (no job)."""
+    def count(self, relation: str, where: str | None = None) -> int:   # no job where its CTAS counted it
         known = None if where else self.written.rows(*(p.name for p in exp.to_table(relation, dialect="duckdb").parts))
         return known if known is not None else super().count(relation, where)
 

@@ -95,9 +95,16 @@ class Written:
         found, self._figures, self._observed = self._observed, [], None
         return found
 
-    def wrote(self, table: exp.Table, rows: int) -> None:
-        """``table`` was just written with ``rows`` rows."""
+    @property
+    def figures(self) -> list[str]:
+        """What the next write observes beside its rows (:meth:`observe`)."""
+        return self._figures
+
+    def wrote(self, table: exp.Table, rows: int, figures: tuple | None = None) -> None:
+        """``table`` was just written with ``rows`` rows, and, where :meth:`observe` asked, ``figures``."""
         self._rows[_key(table)] = rows
+        if figures is not None:
+            self._observed = figures
 
     def rows(self, *parts: str) -> int | None:
         """The rows of table ``parts`` (``schema, name``) as its write counted them, or ``None``
@@ -118,14 +125,13 @@ def run(con, written: Written, statement: str, params: dict | list | None):
     else:
         from pyspark.sql.observation import Observation
     target, query, using, partitioned = plain
-    seen, figures = Observation(), written._figures
+    seen, figures = Observation(), written.figures
     frame = con.sql(query, args=args).observe(seen, F.count(F.lit(1)).alias("__anon_rows"), *map(F.expr, figures))
     writer = frame.write.format(using) if using else frame.write
     (writer.partitionBy(*partitioned) if partitioned else writer).saveAsTable(target.sql("spark"))
     row = seen.get
-    written.wrote(target, int(row["__anon_rows"]))
-    if figures:
-        written._observed = tuple(v for k, v in row.items() if k != "__anon_rows")
+    written.wrote(target, int(row["__anon_rows"]),
+                  tuple(v for k, v in row.items() if k != "__anon_rows") if figures else None)
     return None
 
 

@@ -122,6 +122,12 @@ def test_a_write_counts_its_rows_and_a_snapshot_its_figures_with_no_job_to_read_
         assert int(figures[0]) == 10 and engine.count(snapshot) == 10
         engine.execute(f"INSERT INTO {rows} VALUES (10, 1)", template="<test>")
         assert engine.count(rows) == 11 and len(engine.log) > ran + 3
+        with pytest.raises(TemplateError):   # a failed snapshot write: the next write observes nothing more
+            engine.write_counted("publish/snapshot.sql.j2", "publish/multiset.sql.j2", cols, snapshot=engine.work("s2"),
+                                 candidate=engine.work("missing"), columns=cols, order=['"x"'], using=None,
+                                 partitioned_by=[])
+        engine.execute(f"CREATE TABLE {engine.work('after')} AS SELECT 1 AS z", template="<test>")
+        assert engine.count(engine.work("after")) == 1 and engine.written.observed() is None
     finally:
         engine.close_work()
 

@@ -62,5 +62,5 @@ def test_what_a_write_observed_is_read_once():
     written = Written()
     written.observe(["COUNT(*) AS n"])
     assert written.observed() is None   # no write ran since
-    written._observed = (3,)
+    written.wrote(exp.table_("t"), 1, (3,))
     assert written.observed() == (3,) and written.observed() is None
