@@ -116,6 +116,9 @@ class Plan:
     key: ReleaseKey = field(default_factory=ReleaseKey.fresh, repr=False)   # the release's random draws
     #: model index -> its coded population (k-map, delta-presence: :mod:`anonymizer.models.population`)
     populations: dict[int, str] = field(default_factory=dict)
+    #: where a family writes its per-row candidate to publish it in place (set by a run that
+    #: publishes: :func:`anonymizer.release.in_place.placed`); ``None``: a work table
+    in_place: str | None = None
 
     @property
     def k(self) -> int:

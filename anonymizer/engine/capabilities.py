@@ -38,6 +38,10 @@ class Capabilities:
             hierarchies, Mondrian's cells) runs cheaper on another engine, the one
             :meth:`~anonymizer.engine.session.Engine.for_aggregate` gives (Spark: its driver's DuckDB),
             than as statements of this one.
+        publishes_in_place: a release's per-row candidate is written beside its snapshots and
+            renamed into its snapshot when it publishes (:func:`~anonymizer.release.in_place.placed`),
+            where copying it would read and write every row again (Spark; DuckDB copies it in the
+            publishing transaction, from its in-memory work database).
     """
 
     recursive_loops: bool
@@ -48,6 +52,7 @@ class Capabilities:
     output_database: bool
     export: bool
     aggregates_apart: bool = False
+    publishes_in_place: bool = False
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -64,4 +69,4 @@ DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True,
 #: releases in its catalog only (no other database file, no export), aggregates on its driver
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
                      drops_stale_work=False, output_database=False, export=False,
-                     aggregates_apart=True)
+                     aggregates_apart=True, publishes_in_place=True)

@@ -8,7 +8,9 @@ if any step fails nothing changes, and what was published before stays as it was
 promotion each snapshot is compared with its candidate by row count and two sums of row
 hashes (a multiset fingerprint, ``multiset.sql.j2``; on Spark the candidate's taken by the
 snapshot's write as it reads it), so the views show exactly the rows that passed
-verification. A view reads its snapshot as it is, except a generalized release's main
+verification. Where the engine publishes in place (:mod:`.in_place`: Spark, unpartitioned) a
+generalized release's per-row candidate was written beside the snapshots, in published form
+and order, and verified there: promotion renames that very table, with no copy to compare. A view reads its snapshot as it is, except a generalized release's main
 view, which joins its per-row snapshot with its class table (:class:`Join`); the definition
 DuckDB stored for such a view is recorded in the audit row (``view_sql`` in its figures).
 
@@ -36,6 +38,7 @@ from typing import Callable
 from anonymizer.engine.session import Engine
 from anonymizer.errors import AnonymizerError, DataError, SpecError
 from anonymizer.engine.names import ident, in_catalog, table
+from anonymizer.release.in_place import placed, settle
 from anonymizer.target import Output, Target
 
 AUDIT = "_audit"
@@ -320,7 +323,10 @@ def publish(engine: Engine, target: Target, candidate: str, columns: list[str], 
     with engine.transaction():
         check_owner(engine, target, tuple(part for part, _, _ in parts))   # again, in the transaction
         for snap, _, cand, cols, by in tables:
-            _snapshot(engine, target, snap, cand, cols, by)
+            if cand == placed(engine, target):   # verified where it stands (form.build_candidate)
+                settle(engine, target, snap, cand)
+            else:
+                _snapshot(engine, target, snap, cand, cols, by)
         for snap, view_name, *_ in tables:
             joined = None
             if join is not None and view_name == out.view:

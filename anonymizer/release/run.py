@@ -40,7 +40,9 @@ from anonymizer.versions import combination, invariance
 from anonymizer.versions.continuation import continuation
 from anonymizer.versions.repair import repaired
 from anonymizer.release.warnings import weaker
-from anonymizer.release.publish import Published, audit_table, check_owner, latest, part_view, publish, unchanged
+from anonymizer.release.in_place import placed
+from anonymizer.release.publish import (Published, audit_table, check_owner, latest, part_view, publish,
+                                        unchanged)
 from anonymizer.spec.text import spec_text
 from anonymizer.spec.types import ReleaseSpec
 from anonymizer.target import Target
@@ -166,12 +168,17 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
                 plan = prepare(engine, spec, source, profile)
-            ready = verified(engine, plan, family.steps(), clock).ready
-            if dry_run and inspect is not None:
-                inspect(engine, plan, ready)
-            return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
-                                                        "spec_text": spec_text(spec), "source": named}, ready, dry_run,
-                           people)
+            plan.in_place = None if dry_run else placed(engine, spec.target)
+            try:
+                ready = verified(engine, plan, family.steps(), clock).ready
+                if dry_run and inspect is not None:
+                    inspect(engine, plan, ready)
+                return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
+                                                            "spec_text": spec_text(spec), "source": named}, ready,
+                               dry_run, people)
+            finally:   # a candidate written to publish in place that did not publish (renamed, it is gone)
+                if plan.in_place is not None:
+                    engine.drop(plan.in_place)
 
 
 def _check_same_source(engine: Engine, spec: ReleaseSpec, named: str | None) -> None:

@@ -44,7 +44,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import QI, Plan
 from anonymizer.families.generalized import FAMILY
-from anonymizer.engine.names import ident
+from anonymizer.engine.names import ident, in_catalog
 from anonymizer.families.generalized import options
 from anonymizer.families.generalized.result import Packing
 from anonymizer.release.publish import EQ_CLASS
@@ -58,7 +58,8 @@ CLASSES = FAMILY.parts[0]   # the class table, view <view>_classes
 class Candidate:
     """The candidate tables in the work schema and the names they publish."""
 
-    table: str                    # quoted work table, one row per released row: eq_class, kept columns
+    table: str                    # quoted table, one row per released row: eq_class, kept columns (a work
+    #                               table, or where the release publishes in place: Plan.in_place)
     row_columns: list[str]        # its published column names, in order
     view_columns: list[tuple[str, str]]   # the release view's columns in order: (side, name),
     #                               side "rows" (the per-row table) or CLASSES (the class table)
@@ -197,8 +198,9 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
         count, rows = on.execute(f"SELECT count(*), coalesce(sum({ident(CLASS_SIZE)}), 0)::BIGINT FROM {classes}",
                                  template="<class sizes>").fetchall()[0]
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
-    table = engine.work("candidate")
+    table, out = plan.in_place or engine.work("candidate"), plan.target.output
     engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
-               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing)
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing,
+               in_place=plan.in_place is not None, schema=in_catalog(out.catalog, out.snapshot_schema), using=out.format)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

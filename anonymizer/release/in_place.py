@@ -1,0 +1,38 @@
+"""Publishing in place: a release's per-row candidate written where its snapshot will live,
+verified there, and renamed into the snapshot when the version publishes.
+
+An engine that copies a table only by reading and writing every row
+(``Capabilities.publishes_in_place``: Spark) writes a generalized release's per-row candidate
+beside the snapshots, as ``_anon_candidate__<release>`` in the snapshot schema, in the
+snapshot's published columns, order and format (``form/candidate.sql.j2`` with ``in_place``);
+verification reads that table, and :func:`~anonymizer.release.publish.publish` renames it to
+``<release>__v<N>`` (:func:`settle`): the published rows are the very rows verified, and no
+pass copies or compares them. DuckDB copies its candidate from the in-memory work database
+in the publishing transaction instead, and compares the copy.
+"""
+
+from __future__ import annotations
+
+from anonymizer.engine.names import ident, in_catalog
+from anonymizer.engine.session import Engine
+from anonymizer.target import Target
+
+
+def placed(engine: Engine, target: Target) -> str | None:
+    """Where a release's per-row candidate is written to be published in place (module
+    docstring), or ``None``: a work table, copied into its snapshot when it publishes. A
+    partitioned layout is copied (Spark's own catalog loses a partitioned table's partitions
+    when it renames it). The table stands only while a run writes it: a run that does not
+    publish drops it, and a killed run's is dropped by the release's next run, before it
+    writes its own."""
+    out = target.output
+    if not engine.capabilities.publishes_in_place or out.partition_by:
+        return None
+    return in_catalog(out.catalog, out.snapshot_schema, f"_anon_candidate__{target.release}")
+
+
+def settle(engine: Engine, target: Target, snap_name: str, candidate: str) -> None:
+    """Rename the candidate verified in place (:func:`placed`) to its snapshot ``snap_name``."""
+    snapshot = in_catalog(target.output.catalog, target.output.snapshot_schema, snap_name)
+    engine.run("publish/settle.sql.j2", candidate=candidate, name=ident(snap_name))
+    engine.undo(lambda: engine.execute(f"DROP TABLE IF EXISTS {snapshot}", template="<undo snapshot>"))
