@@ -35,7 +35,7 @@ from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.models import population
 from anonymizer.randomness import ReleaseKey
-from anonymizer.source_profile import SourceProfile, check_profile, profile_source
+from anonymizer.source_profile import SourceProfile, cell_columns, check_profile, profile_source
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
 from anonymizer.engine.names import ident, in_catalog
@@ -85,6 +85,19 @@ class Kept:
     hier: str | None = None   # quoted (s, level, node) table, for sensitive columns with a hierarchy file
 
 
+@dataclass(frozen=True)
+class Vectors:
+    """The source's distinct vectors of QIs and the sensitive columns a Mondrian release's cells
+    keep, with their rows (``hierarchy/qi_values.sql.j2``, the source's profile's pass), and how
+    ``base`` codes their QIs (``prepare/_code.sql.j2``: ``qis``, ``lists`` the bound lists), kept
+    while Mondrian may collapse them to its cells instead of reading the rows again."""
+
+    table: str                 # quoted work table: the columns, __anon_rows
+    base: str                  # the base whose every row they stand for (not a subset's)
+    qis: list[dict]            # base.sql.j2's qis: {i, col, dom, lookup}
+    lists: dict[str, list]     # its bound lists: values<i>, codes<i>
+
+
 @dataclass
 class Plan:
     """Everything the algorithms and the publisher need to know about a run, resolved from
@@ -119,6 +132,9 @@ class Plan:
     #: where a family writes its per-row candidate to publish it in place (set by a run that
     #: publishes: :func:`anonymizer.release.in_place.placed`); ``None``: a work table
     in_place: str | None = None
+    #: the source's vectors, where they stand for its rows in Mondrian's cells (Spark, no row
+    #: left out of base); ``None`` elsewhere
+    vectors: Vectors | None = None
 
     @property
     def k(self) -> int:
@@ -321,6 +337,10 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
         raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
                                 f"{spec.suppression_limit:g} allows ({int(spec.suppression_limit * rows)} rows)")
     plan.populations = population.code_populations(engine, plan)
+    if profile.values is not None and plan.base_rows == rows and coding == source and cell_columns(spec) is not None:
+        plan.vectors = Vectors(profile.values, plan.base, qis, lists)   # Mondrian's cells of them (mondrian.vectors_to_cells)
+    elif profile.values is not None:
+        engine.release_tables(profile.values)
     return plan
 
 

@@ -19,6 +19,10 @@ order inside a class) draws from a :class:`ReleaseKey`:
   can replay every draw, so a seeded release is no stronger than its seed's secrecy (the spec
   parser warns). The audit marks the release ``seeded`` (never the seed itself).
 
+The bound key is a :class:`Secret`: an engine that would print a bound value in what it shows
+of a statement (Spark puts it, as a literal, in every plan its UI, event log and history
+server keep) reads it from a work table instead (:mod:`anonymizer.engine.spark_secret`).
+
 In SQL a draw is ``md5_number($key || purpose || value)`` (macro ``draw`` of
 ``templates/_random.sql.j2``): MD5 keyed with 128 secret bits, used as a pseudorandom
 function of the row or value it orders. Only the *order* it induces is ever used; the
@@ -43,6 +47,15 @@ from dataclasses import dataclass, field
 
 #: Seeds are whole numbers in [0, 2**63): what a DuckDB BIGINT and a YAML integer both hold.
 SEED_LIMIT = 2 ** 63
+
+
+class Secret(str):
+    """A bound value that no engine may show: its text stays out of every statement, plan and log."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "Secret(...)"
 
 
 @dataclass(frozen=True)
@@ -85,7 +98,7 @@ class ReleaseKey:
 
     def params(self, **more) -> dict:
         """Bound parameters of a statement that draws: ``$key`` plus ``more``."""
-        return {"key": self.secret, **more}
+        return {"key": Secret(self.secret), **more}
 
     def rng(self, purpose: str) -> random.Random:
         """A Python generator for ``purpose``'s draws, seeded from the key (small loops only:

@@ -39,8 +39,20 @@ class SourceProfile:
     nonfinite: dict[str, int]
     digest: str
     #: the work table of the QIs' distinct vectors read in the same pass (``qi_values.sql.j2``),
-    #: where the engine builds hierarchies over them (Spark); ``None``: not written
+    #: where the engine builds hierarchies over them (Spark), with the columns of
+    #: :func:`cell_columns`; ``None``: not written
     values: str | None = None
+
+
+def cell_columns(spec: ReleaseSpec) -> list[str] | None:
+    """The columns the QIs' distinct vectors are grouped by beside the QIs: a Mondrian
+    release's cells keep the sensitive columns its models read, so that they come out of the
+    same pass, as an aggregate of the vectors (:func:`~anonymizer.families.generalized.mondrian.vectors_to_cells`);
+    ``None``: the release's algorithm collapses no rows to cells."""
+    if spec.algorithm.name != "mondrian":
+        return None
+    quasi = {c.name for c in spec.quasi}
+    return sorted({m.sensitive for m in spec.models if m.sensitive is not None} - quasi)
 
 
 def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProfile:
@@ -52,13 +64,13 @@ def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProf
     types = engine.columns(source)
     floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
     inputs = {"columns": [ident(c) for c in cols], "floats": [ident(c) for c in floats], "printed": _printed(spec.columns)}
-    values, quasi = None, [c.name for c in spec.quasi]
+    values, grouped = None, [c.name for c in spec.quasi] + (cell_columns(spec) or [])
     if engine.capabilities.aggregates_apart and not any(m.needs_population for m in spec.models):
         values = engine.work("qi_values")   # the hierarchies' pass over the rows (hierarchy/build.py: building)
-        others = [c for c in cols if c not in quasi]   # a QI's NULLs are its NULL vectors' rows
-        engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in quasi],
+        others = [c for c in cols if c not in grouped]   # a grouped column's NULLs are its NULL vectors' rows
+        engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in grouped],
                    profile=dict(inputs, columns=[ident(c) for c in others]))
-        nulls = [{"qi": ident(c)} if c in quasi else {"i": others.index(c)} for c in cols]
+        nulls = [{"qi": ident(c)} if c in grouped else {"i": others.index(c)} for c in cols]
         with engine.for_aggregate(values) as on:   # Spark: on its driver, up to its bound
             row = on.one("prepare/values_profile.sql.j2", values=values, nulls=nulls, floats=len(floats))
     else:

@@ -14,15 +14,14 @@ What differs from DuckDB, and how the engine keeps the algorithms the same:
   template may also have a Spark form of its own, ``templates/dialects/spark/<name>``, which
   :func:`~anonymizer.engine.rendering.render` takes instead; the log keeps each one's Spark text.
   A CTAS runs as its query's write, its rows counted as written (:mod:`.spark_written`).
-- **Parameters** bind as Spark's named markers (``:name``), values never spliced in.
+- **Parameters** bind as Spark's named markers (``:name``), values never spliced in; a
+  release's key is read from a work table, never shown in a plan (:mod:`.spark_secret`).
 - **Transactions**: Spark's catalog has none. :meth:`SparkEngine.transaction` runs the block
-  and, if it fails, undoes what it registered (:meth:`undo`) in reverse: publishing
-  registers dropping each new snapshot and re-pointing each view it moved, so a failed
-  release leaves the previous views reading the previous snapshots. Between two statements
-  of a publish a reader may see the new view before the audit row is written; nothing
-  else is visible.
-- **Settings**: the spec's DuckDB settings (memory limit, threads) do not apply; Spark's
-  come from the session (``--spark-conf``).
+  and, if it fails, undoes what it registered (:meth:`undo`) in reverse (dropping each new
+  snapshot, re-pointing each view), so a failed release leaves the previous views reading
+  the previous snapshots. Between two statements of a publish a reader may see the new view
+  before the audit row is written; nothing else is visible. **Settings**: the spec's DuckDB
+  settings do not apply; Spark's come from the session (``--spark-conf``).
 - **The session** a release starts, and the catalogs a cluster's master refuses:
   :mod:`.spark_session`. **Work over aggregates** (hierarchies, Mondrian's rounds, class labels,
   verification, metrics) runs on the driver in an embedded DuckDB (:mod:`.spark_driver`).
@@ -50,6 +49,7 @@ from anonymizer.engine.names import ident, table
 from anonymizer.engine.session import Engine, StatementLog
 from anonymizer.engine.spark_result import Result
 from anonymizer.engine.spark_session import catalog_problem, has_format, is_connect
+from anonymizer.engine.spark_secret import hidden
 from anonymizer.engine.spark_written import Written, run
 from anonymizer.engine.transpile import spark_statements, to_spark
 from anonymizer.errors import DataError, SpecError, TemplateError, UnsupportedError
@@ -113,7 +113,7 @@ class SparkEngine(Engine):
             try:
                 check()
                 with running(self):
-                    frame = run(self.con, self.written, statement, params)
+                    frame = run(self.con, self.written, *hidden(self, statement, params))   # the key unshown
                 check()
             except PySparkException as exc:
                 if stopped():   # its jobs cancelled by a stop (engine/interrupts.py)

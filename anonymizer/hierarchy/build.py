@@ -89,10 +89,12 @@ def building(engine: Engine, source: str, columns: Sequence[str],
     :meth:`~anonymizer.engine.session.Engine.for_aggregate` gives for them (Spark's driver, up to
     its bound), each vector read there as the rows it stands for. A hierarchy file is then read
     on the driver and reaches the executors as a table, never as a path. ``values``: that
-    table, written already over ``source`` (the source's profile wrote it in its pass)."""
+    table, written already over ``source`` (the source's profile wrote it in its pass; its
+    writer drops it), possibly grouped by more columns than ``columns``."""
     if not engine.capabilities.aggregates_apart:
         yield engine, source
         return
+    written = values is None
     if values is None:
         values = engine.work("qi_values")
         engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns],
@@ -102,7 +104,8 @@ def building(engine: Engine, source: str, columns: Sequence[str],
             yield engine, source
         else:
             yield on, as_rows(values, columns)
-    engine.release_tables(values)
+    if written:
+        engine.release_tables(values)
 
 
 def as_rows(values: str, columns: Sequence[str]) -> str:

@@ -100,6 +100,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     with monkeypatch.context() as patched:   # Spark's way of publishing (publish/settle, form/candidate in place)
         patched.setattr(Engine, "capabilities", dataclasses.replace(Engine.capabilities, publishes_in_place=True))
         anonymize(dict(WEIRD, release="w in place"), con)
+    with monkeypatch.context() as patched:   # Spark's way of collapsing to cells (mondrian/cells_of_vectors)
+        patched.setattr(Engine, "capabilities", dataclasses.replace(Engine.capabilities, aggregates_apart=True))
+        anonymize(dict(WEIRD, release="w vectors"), con)
     anonymize(dict(WEIRD, output={"view": "my view", "database": str(tmp_path / "my db.duckdb"),   # publish/export
                                   "export": str(tmp_path / "my view.csv")}), con)
     anonymize(dict(WEIRD, release="w_fd", algorithm={"name": "full-domain", "levels": {"select": 1, "my col": 1}},

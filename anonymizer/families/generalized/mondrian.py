@@ -10,10 +10,9 @@ plain release has one subset, the whole table, so lines 2-3 loop once.
 How the pseudocode maps to SQL. Algorithm 3 takes one partition at a time (``pick_set``);
 we take *all* partitions of ``partition_set`` in each round, which gives the same result
 because partitions are independent. Rows are first collapsed to *cells* (one per distinct
-vector of QI codes and of the sensitive values the models read, with a row count): a
-strict split never separates equal QI vectors, so rounds run over cells, and the row-level
-work is two passes (collapse, final assignment). Each round is six statements over the
-working set, from which finished partitions leave:
+vector of QI codes and of the sensitive values the models read, with a row count; on Spark
+from the source's vectors, :mod:`.vectors`): a strict split never separates equal QI vectors,
+so rounds run over cells. Each round is six statements over the working set:
 
 1. ``histogram``: rows per (partition, QI, code), one aggregate per QI over the cells; in
    strict mode with models that read a sensitive attribute, per (partition, QI, code,
@@ -81,6 +80,7 @@ from anonymizer.engine.names import ident
 from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
+from anonymizer.families.generalized.vectors import vectors_to_cells
 from anonymizer.families.generalized.partitions import check_whole_table, packing, with_assign
 from anonymizer.families.generalized.result import AlgorithmResult
 
@@ -252,12 +252,12 @@ def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
 
 
 def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
-    """The one pass over the rows: ``plan.base`` collapsed to its cells (and the global
-    distributions the models compare with); returns the cells, their sensitive values raw."""
-    sens = _by_sensitive(run)
-    raw = run.t("cells_raw") if sens else run.t("cells_0")
-    run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
-                   pid=ident(partition_by) if partition_by else None)
+    """The one pass over the rows (or none: :mod:`.vectors`): ``plan.base`` collapsed to its cells
+    (and the global distributions the models compare with); the cells, sensitive values raw."""
+    raw = run.t("cells_raw") if _by_sensitive(run) else run.t("cells_0")
+    if not vectors_to_cells(run.engine, run.plan, run.keys[len(run.qis):], raw, partition_by):
+        run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
+                       pid=ident(partition_by) if partition_by else None)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")

@@ -173,7 +173,8 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
                                  weight=ident(CLASS_SIZE),   # a class's ranges are its rows': read per class
                                  names=[q.name for q in plan.qis])
     # no longer read: their memory goes to publishing
-    engine.release_tables(result.assign, plan.base, *filter(None, [result.cells]))
+    vectors = plan.vectors.table if plan.vectors else None   # Mondrian did not read them (a subset's cells)
+    engine.release_tables(result.assign, plan.base, *filter(None, [result.cells, vectors]))
     return Verified(built.table, built.row_columns, (EQ_CLASS, "__pos"), built.rows,
                     plan.null_suppressed + result.suppressed, built.classes, checks, measures, utility,
                     {"rounds": result.rounds, **result.notes},
