@@ -5,9 +5,11 @@ it shows plans: in the SQL tab of its UI, in the event log a history server read
 ``EXPLAIN`` and in some errors. A release's key there would let whoever reads them re-derive
 every draw of the release (:mod:`anonymizer.randomness`: the row order inside a class, LGB's
 permutations, ...). So a bound :class:`~anonymizer.randomness.Secret` is written once per run
-into a one-row work table (beside the run's work rows, dropped with them; its name is a hash
-of the key, which tells nothing of it) and each statement reads it through a scalar subquery
-in place of its marker: a plan names the table and never shows the value. Spark's own
+into a one-row work table (beside the run's work rows, dropped with them, as private as they
+are: on a local master in a folder of mode 0700; its name a hash of the key salted by this
+process, so no key, a seed's neither, can be tested against it) and each statement reads it
+through a scalar subquery in place of its marker, outside quoted text: a plan names the
+table and never shows the value. Spark's own
 ``spark.sql.redaction.string.regex`` would not do: it hides the value from a plan's text but
 not from the plan graph's nodes, which the UI and the event log keep too.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import secrets
 from typing import TYPE_CHECKING
 
 from anonymizer.randomness import Secret
@@ -23,22 +26,29 @@ from anonymizer.randomness import Secret
 if TYPE_CHECKING:
     from anonymizer.engine.spark import SparkEngine
 
+#: Spark SQL's quoted text: string literals ('..', "..", backslash escapes) and `identifiers`
+_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`]|``)*`)""")
+#: this process's salt of the key tables' names
+_SALT = secrets.token_hex(16)
+
 
 def hidden(engine: "SparkEngine", statement: str, params: dict | list | None) -> tuple[str, dict | list | None]:
     """``statement`` and ``params`` with each :class:`Secret` parameter read from its work table
     (:func:`kept`) instead of bound: its marker ``:name`` becomes ``(SELECT k FROM <table>)``."""
     if not isinstance(params, dict) or not any(isinstance(v, Secret) for v in params.values()):
         return statement, params
+    parts = _QUOTED.split(statement)   # odd parts: quoted text (strings, identifiers), left as it is
     for name, value in params.items():
         if isinstance(value, Secret):
-            statement = re.sub(rf"(?<![\w:]):{re.escape(name)}\b", f"(SELECT k FROM {kept(engine, value)})", statement)
-    return statement, {k: v for k, v in params.items() if not isinstance(v, Secret)}
+            marker, read = re.compile(rf"(?<![\w:]):{re.escape(name)}\b"), f"(SELECT k FROM {kept(engine, value)})"
+            parts = [part if i % 2 else marker.sub(read, part) for i, part in enumerate(parts)]
+    return "".join(parts), {k: v for k, v in params.items() if not isinstance(v, Secret)}
 
 
 def kept(engine: "SparkEngine", secret: Secret) -> str:
     """The run's work table holding ``secret`` (one row, column ``k``), written the first time
     (from the driver, as data: a literal would be in that write's plan)."""
-    name = f"__anon_key_{hashlib.sha256(secret.encode()).hexdigest()[:16]}"
+    name = f"__anon_key_{hashlib.sha256((_SALT + secret).encode()).hexdigest()[:16]}"
     target = f"`{engine.open_work()}`.`{name}`"
     if not engine.con.catalog.tableExists(target):
         engine.con.createDataFrame([(str(secret),)], "k STRING").write.saveAsTable(target)

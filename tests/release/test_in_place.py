@@ -2,8 +2,8 @@
 written beside the snapshots in published form, verified there and renamed into its snapshot,
 as Spark publishes it. Run on DuckDB with the capability set on the engine, against DuckDB's
 own way (a work table copied into the snapshot and compared): the same views, versions and
-audit, no candidate left behind by a run that publishes, fails or is a dry run, and a killed
-run's candidate replaced."""
+audit, no candidate left behind by a run that publishes, fails or is a dry run, and another
+run's candidate left alone."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ def in_place(monkeypatch):
 
 def candidates(con) -> list[str]:
     return [t for (t,) in con.execute("SELECT table_name FROM duckdb_tables() WHERE starts_with(table_name, "
-                                      "'_anon_candidate__')").fetchall()]
+                                      "'placed__candidate_')").fetchall()]
 
 
 def published(con, version: int) -> tuple[list, list, list]:
@@ -97,12 +97,14 @@ def test_a_dry_run_writes_nothing_beside_the_snapshots(in_place):
     assert not con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name = '_anon_releases'").fetchone()[0]
 
 
-def test_a_killed_runs_candidate_is_replaced(in_place):
+def test_another_runs_candidate_is_neither_read_nor_replaced(in_place):
+    """A run's candidate is its own (a concurrent or killed run's stays as it is)."""
     con = duckdb.connect()
     con.register("frame", people(100))
     con.execute("CREATE TABLE src AS SELECT * FROM frame")
-    con.execute("CREATE SCHEMA _anon_releases; CREATE TABLE _anon_releases._anon_candidate__placed AS SELECT 1 AS junk")
+    con.execute("CREATE SCHEMA _anon_releases; CREATE TABLE _anon_releases.placed__candidate_0123456789 AS SELECT 1 AS junk")
     anonymize(dict(SPEC, source={"table": "src"}), con)
-    assert candidates(con) == []
+    assert candidates(con) == ["placed__candidate_0123456789"]
+    assert con.execute("SELECT * FROM _anon_releases.placed__candidate_0123456789").fetchall() == [(1,)]
     assert con.execute("SELECT count(*) FROM published.placed").fetchone()[0] == 100 - con.execute(
         "SELECT suppressed FROM _anon_releases._audit").fetchone()[0]
