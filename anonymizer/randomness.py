@@ -62,7 +62,7 @@ class Secret(str):
 class ReleaseKey:
     """The key of one release's random draws (see the module docstring)."""
 
-    secret: str = field(repr=False)   # 32 hex digits; never stored, logged or published
+    secret: str = field(repr=False)   # 32 hex digits; never logged, audited or published (Spark: in a work table of the run)
     seeded: bool = False
     keyed: bool = False               # from a secret key text, not a public seed
 
