@@ -8,7 +8,7 @@ permutations, ...). So a bound :class:`~anonymizer.randomness.Secret` is written
 into a one-row work table (beside the run's work rows, dropped with them, as private as they
 are: on a local master in a folder of mode 0700; its name a hash of the key salted by this
 process, so no key, a seed's neither, can be tested against it) and each statement reads it
-through a scalar subquery in place of its marker, outside quoted text: a plan names the
+through a scalar subquery in place of its marker, outside quoted text and comments: a plan names the
 table and never shows the value. Spark's own
 ``spark.sql.redaction.string.regex`` would not do: it hides the value from a plan's text but
 not from the plan graph's nodes, which the UI and the event log keep too.
@@ -26,8 +26,10 @@ from anonymizer.randomness import Secret
 if TYPE_CHECKING:
     from anonymizer.engine.spark import SparkEngine
 
-#: Spark SQL's quoted text: string literals ('..', "..", backslash escapes) and `identifiers`
-_QUOTED = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`]|``)*`)""")
+#: Spark SQL's text no marker is in: comments (``-- ..`` to the line's end, ``/* .. */``), string
+#: literals ('..', "..", backslash escapes) and `identifiers`; whichever starts first wins, so an
+#: apostrophe in a comment opens no string
+_QUOTED = re.compile(r"""(--[^\n]*|/\*.*?\*/|'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`(?:[^`]|``)*`)""", re.S)
 #: this process's salt of the key tables' names
 _SALT = secrets.token_hex(16)
 

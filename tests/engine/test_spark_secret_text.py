@@ -65,3 +65,15 @@ def test_statements_without_a_secret_pass_as_they_are():
     assert hidden(engine, "SELECT :key", {"key": "plain"}) == ("SELECT :key", {"key": "plain"})
     assert hidden(engine, "SELECT ?", [1]) == ("SELECT ?", [1])
     assert engine.con.written == []
+
+
+def test_an_apostrophe_in_a_comment_opens_no_string():
+    """Templates' comments say "the release's key": sqlglot writes them as ``/* .. */`` and a
+    statement may keep ``--`` lines; a marker after either is still replaced, none inside one."""
+    engine, key = Engine(), ReleaseKey.from_seed(5)
+    statement = ("/* the release's key: :key */ SELECT md5(:key) AS a, -- the row's :key\n"
+                 "md5(:key || 'x') AS b FROM t /* it's */ WHERE :key <> ''")
+    text, _ = hidden(engine, statement, key.params())
+    read = f"(SELECT k FROM {engine.con.written[0][0]})"
+    assert text == ("/* the release's key: :key */ SELECT md5(" + read + ") AS a, -- the row's :key\n"
+                    "md5(" + read + " || 'x') AS b FROM t /* it's */ WHERE " + read + " <> ''")
