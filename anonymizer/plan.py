@@ -26,6 +26,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
+from anonymizer.base_rows import CodedRows, deferred, written
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.hierarchy import build_hierarchy, column_type
@@ -135,6 +136,8 @@ class Plan:
     #: the source's vectors, where they stand for its rows in Mondrian's cells (Spark, no row
     #: left out of base); ``None`` elsewhere
     vectors: Vectors | None = None
+    #: how base codes the source, while it is not written (:mod:`anonymizer.base_rows`)
+    coded: CodedRows | None = None
 
     @property
     def k(self) -> int:
@@ -292,12 +295,15 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
 
 
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
-            profile: SourceProfile | None = None) -> Plan:
+            profile: SourceProfile | None = None, in_place: str | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).
 
     ``source``: the quoted source relation when the caller already loaded it and resolved the
     spec's columns against it (:func:`resolve_columns`, which runs once a release);
-    ``profile``: its :class:`SourceProfile`, when the caller read it (with the fingerprint).
+    ``profile``: its :class:`SourceProfile`, when the caller read it (with the fingerprint);
+    ``in_place``: where the run writes its candidate to publish it in place
+    (:func:`~anonymizer.release.in_place.placed`): ``base`` may then stay unwritten
+    (:mod:`anonymizer.base_rows`).
     """
     engine.open_work()
     spec, source, profile = check_source(engine, spec, source, resolved=source is not None, profile=profile)
@@ -324,13 +330,16 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     qis = [{"i": q.index, "col": ident(q.name), "dom": q.dom, "lookup": found[q.index] is not None} for q in plan.qis]
     lists = {f"{side}{i}": pair[k] for i, pair in found.items() if pair for k, side in enumerate(("values", "codes"))}
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
-    engine.run("prepare/base.sql.j2", lists or None, target=plan.base, source=source, qis=qis, keep=keep + flags,
-               has_rowid=_has_rowid(engine, source), person=person,
-               nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
-               not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
-               + [ident(k.column.name) for k in (plan.individual, plan.person) if k])
+    plan.in_place = in_place
+    plan.coded = CodedRows(dict(
+        source=source, qis=qis, keep=keep + flags, has_rowid=_has_rowid(engine, source), person=person,
+        nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
+        not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
+        + [ident(k.column.name) for k in (plan.individual, plan.person) if k]), lists)
+    if not deferred(spec, in_place):
+        written(engine, plan)
     # no NULL where base filters: it keeps every row (its joins are on domains of these very values)
-    plan.base_rows = rows if not profile.nulls else engine.count(plan.base)
+    plan.base_rows = rows if not profile.nulls else engine.count(written(engine, plan))
     if plan.base_rows == 0:
         raise DataError(source, "no rows left after removing rows with NULLs")
     if plan.null_suppressed > spec.suppression_limit * rows:

@@ -4,8 +4,9 @@ verified there, and renamed into the snapshot when the version publishes.
 An engine that copies a table only by reading and writing every row
 (``Capabilities.publishes_in_place``: Spark) writes a generalized release's per-row candidate
 beside the snapshots, as ``<release>__candidate_<run id>`` in the snapshot schema, in the
-snapshot's published columns, order and format (``form/candidate.sql.j2`` with ``in_place``);
-verification reads that table, and :func:`~anonymizer.release.publish.publish` renames it to
+snapshot's published columns and format, in its content's order (by class, then by the
+published columns: nothing of the source's order, no draw) (``form/candidate.sql.j2`` with
+``in_place``); verification reads that table, and :func:`~anonymizer.release.publish.publish` renames it to
 ``<release>__v<N>`` (:func:`settle`): the published rows are the very rows verified, and no
 pass copies or compares them. DuckDB copies its candidate from the in-memory work database
 in the publishing transaction instead, and compares the copy.

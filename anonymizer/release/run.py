@@ -167,8 +167,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         with engine.small(source_rows):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
-                plan = prepare(engine, spec, source, profile)
-            plan.in_place = None if dry_run else placed(engine, spec.target)
+                plan = prepare(engine, spec, source, profile, in_place=None if dry_run else placed(engine, spec.target))
             try:
                 ready = verified(engine, plan, family.steps(), clock).ready
                 if dry_run and inspect is not None:

@@ -100,6 +100,10 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     with monkeypatch.context() as patched:   # Spark's way of publishing (publish/settle, form/candidate in place)
         patched.setattr(Engine, "capabilities", dataclasses.replace(Engine.capabilities, publishes_in_place=True))
         anonymize(dict(WEIRD, release="w in place"), con)
+    with monkeypatch.context() as patched:   # and Spark's cells of the vectors, nothing passed through: base is
+        patched.setattr(Engine, "capabilities",   # not written, the candidate codes the source (base_rows.py)
+                        dataclasses.replace(Engine.capabilities, publishes_in_place=True, aggregates_apart=True))
+        anonymize(dict(WEIRD, release="w coded", columns={**WEIRD["columns"], "note": "identifier"}), con)
     with monkeypatch.context() as patched:   # Spark's way of collapsing to cells (mondrian/cells_of_vectors)
         patched.setattr(Engine, "capabilities", dataclasses.replace(Engine.capabilities, aggregates_apart=True))
         anonymize(dict(WEIRD, release="w vectors"), con)

@@ -51,8 +51,8 @@ def published(con, version: int) -> tuple[list, list, list]:
     return rows, snap, audit
 
 
-def two_versions(con) -> list[tuple[list, list, list]]:
-    spec = dict(SPEC, algorithm={"name": "mondrian", "seed": 7})
+def two_versions(con, spec: dict | None = None) -> list[tuple[list, list, list]]:
+    spec = spec or dict(SPEC, algorithm={"name": "mondrian", "seed": 7})
     found = []
     for version, shift in ((1, 0), (2, 3)):
         con.register("frame", people(400, shift))
@@ -69,11 +69,43 @@ def test_in_place_publishes_what_the_copy_publishes(monkeypatch):
     placed = two_versions(con)
     for (rows, snap, audit), (rows_c, snap_c, audit_c) in zip(placed, copied):
         assert sorted(rows) == sorted(rows_c) and len(rows) == 400 - audit[-1][2]
-        assert snap == snap_c   # the same rows in the same published order: class by class, then the draw
+        assert snap == sorted(snap_c)   # in place, in its content's order: class by class, then the columns
         assert audit == audit_c
     assert candidates(con) == []
     assert sorted(c for (c,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = "
                                             "'placed__v2'").fetchall()) == ["disease", "eq_class", "note"]
+
+
+def test_in_place_the_order_is_the_contents_whatever_the_key(in_place):
+    """The rows' order in place is a function of the published rows alone: releases of one
+    table under two keys and under a secret one lie in one order, and that is the sorted
+    order (so no key, no draw and no source position can show through it)."""
+    orders = []
+    for algorithm in ({"name": "mondrian", "seed": 1}, {"name": "mondrian", "seed": 2}, {"name": "mondrian"}):
+        con = duckdb.connect()
+        con.register("frame", people(300).sample(frac=1.0, random_state=len(orders)))   # another source order too
+        con.execute("CREATE TABLE src AS SELECT * FROM frame")
+        anonymize(dict(SPEC, source={"table": "src"}, algorithm=algorithm), con)
+        orders.append(published(con, 1)[1])
+    assert orders[0] == sorted(orders[0]) and orders[1] == orders[0] and orders[2] == orders[0]
+
+
+def test_a_strict_release_in_place_never_writes_base(monkeypatch):
+    """With Spark's cells of the source's vectors too and nothing passed through, base is never
+    written (base_rows.py): the candidate codes the source itself, and publishes what the copy
+    of a written base publishes. With a column passed through, base is written."""
+    spec = dict(SPEC, columns={**SPEC["columns"], "note": "identifier"}, algorithm={"name": "mondrian", "seed": 7})
+    copied = two_versions(duckdb.connect(), spec)
+    monkeypatch.setattr(Engine, "capabilities", dataclasses.replace(DUCKDB, publishes_in_place=True,
+                                                                    aggregates_apart=True))
+    ran, run = [], Engine.run
+    monkeypatch.setattr(Engine, "run", lambda self, template, *a, **k: ran.append(template) or run(self, template, *a, **k))
+    placed = two_versions(duckdb.connect(), spec)
+    assert ran.count("families/generalized/form/candidate.sql.j2") == 2 and "prepare/base.sql.j2" not in ran
+    for (rows, snap, audit), (rows_c, snap_c, audit_c) in zip(placed, copied):
+        assert sorted(rows) == sorted(rows_c) and snap == sorted(snap_c) and audit == audit_c
+    two_versions(duckdb.connect(), dict(SPEC, algorithm={"name": "mondrian", "seed": 7}))
+    assert ran.count("prepare/base.sql.j2") == 2
 
 
 def test_a_run_that_fails_after_writing_in_place_leaves_nothing(in_place):

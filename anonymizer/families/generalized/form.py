@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 
+from anonymizer.base_rows import written
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.plan import QI, Plan
@@ -192,6 +193,9 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
             by their QI codes (:attr:`AlgorithmResult.packing`).
     """
     view_columns, labels, class_columns = published_names(plan)
+    coded = plan.coded if packing else None   # the rows coded by the candidate itself (base_rows.py)
+    if coded is None:
+        written(engine, plan)
     keys = {q.index: _label_key(q, levels, level_columns, options.of(plan).labels) for q in plan.qis}
     with engine.for_aggregate(cells, *plan.aggregates) if cells else nullcontext(engine) as on:   # Spark: its driver
         classes = _classes(on, plan, keys, assign, level_columns, levels, cells)
@@ -199,8 +203,11 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
                                  template="<class sizes>").fetchall()[0]
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table, out = plan.in_place or engine.work("candidate"), plan.target.output
-    engine.run("families/generalized/form/candidate.sql.j2", plan.key.params(), target=table, base=plan.base, assign=assign,
-               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing,
+    params = {} if plan.in_place else plan.key.params()   # in place, the rows' order is their content's
+    params.update(coded.lists if coded else {})
+    engine.run("families/generalized/form/candidate.sql.j2", params or None, target=table, base=plan.base,
+               assign=assign, **({"coded": coded.context} if coded else {}),
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing and asdict(packing),
                in_place=plan.in_place is not None, schema=in_catalog(out.catalog, out.snapshot_schema), using=out.format)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)

@@ -81,6 +81,7 @@ from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
 from anonymizer.families.generalized.vectors import vectors_to_cells
+from anonymizer.base_rows import written
 from anonymizer.families.generalized.partitions import check_whole_table, packing, with_assign
 from anonymizer.families.generalized.result import AlgorithmResult
 
@@ -252,16 +253,16 @@ def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
 
 
 def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
-    """The one pass over the rows (or none: :mod:`.vectors`): ``plan.base`` collapsed to its cells
-    (and the global distributions the models compare with); the cells, sensitive values raw."""
+    """The one pass over the rows (or none: :mod:`.vectors`): ``plan.base`` collapsed to its cells (and the
+    global distributions the models compare with; base written for them); the cells, sensitive values raw."""
     raw = run.t("cells_raw") if _by_sensitive(run) else run.t("cells_0")
     if not vectors_to_cells(run.engine, run.plan, run.keys[len(run.qis):], raw, partition_by):
-        run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=run.plan.base, keys=run.keys,
-                       pid=ident(partition_by) if partition_by else None)
+        run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=written(run.engine, run.plan),
+                       keys=run.keys, pid=ident(partition_by) if partition_by else None)
     for i, model, s in run.checked:
         if getattr(model, "needs_global", False):
             run.globs[i] = run.engine.work(f"glob{i}")
-            run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(run.plan.base, s),
+            run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(written(run.engine, run.plan), s),
                                template="models/global_distribution.sql.j2")
     return raw
 
@@ -407,8 +408,7 @@ def _class_cells(run: _Run) -> str:
     """The finished cells by class and QI codes (sensitive codes summed away): what labelling
     the classes reads, instead of the rows (:attr:`AlgorithmResult.cells`)."""
     cells = run.engine.work("class_cells")
-    run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.done or run.t("done"),
-                   qis=run.qis)
+    run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.done or run.t("done"), qis=run.qis)
     return cells
 
 
@@ -416,5 +416,5 @@ def _assign(run: _Run) -> str:
     assign = run.engine.work("assign")
     if run.relaxed:   # strict classes are their QI codes' cells: partitions.with_assign
         run.engine.run("families/generalized/mondrian/assign.sql.j2", run.plan.key.params(), target=assign,
-                       base=run.plan.base, done=run.done or run.t("done"), qis=run.qis, keys=run.keys)
+                       base=written(run.engine, run.plan), done=run.done or run.t("done"), qis=run.qis, keys=run.keys)
     return assign

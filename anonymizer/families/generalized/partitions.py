@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+from anonymizer.base_rows import written
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed
@@ -46,6 +47,6 @@ def with_assign(engine: Engine, plan: Plan, result: AlgorithmResult) -> Algorith
     if result.packing is None:
         return result
     assert result.cells is not None   # a packing is only given with the class cells
-    engine.run("families/generalized/mondrian/strict_assign.sql.j2", target=result.assign, base=plan.base,
+    engine.run("families/generalized/mondrian/strict_assign.sql.j2", target=result.assign, base=written(engine, plan),
                cells=result.cells, qis=result.packing.qis, weights=result.packing.weights)
     return replace(result, packing=None)

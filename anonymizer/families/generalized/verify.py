@@ -3,6 +3,7 @@ published QI columns (what a reader of the view sees), before anything is publis
 
 from __future__ import annotations
 
+from anonymizer.base_rows import written
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
@@ -82,7 +83,8 @@ def input_values(engine: Engine, plan: Plan) -> str | None:
         return None
     cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
     counts = engine.work("input_values")
-    engine.execute(f"CREATE TABLE {counts} AS SELECT {cols}, count(*) AS __anon_rows FROM {plan.base} GROUP BY ALL")
+    engine.execute(f"CREATE TABLE {counts} AS SELECT {cols}, count(*) AS __anon_rows FROM {written(engine, plan)} "
+                   "GROUP BY ALL")
     return counts
 
 
@@ -97,7 +99,7 @@ def input_reference(engine: Engine, plan: Plan, counts: tuple[str, str] | None =
         return None
     if counts is None:
         cols = ", ".join(f"{k.internal} AS {ident(k.column.name)}" for k in plan.sensitive)
-        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {plan.base}")
+        engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {cols} FROM {written(engine, plan)}")
     else:
         names = ", ".join(f"v.{ident(k.column.name)}" for k in plan.sensitive)
         engine.execute(f"CREATE VIEW {engine.work('input_reference')} AS SELECT {names} FROM {counts[0]} AS v, "
