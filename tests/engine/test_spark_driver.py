@@ -60,9 +60,12 @@ def test_the_rounds_run_on_the_driver_over_the_cells_and_publish_duckdbs_release
     assert back and all(int(e.sql.rsplit("(", 1)[1].split()[0]) <= cells * (4 if "published_classes" in e.sql else 1)
                         for e in back)
     assert any("published_classes" in e.sql for e in back)   # the gate's boxes were read on the driver
-    assert any("done_cells" in e.sql for e in back) and not any("dom" in e.sql for e in back)
-    base = next(e for e in log if e.template == "prepare/base.sql.j2")   # the QIs' codes looked up, not joined
-    assert base.sql.count("MAP_FROM_ARRAYS") == 6 and " JOIN " not in base.sql
+    # strict classes: a row finds its class among the class cells, so the finished cells stay on the driver
+    assert not any("done_cells" in e.sql for e in back) and not any("dom" in e.sql for e in back)
+    # base is not written (base_rows.py): the candidate codes the source, the QIs' codes looked up, not joined
+    assert not [e for e in log if e.template == "prepare/base.sql.j2"]
+    coded = next(e for e in log if e.template == "families/generalized/form/candidate.sql.j2")
+    assert coded.sql.count("MAP_FROM_ARRAYS") == 6 and "`dom" not in coded.sql
     # built over the QIs' distinct values on the driver: no hierarchy statement ran on Spark
     assert not [e for e in log if e.template.startswith("hierarchy/") and e.dialect == "spark"
                 and e.template != "hierarchy/qi_values.sql.j2"]
@@ -77,8 +80,8 @@ def test_a_domain_above_the_lookup_bound_is_joined_beside_those_looked_up(spark,
     assert_same_release(on_spark, on_duckdb)
     back = " ".join(e.sql.split("->")[0] for e in log if e.template == "<from the driver>")
     assert '"dom0"' in back and '"dom1"' not in back and '"dom2"' not in back
-    base = next(e for e in log if e.template == "prepare/base.sql.j2")
-    assert base.sql.count("MAP_FROM_ARRAYS") == 4 and base.sql.count(" JOIN ") == 1
+    coded = next(e for e in log if e.template == "families/generalized/form/candidate.sql.j2")   # base unwritten
+    assert coded.sql.count("MAP_FROM_ARRAYS") == 4 and coded.sql.count("`dom") == 1
 
 
 def test_above_the_bound_the_rounds_run_as_spark_statements(spark, people, monkeypatch):

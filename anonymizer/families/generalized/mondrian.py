@@ -171,7 +171,8 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
         loss_split.restore(run)
         cells = _class_cells(run)
-        run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
+        if run.relaxed:   # read with the rows (_assign); a strict class is found among the class cells
+            run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
         run.engine, rounds_engine = engine, on_cells.name
     assign = _assign(run)                      # line 30: return T_anony (strict: with_assign)
     engine.drop_transient()                    # the cells and the rounds' tables: their memory is free
