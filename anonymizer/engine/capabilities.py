@@ -42,6 +42,9 @@ class Capabilities:
             renamed into its snapshot when it publishes (:func:`~anonymizer.release.in_place.placed`),
             where copying it would read and write every row again (Spark; DuckDB copies it in the
             publishing transaction, from its in-memory work database).
+        lateral_range: a row repeats by a count of its own (``FROM t, range(t.n)``), so a table of
+            counts stands for the rows it counts (DuckDB; Spark's table functions read no column
+            of a table beside them).
     """
 
     recursive_loops: bool
@@ -53,6 +56,7 @@ class Capabilities:
     export: bool
     aggregates_apart: bool = False
     publishes_in_place: bool = False
+    lateral_range: bool = True
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -69,4 +73,4 @@ DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True,
 #: releases in its catalog only (no other database file, no export), aggregates on its driver
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
                      drops_stale_work=False, output_database=False, export=False,
-                     aggregates_apart=True, publishes_in_place=True)
+                     aggregates_apart=True, publishes_in_place=True, lateral_range=False)

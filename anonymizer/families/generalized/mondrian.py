@@ -171,7 +171,7 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         rounds, next_cid, timings, profile = _rounds(run) if loop == "python" else (*_batches(run, batch), None)
         loss_split.restore(run)
         cells = _class_cells(run)
-        if run.relaxed:   # read with the rows (_assign); a strict class is found among the class cells
+        if run.relaxed:   # read with the rows (_assign); a strict class is found among the class cells: no copy
             run.done = engine.adopt(on_cells, run.done or run.t("done"), "done_cells")
         run.engine, rounds_engine = engine, on_cells.name
     assign = _assign(run)                      # line 30: return T_anony (strict: with_assign)
@@ -406,8 +406,7 @@ def _split(run: _Run, r: int) -> None:
 
 
 def _class_cells(run: _Run) -> str:
-    """The finished cells by class and QI codes (sensitive codes summed away): what labelling
-    the classes reads, instead of the rows (:attr:`AlgorithmResult.cells`)."""
+    """The finished cells by class and QI codes, sensitive codes summed away: what labelling reads (not rows)."""
     cells = run.engine.work("class_cells")
     run.engine.run("families/generalized/mondrian/class_cells.sql.j2", target=cells, done=run.done or run.t("done"), qis=run.qis)
     return cells

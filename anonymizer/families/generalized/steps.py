@@ -156,8 +156,8 @@ def measure(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult], built: 
     values = input_values(engine, plan) if engine.capabilities.aggregates_apart and not every_row else None
     with engine.for_aggregate(counted.table, *plan.aggregates, *filter(None, [values])) as on:   # Spark: its driver
         assert on.work_schema is not None
-        # DuckDB (here, or Spark's driver) reads counts as rows (range(n)); Spark itself reads the input
-        counts = ((counted.table, counted.weight) if every_row and on.dialect == "duckdb" else None if on is engine
+        # the counts stand for the input's rows where they can be read as rows (DuckDB, Spark's driver)
+        counts = ((counted.table, counted.weight) if every_row and on.capabilities.lateral_range else None if on is engine
                   else (counted.table, counted.weight) if values is None else (values, "__anon_rows"))
         measures = measure_table(on, (on.work_schema, "row_counts"), built.grouping, sensitive,
                                  reference=input_reference(on, plan, counts), counted=counted)
