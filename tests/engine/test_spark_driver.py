@@ -52,6 +52,10 @@ def test_the_rounds_run_on_the_driver_over_the_cells_and_publish_duckdbs_release
     copied = [e for e in log if e.template == "<to the driver>"]
     assert copied and all(int(e.sql.rsplit("(", 1)[1].split()[0]) <= cells for e in copied)   # aggregates only
     assert cells < ROWS and not [e for e in copied if "base" in e.sql.split("->")[0]]
+    # the cells summed from the source's vectors on the driver, which read them for the hierarchies: no Spark
+    # job reads the vectors again, and no cells come over
+    summed = [e for e in log if e.template == "families/generalized/mondrian/cells_of_vectors.sql.j2"]
+    assert [e.dialect for e in summed] == ["duckdb"] and not [e for e in copied if "cells" in e.sql.split("->")[0]]
     rounds = [e for e in log if e.template == "families/generalized/mondrian/rounds.sql.j2"]
     assert rounds and all(e.dialect == "duckdb" for e in rounds)
     # what Spark reads of the driver's work: the hierarchies built there, the finished cells, the classes

@@ -39,10 +39,9 @@ included; tests/families/generalized/test_mondrian_loops.py):
   loop drops each round's table: the batch bounds that;
 - ``"python"``: the six statements above, round by round from Python.
 
-``anonymizer bench recursive`` times both (the README, "Loops driven from Python or run as
-one recursive CTE", has the figures): the recursive loop is the faster where cells are
-fewer than rows; where nearly every row is its own cell it is the slower and holds more
-(the statement keeps every round's active cells), and ``loop="python"`` is the choice there.
+``anonymizer bench recursive`` times both: the recursive loop is the faster where cells are
+fewer than rows; where nearly every row is its own cell it is the slower and holds more (the
+statement keeps every round's active cells), and ``loop="python"`` is the choice there.
 
 Choices the paper leaves open:
 
@@ -80,7 +79,7 @@ from anonymizer.engine.names import ident
 from anonymizer.families.generalized import loss_split
 from anonymizer.families.generalized.options import Inputs
 from anonymizer.families.generalized.mondrian_snap import snap_context, snap_dims, snap_to_hierarchy
-from anonymizer.families.generalized.vectors import vectors_to_cells
+from anonymizer.families.generalized.vectors import usable_vectors, vectors_to_cells
 from anonymizer.base_rows import written
 from anonymizer.families.generalized.partitions import check_whole_table, packing, with_assign
 from anonymizer.families.generalized.result import AlgorithmResult
@@ -156,8 +155,10 @@ def mondrian(engine: Engine, plan: Plan, inputs: Inputs, partition_by: str | Non
         raise ValueError(f"batch must be a positive number of rounds, 'auto' or None, got {batch!r}")
     start = time.perf_counter()
     run = _setup(engine, plan, inputs)
-    raw = _collapse_to_cells(run, partition_by)   # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
-    with engine.for_aggregate(raw, *plan.aggregates, *run.globs.values()) as on_cells:   # Spark: on its driver
+    raw, vectors = _collapse_to_cells(run, partition_by)   # Alg. 3, lines 1-4: T_anony = {}, partition_set = {T_set}
+    with engine.for_aggregate(vectors or raw, *plan.aggregates, *run.globs.values()) as on_cells:   # Spark: its driver
+        if vectors:   # the cells of the source's vectors, where the driver read them for the hierarchies
+            vectors_to_cells(on_cells, plan, run.keys[len(run.qis):], raw)
         run.engine, run.cell_count = on_cells, on_cells.count(raw)
         check_whole_table(on_cells, plan, inputs.k, inputs.models, raw)   # Alg. 3, line 15 for T itself
         _code_cells(run, raw)
@@ -253,11 +254,11 @@ def _setup(engine: Engine, plan: Plan, inputs: Inputs) -> _Run:
     return run
 
 
-def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
-    """The one pass over the rows (or none: :mod:`.vectors`): ``plan.base`` collapsed to its cells (and the
-    global distributions the models compare with; base written for them); the cells, sensitive values raw."""
+def _collapse_to_cells(run: _Run, partition_by: str | None) -> tuple[str, str | None]:
+    """The one pass over the rows (or none: the vectors it is to be summed from, :mod:`.vectors`): ``plan.base``
+    collapsed to its cells, sensitive values raw (and the global distributions the models compare with)."""
     raw = run.t("cells_raw") if _by_sensitive(run) else run.t("cells_0")
-    if not vectors_to_cells(run.engine, run.plan, run.keys[len(run.qis):], raw, partition_by):
+    if (vectors := usable_vectors(run.engine, run.plan, run.keys[len(run.qis):], partition_by)) is None:
         run.engine.run("families/generalized/mondrian/cells.sql.j2", target=raw, base=written(run.engine, run.plan),
                        keys=run.keys, pid=ident(partition_by) if partition_by else None)
     for i, model, s in run.checked:
@@ -265,7 +266,7 @@ def _collapse_to_cells(run: _Run, partition_by: str | None) -> str:
             run.globs[i] = run.engine.work(f"glob{i}")
             run.engine.execute(f"CREATE TABLE {run.globs[i]} AS " + check.global_sql(written(run.engine, run.plan), s),
                                template="models/global_distribution.sql.j2")
-    return raw
+    return raw, vectors
 
 
 def _code_cells(run: _Run, raw: str) -> None:
@@ -398,11 +399,10 @@ def _finish_batch(run: _Run, batch: str) -> None:
 
 
 def _split(run: _Run, r: int) -> None:
-    nxt = run.t(f"cells_{r}")
-    run.engine.run("families/generalized/mondrian/split.sql.j2", target=nxt, cells=run.cells, decide=run.t("decide"),
-                   qis=run.qis, keys=run.keys, relaxed=run.relaxed)
+    run.engine.run("families/generalized/mondrian/split.sql.j2", target=run.t(f"cells_{r}"), cells=run.cells,
+                   decide=run.t("decide"), qis=run.qis, keys=run.keys, relaxed=run.relaxed)
     run.engine.drop(run.cells)
-    run.cells = nxt
+    run.cells = run.t(f"cells_{r}")
 
 
 def _class_cells(run: _Run) -> str:
