@@ -294,6 +294,19 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     return spec, source, profile
 
 
+def check_unchanged(engine: Engine, plan: Plan) -> None:
+    """Where the rows a release wrote disagree with its own count of them: a
+    :class:`~anonymizer.errors.DataError` if the source no longer holds the rows it held when
+    the release first read it (a release reads it more than once where ``base`` is written after
+    the profile's pass, or never: :mod:`anonymizer.base_rows`), so that a table changed under a
+    running release is reported as such, and not as our bug. Nothing is published then."""
+    now = engine.count(plan.source)
+    if now != plan.rows:
+        raise DataError(plan.source, f"changed while the release ran ({plan.rows:,} rows when first read, {now:,} "
+                                     "now): nothing was published; release a table that holds still (a snapshot "
+                                     "of it, or run when nothing writes to it)")
+
+
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
             profile: SourceProfile | None = None, in_place: str | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).

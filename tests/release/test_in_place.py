@@ -16,7 +16,7 @@ import pytest
 from anonymizer import anonymize
 from anonymizer.engine.capabilities import DUCKDB
 from anonymizer.engine.session import Engine
-from anonymizer.errors import PrivacyCheckFailed
+from anonymizer.errors import DataError, PrivacyCheckFailed
 from anonymizer.release.run import run_release
 from anonymizer.spec.parse import load_spec
 
@@ -140,3 +140,28 @@ def test_another_runs_candidate_is_neither_read_nor_replaced(in_place):
     assert con.execute("SELECT * FROM _anon_releases.placed__candidate_0123456789").fetchall() == [(1,)]
     assert con.execute("SELECT count(*) FROM published.placed").fetchone()[0] == 100 - con.execute(
         "SELECT suppressed FROM _anon_releases._audit").fetchone()[0]
+
+
+def test_a_source_changed_under_the_run_is_the_users_error_and_publishes_nothing(monkeypatch):
+    """With base unwritten the candidate reads the source again: rows added between the
+    profile and the candidate show as a changed source (a DataError naming it), not as our
+    bug, and nothing is published."""
+    monkeypatch.setattr(Engine, "capabilities", dataclasses.replace(DUCKDB, publishes_in_place=True,
+                                                                    aggregates_apart=True))
+    con = duckdb.connect()
+    con.register("frame", people(400))
+    con.execute("CREATE TABLE src AS SELECT * FROM frame")
+    spec = dict(SPEC, source={"table": "src"}, columns={**SPEC["columns"], "note": "identifier"},
+                algorithm={"name": "mondrian", "seed": 7})
+    run = Engine.run
+
+    def writer_beside(self, template, *a, **k):   # another session appends rows as the candidate is written
+        if template == "families/generalized/form/candidate.sql.j2":
+            con.execute("INSERT INTO src SELECT * FROM src LIMIT 9")
+        return run(self, template, *a, **k)
+
+    monkeypatch.setattr(Engine, "run", writer_beside)
+    with pytest.raises(DataError, match=r'"src": changed while the release ran \(400 rows when first read, 409 now\)'):
+        anonymize(spec, con)
+    assert candidates(con) == []
+    assert not con.execute("SELECT count(*) FROM duckdb_views() WHERE schema_name = 'published'").fetchone()[0]

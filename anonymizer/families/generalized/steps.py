@@ -28,7 +28,7 @@ from anonymizer.families.generalized.verify import input_reference, input_values
 from anonymizer.measure import Counted, count_rows, measure_table
 from anonymizer.metrics import qi as metric_qi, utility_report
 from anonymizer.hierarchy.spec import is_temporal_type
-from anonymizer.plan import QI, Plan
+from anonymizer.plan import QI, Plan, check_unchanged
 from anonymizer.release.candidate import Rounds, Verified
 from anonymizer.versions.released import Released
 from anonymizer.release.publish import EQ_CLASS, Join
@@ -127,6 +127,7 @@ def verify(engine: Engine, plan: Plan, rounds: Rounds[AlgorithmResult],
         rows = on.execute(f"SELECT coalesce(sum({counted.weight}), 0)::BIGINT FROM {counted.table}",
                           template="<counted rows>").fetchall()[0][0]
         if rows != built.rows:   # build_candidate summed its classes' sizes: ours, never the input's
+            check_unchanged(engine, plan)   # unless the source changed under the run (its user's to know)
             raise RuntimeError(f"the candidate holds {rows} rows and its classes' sizes sum to {built.rows}")
         return counted, verify_models(on, plan, built, counted)
 
