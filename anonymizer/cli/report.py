@@ -16,7 +16,8 @@ import json
 import click
 
 from anonymizer.errors import DataError, SpecError
-from anonymizer.cli.params import Finite, db_option, echo_json, json_option, open_db, progress
+from anonymizer.cli.params import (Finite, db_option, echo_json, engine_choice, engine_options, given, json_option,
+                                   open_engine, progress)
 
 
 
@@ -49,9 +50,10 @@ from anonymizer.cli.params import Finite, db_option, echo_json, json_option, ope
 @click.option("--sampling-fraction", type=Finite(0, 1), default=None, metavar="F",
               help="With --html: the same, the population given as the released rows' share of it (0 < F <= 1).")
 @json_option
+@engine_options
 def report(release: str | None, db: str, version: int | None, schema: str, html: str | None, spec: str | None,
            audience: str, source_db: str | None, population_size: int | None, sampling_fraction: float | None,
-           as_json: bool) -> None:
+           as_json: bool, **engine: str | None) -> None:
     """Report what was published into DB, from its audit table: without RELEASE one line per
     release (latest version, view, rows in and out, when); with RELEASE every version of it
     with its spec hash, algorithm, achieved figures (k, l, t, NCP, ...) and timings; with
@@ -66,57 +68,65 @@ def report(release: str | None, db: str, version: int | None, schema: str, html:
       anonymizer report adult_demo --db warehouse.duckdb --html for_them.html --for recipient
       anonymizer report adult_demo --db published.duckdb --source-db warehouse.duckdb --html adult_demo.html
       anonymizer report adult_demo --db warehouse.duckdb --html adult_demo.html --sampling-fraction 0.01
+      anonymizer report adult_demo --engine spark --spark-warehouse wh/   (a release in Spark's catalog)
     """
     if version is not None and release is None:
         raise SpecError("--version", "needs a RELEASE")
     population = {k: v for k, v in (("population_size", population_size), ("sampling_fraction", sampling_fraction))
                   if v is not None}
-    for option, given in (("--for", audience != "custodian"), ("--source-db", source_db is not None),
-                          ("--population-size", population_size is not None),
-                          ("--sampling-fraction", sampling_fraction is not None)):
-        if given and html is None:
+    for option, set_ in (("--for", audience != "custodian"), ("--source-db", source_db is not None),
+                         ("--population-size", population_size is not None),
+                         ("--sampling-fraction", sampling_fraction is not None)):
+        if set_ and html is None:
             raise SpecError(option, "applies to the HTML page: add --html FILE")
     if source_db is not None and audience == "recipient":
         raise SpecError("--source-db", "gives the source's distributions, which a recipient's page leaves out")
-    if html is not None:
-        _html(release, db, version, schema, html, spec, as_json, population, audience, source_db)
-        return
-    with open_db(db, read_only=True) as con:
-        audit = _audit_table(con, db, schema)
+    if html is not None and release is None:
+        raise SpecError("--html", "needs a RELEASE")
+    choice = engine_choice(**engine, db_given=given("db"))
+    if source_db is not None and choice.spark:
+        raise SpecError("--source-db", "is a DuckDB file: with Spark the source is read from Spark's catalog")
+    where = "Spark's catalog" if choice.spark else db
+    with open_engine(choice, db, read_only=True) as con:
+        from anonymizer.engine.backend import engine_for
+        on = engine_for(con)
+        if html is not None:
+            _html(on, release, where, version, schema, html, spec, as_json, population, audience, source_db)
+            return
+        audit = _audit_table(on, where, schema)
         if release is None:
-            found = _rows(con, _LATEST.format(audit=audit))
+            found = _rows(on, _LATEST.format(audit=audit))
         else:
-            found = _versions(con, audit, db, release, version)
+            found = _versions(on, audit, where, release, version)
     shown = f"{schema}._audit"
     if as_json:
-        echo_json({"database": db, "audit": shown, "releases": found} if release is None
+        echo_json({"database": where, "audit": shown, "releases": found} if release is None
                   else found[0] if version is not None else {"release": release, "versions": found})
     elif release is None:
-        click.echo(format_releases(found, db, shown))
+        click.echo(format_releases(found, where, shown))
     else:
         click.echo(format_versions(release, found, full=version is not None))
 
 
-def _html(release: str | None, db: str, version: int | None, schema: str, path: str, spec: str | None,
+def _html(on, release: str | None, db: str, version: int | None, schema: str, path: str, spec: str | None,
           as_json: bool, population: dict, audience: str = "custodian", source_db: str | None = None) -> None:
     """``--html``: the page of ``release``'s ``version`` (default: its latest) for ``audience``,
-    written to ``path``; ``population``: the population estimates' size or fraction;
-    ``source_db``: the file holding the source, attached read-only."""
+    read through the engine ``on`` (``db``: where, for messages) and written to ``path``;
+    ``population``: the population estimates' size or fraction; ``source_db``: the file
+    holding the source, attached read-only (DuckDB)."""
     from anonymizer.engine.names import ident
     from anonymizer.report import release_page, write_page
-    if release is None:
-        raise SpecError("--html", "needs a RELEASE")
+    assert release is not None   # report() refused --html without one
     say = progress(as_json)
     if say:
         say(f"report {release}: gathering the figures from {db}")
-    with open_db(db, read_only=True) as con:
-        rows = _versions(con, _audit_table(con, db, schema), db, release, None)
-        row = rows[-1] if version is None else _versions(con, _audit_table(con, db, schema), db, release, version)[0]
-        catalog = None
-        if source_db is not None:
-            catalog = "_anon_report_source"
-            con.execute(f"ATTACH $path AS {ident(catalog)} (READ_ONLY)", {"path": str(source_db)})
-        written = write_page(path, release_page(con, rows, row, spec, population, audience, catalog))
+    rows = _versions(on, _audit_table(on, db, schema), db, release, None)
+    row = rows[-1] if version is None else _versions(on, _audit_table(on, db, schema), db, release, version)[0]
+    catalog = None
+    if source_db is not None:
+        catalog = "_anon_report_source"
+        on.con.execute(f"ATTACH $path AS {ident(catalog)} (READ_ONLY)", {"path": str(source_db)})
+    written = write_page(path, release_page(on, rows, row, spec, population, audience, catalog))
     if as_json:
         echo_json({"release": release, "version": row["version"], "html": written, "for": audience})
     else:
@@ -132,24 +142,23 @@ ORDER BY release
 """
 
 
-def _audit_table(con, db: str, schema: str) -> str:
+def _audit_table(on, db: str, schema: str) -> str:
     """The quoted audit table of ``schema``, after checking that it exists and is ours
     (:func:`anonymizer.release.publish.owned`: a user's own ``_audit`` there is refused)."""
     from anonymizer.engine.names import table
-    from anonymizer.engine.session import Engine
     from anonymizer.release.publish import AUDIT, AUDIT_CORE, owned
-    if not owned(Engine(con), None, schema, AUDIT, AUDIT_CORE):
+    if not owned(_engine(on), None, schema, AUDIT, AUDIT_CORE):
         raise DataError(f"{schema}.{AUDIT}", f"is not in {db}: nothing was published into it (`anonymizer run SPEC "
                                              f"--db {db}` publishes a release; one with output.database keeps its "
                                              "audit table in that file)")
     return table(schema, AUDIT)
 
 
-def _versions(con, audit: str, db: str, release: str, version: int | None) -> list[dict]:
+def _versions(on, audit: str, db: str, release: str, version: int | None) -> list[dict]:
     """Every audit row of ``release`` (or only ``version``), oldest first."""
-    rows = _rows(con, f"SELECT * FROM {audit} WHERE release = $release ORDER BY version", {"release": release})
+    rows = _rows(on, f"SELECT * FROM {audit} WHERE release = $release ORDER BY version", {"release": release})
     if not rows:
-        known = [r["release"] for r in _rows(con, f"SELECT DISTINCT release FROM {audit} ORDER BY 1")]
+        known = [r["release"] for r in _rows(on, f"SELECT DISTINCT release FROM {audit} ORDER BY 1")]
         raise SpecError("RELEASE", f"is not a release in {db} (its releases: {', '.join(known) or 'none'})", release)
     if version is None:
         return rows
@@ -160,12 +169,19 @@ def _versions(con, audit: str, db: str, release: str, version: int | None) -> li
     return chosen
 
 
-def _rows(con, sql: str, params: dict | None = None) -> list[dict]:
-    """The rows of ``sql`` as dicts, the audit's JSON columns parsed."""
+def _rows(on, sql: str, params: dict | None = None) -> list[dict]:
+    """The rows of ``sql`` (DuckDB's SQL, on Spark transpiled) read through the engine ``on``,
+    as dicts, the audit's JSON columns parsed."""
     from anonymizer.release.history import parsed
-    cursor = con.execute(sql, params or {})
+    cursor = _engine(on).execute(sql, params or None, template="<report>")
     names = [d[0] for d in cursor.description]
     return parsed([dict(zip(names, row)) for row in cursor.fetchall()])
+
+
+def _engine(on):
+    """``on``, an engine or a DuckDB connection, as an engine."""
+    from anonymizer.engine.session import Engine
+    return on if isinstance(on, Engine) else Engine(on)
 
 
 # -- text ---------------------------------------------------------------------------------------

@@ -45,6 +45,8 @@ class Capabilities:
         lateral_range: a row repeats by a count of its own (``FROM t, range(t.n)``), so a table of
             counts stands for the rows it counts (DuckDB; Spark's table functions read no column
             of a table beside them).
+        temp_schema: the schema a connection's temporary views live in, as the parts of its
+            name (DuckDB's ``temp.main``; a temporary view of Spark's has a one-part name).
     """
 
     recursive_loops: bool
@@ -57,6 +59,7 @@ class Capabilities:
     aggregates_apart: bool = False
     publishes_in_place: bool = False
     lateral_range: bool = True
+    temp_schema: tuple[str, ...] = ("temp", "main")
 
     def one_statement(self, asof: bool = False) -> bool:
         """Whether a loop can run as one recursive statement, its checks holding an ASOF join
@@ -73,4 +76,4 @@ DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True,
 #: releases in its catalog only (no other database file, no export), aggregates on its driver
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
                      drops_stale_work=False, output_database=False, export=False,
-                     aggregates_apart=True, publishes_in_place=True, lateral_range=False)
+                     aggregates_apart=True, publishes_in_place=True, lateral_range=False, temp_schema=())

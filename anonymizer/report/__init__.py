@@ -28,11 +28,12 @@ from anonymizer.report.subject import candidate_view, published_view, release_sp
 AUDIENCES = ("custodian", "recipient")
 
 
-def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
+def release_page(on: Engine | Any, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
                  population: dict[str, Any] | None = None, audience: str = "custodian",
                  source_catalog: str | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
-    audit row of its release), read through ``con`` (read-only is enough), for ``audience``
+    audit row of its release), read through the engine ``on`` (or a DuckDB connection; read-only
+    is enough), for ``audience``
     (:data:`AUDIENCES`); ``population`` (``{"population_size": N}`` or
     ``{"sampling_fraction": f}``) adds the population uniqueness estimates
     (:mod:`anonymizer.metrics.population`); ``source_catalog``: an attached database holding
@@ -41,7 +42,7 @@ def release_page(con, history: list[dict[str, Any]], row: dict[str, Any], spec_p
     Raises:
         SpecError: no spec to read the roles from (see :func:`.subject.release_spec`).
     """
-    engine = Engine(con)
+    engine = on if isinstance(on, Engine) else Engine(on)
     spec, text, notes = release_spec(row, spec_path)
     if audience == "recipient":
         text = without_comments(text)

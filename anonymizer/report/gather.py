@@ -29,7 +29,12 @@ BINS = 20
 #: bins of the record-risk histogram over (0, 1]
 RISK_BINS = 10
 #: the temporary view the report reads a release through (``report/released_view.sql.j2``)
-VIEW = ("temp", "main", "_anon_report_release")
+VIEW = "_anon_report_release"
+
+
+def view_parts(engine: Engine) -> tuple[str, ...]:
+    """The name of :data:`VIEW`, the report's temporary view, on ``engine``, as its parts."""
+    return (*engine.capabilities.temp_schema, VIEW)
 
 
 def distribution(engine: Engine, relation: str, column: str, col_type: str) -> dict[str, Any]:
@@ -92,7 +97,7 @@ def gather(engine: Engine, released: str, source: str | None, quasi: Sequence[st
     qis = [after_cols[q.lower()][0] for q in quasi if q.lower() in after_cols]
     held = [after_cols[s.lower()][0] for s in sensitive if s.lower() in after_cols]   # declared on or not
     return {"attributes": attributes,
-            "measured": measure_table(engine.con, VIEW, qis, held, **(population or {})),
+            "measured": measure_table(engine.con, view_parts(engine), qis, held, **(population or {})),
             "record_risk": record_risk(engine, released, qis)}
 
 

@@ -3,7 +3,7 @@ source as it is now.
 
 The spec comes from the version's audit row (``spec_text``, recorded since the audit trail
 keeps it), else from the file given with ``--spec``. The released rows are read through a
-temporary view (``report/released_view.sql.j2``, :data:`~anonymizer.report.gather.VIEW`):
+temporary view (``report/released_view.sql.j2``, :data:`~anonymizer.report.gather.VIEW`, :func:`~anonymizer.report.gather.view_parts`):
 the version's snapshot as it is, or, for a release whose view joins its rows with its class
 table, the definition DuckDB stored for that version's view (recorded in the audit row's
 ``figures.view_sql``, and checked to read nothing but that version's snapshots). The source
@@ -26,7 +26,7 @@ from anonymizer.errors import SpecError
 from anonymizer.plan import source_relation, spec_fingerprint
 from anonymizer.source_profile import fingerprint
 from anonymizer.release.publish import Join
-from anonymizer.report.gather import VIEW
+from anonymizer.report.gather import view_parts
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import ReleaseSpec
 
@@ -88,7 +88,7 @@ def published_view(engine: Engine, row: dict[str, Any]) -> str:
     schema, snapshot = row["snapshot"].split(".", 1)
     recorded = (row.get("figures") or {}).get("view_sql")
     query = _version_query(recorded, schema, snapshot) if recorded else None
-    view = table(*VIEW)
+    view = table(*view_parts(engine))
     engine.run("report/released_view.sql.j2", view=view, query=query, join=None, table=table(schema, snapshot))
     return view
 
@@ -102,7 +102,7 @@ def candidate_view(engine: Engine, candidate: str, parts: tuple, join: Join | No
         part = next(cand for name, cand, _ in parts if name == join.part)
         joined = {"table": candidate, "part": part, "key": ident(join.key),
                   "columns": [("c" if side == join.part else "r", ident(c)) for side, c in join.columns]}
-    view = table(*VIEW)
+    view = table(*view_parts(engine))
     engine.run("report/released_view.sql.j2", view=view, query=None, join=joined, table=candidate)
     return view
 
