@@ -32,6 +32,8 @@ NOT_HERE = {
     ("cd",): ("tests/dbt/test_dbt_project.py", "dbt deps and dbt build, a minute of dbt"),
     ("anonymizer", "demo", "--engine"): ("tests/engine/test_spark_docs.py", "Spark"),
     ("anonymizer", "check", "--engine"): ("tests/engine/test_spark_docs.py", "Spark"),
+    ("anonymizer", "report", "adult_demo", "--engine"): ("tests/engine/test_spark_docs.py", "Spark"),
+    ("anonymizer", "history", "adult_demo", "--engine"): ("tests/engine/test_spark_docs.py", "Spark"),
     ("spark-submit",): ("tests/engine/test_spark_submit.py", "a cluster's spark-submit"),
     ("anonymizer", "bench"): ("tests/bench/", "a benchmark's sizes (millions of rows)"),
     ("anonymizer", "reproduce", "p000"): ("tests/families/lgb/", "a paper's whole experiment (minutes)"),
