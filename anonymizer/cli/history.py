@@ -12,17 +12,12 @@ import click
 
 from anonymizer.cli.params import (db_option, echo_json, engine_choice, engine_options, given, json_option, open_db,
                                    open_engine)
-from anonymizer.cli.report import _n
+from anonymizer.cli.report import _engine, _n
 
 _DB = "DuckDB database file holding the release's audit table (for a release with output.database, that file)."
 schema_option = click.option("--schema", default="_anon_releases", show_default=True,
                              help="The releases' snapshot schema, which holds the audit table "
                                   "(a spec's output.snapshot_schema).")
-
-
-def _engine(con):
-    from anonymizer.engine.session import Engine
-    return Engine(con)
 
 
 @click.command()

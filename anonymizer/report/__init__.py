@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
@@ -21,6 +21,9 @@ from anonymizer.spec.text import without_comments
 from anonymizer.report.page import page, versions
 from anonymizer.report.subject import candidate_view, published_view, release_spec, source_state
 
+if TYPE_CHECKING:
+    import duckdb
+
 
 #: who a page is for: the data's custodian (the source's own distributions beside the
 #: release's; keep it with the source) or a recipient of the release (nothing of the source
@@ -28,7 +31,7 @@ from anonymizer.report.subject import candidate_view, published_view, release_sp
 AUDIENCES = ("custodian", "recipient")
 
 
-def release_page(on: Engine | Any, history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
+def release_page(on: "Engine | duckdb.DuckDBPyConnection", history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
                  population: dict[str, Any] | None = None, audience: str = "custodian",
                  source_catalog: str | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
