@@ -104,6 +104,10 @@ class Combination:
     #: published it (``forget_copies.sql.j2``); ``None``: ``current``, each box's multiset
     #: once, under the first version that published it (``remember.sql.j2``)
     kept: str | None = None
+    #: whether the memory held any version of the release when the gate read it: where it held
+    #: none, there is no earlier copy of any box to leave out, and ``remember.sql.j2`` appends
+    #: ``current`` as it is (on Spark, no window over it)
+    held: bool = True
 
 
 def memory_table(target: Target) -> str:
@@ -193,7 +197,7 @@ def gate(engine: Engine, plan: Plan, released: Released) -> Combination:
     figures: dict[str, Any] = {"guarantee": target.history.guarantee, "person": target.history.person is not None,
                                "compared": versions, "difference": [], "isolated": 0, "not_checked": []}
     rules, params = _rules(released.models or plan.models, released.attrs, figures, released.levels)
-    result = Combination(figures, current, groups=released.groups)
+    result = Combination(figures, current, groups=released.groups, held=bool(versions))
     if released.overlap:   # each box by its followed members, kept once, under its latest version
         result.kept = engine.work("memory_rows")
         engine.run("versions/combination/linked_rows.sql.j2", target=result.kept, current=current)
@@ -387,4 +391,4 @@ def remember(engine: Engine, target: Target, combination: Combination, version: 
                    rows=combination.kept)
     engine.run("versions/combination/remember.sql.j2", {"release": target.release, "version": version},
                memory=memory_table(target), current=combination.kept or combination.current,
-               compact=combination.kept is None)
+               compact=combination.kept is None and combination.held)
