@@ -286,10 +286,14 @@ class SparkEngine(Engine):
             return relation
         from anonymizer.engine.spark_driver import to_spark
         start, target = time.perf_counter(), self.work(name)
-        arrow = to_spark(other, relation)   # type: ignore[arg-type]
-        self._save(self.con.createDataFrame(arrow), target, f"-- DuckDB {relation} on the driver ({arrow.num_rows} rows)",
-                   "<from the driver>", start)
+        self.from_driver(to_spark(other, relation), target, relation, start)   # type: ignore[arg-type]
         return target
+
+    def from_driver(self, arrow, target: str, relation: str, start: float, replace: bool = False) -> None:
+        """The driver's ``relation`` read as ``arrow`` saved as ``target``, its rows counted (:meth:`count`)."""
+        self._save(self.con.createDataFrame(arrow), target, f"-- DuckDB {relation} on the driver ({arrow.num_rows} rows)",
+                   "<from the driver>", start, replace)
+        self.written.wrote(sqlglot.parse_one(target, into=exp.Table, read="duckdb"), arrow.num_rows)
 
     def drop_copy(self, name: str) -> None:
         """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there), outside ``Tables``."""
@@ -329,14 +333,12 @@ class SparkEngine(Engine):
         yield self
 
     @contextmanager
-    def small(self, rows: int) -> Iterator["Engine"]:
-        """Spark plans its own parallelism."""
+    def small(self, rows: int) -> Iterator["Engine"]:   # Spark plans its own parallelism
         yield self
 
     @contextmanager
     def scratch(self, select: str, params: dict | None = None, *, template: str = "<scratch>") -> Iterator[str]:
-        """A work table (Spark has no temporary tables); outside a run (``anonymizer check``)
-        the work database is opened for the block and dropped after it."""
+        """A work table (Spark has no temporary ones); outside a run the work database opens for it."""
         opened = self.work_schema is None
         name = self.work(f"__anon_scratch_{uuid.uuid4().hex[:10]}")
         try:
@@ -351,8 +353,7 @@ class SparkEngine(Engine):
     # -- publishing ------------------------------------------------------------------------
     @contextmanager
     def transaction(self) -> Iterator["Engine"]:
-        """Run the block; if it fails, run the registered undo steps in reverse (module
-        docstring: Spark's catalog has no transactions)."""
+        """Run the block; if it fails, its undo steps in reverse (Spark's catalog has no transactions)."""
         self.undo_steps = []
         try:
             yield self
@@ -370,8 +371,7 @@ class SparkEngine(Engine):
         self.undo_steps.append(step)
 
     def keep_for_undo(self, schema: str, name: str) -> None:
-        """A copy of ``schema.name`` in the run's work database, written back if the
-        transaction fails; a table the block creates is dropped then."""
+        """A copy of ``schema.name`` written back if the transaction fails (a new table: dropped)."""
         target = table(schema, name)
         if self.relation(None, schema, name) is None:
             self.undo(lambda: self.execute(f"DROP TABLE IF EXISTS {target}", template="<undo create>"))

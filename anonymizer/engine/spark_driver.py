@@ -243,10 +243,7 @@ def bring(spark: "SparkEngine", driver: DriverEngine, text: str) -> None:
     assert driver.tables is not None
     for name in driver.tables.stale_on(SPARK, text):
         start, target = time.perf_counter(), spark.work(name)
-        arrow = to_spark(driver, driver.work(name))
-        spark._save(spark.con.createDataFrame(arrow), target,
-                    f"-- DuckDB {driver.work(name)} on the driver ({arrow.num_rows} rows)", "<from the driver>",
-                    start, replace=True)
+        spark.from_driver(to_spark(driver, driver.work(name)), target, driver.work(name), start, replace=True)
         driver.tables.copied(name, SPARK)
 
 

@@ -139,6 +139,35 @@ def test_a_write_counts_its_rows_and_a_snapshot_its_figures_with_no_job_to_read_
         engine.close_work()
 
 
+@pytest.mark.parametrize("bound", [1_000, 10])
+def test_a_sorted_copy_of_the_drivers_rows_is_sorted_in_one_task_below_the_bound(spark, monkeypatch, bound):
+    """A snapshot of a table copied from the driver (a class table), its rows known and at
+    most ``ONE_TASK_ROWS``, is sorted in one partition, with nothing shuffled, into one file
+    in the order asked; above the bound it is distributed by its first key and sorted in
+    each part, as before."""
+    from anonymizer.bench.spark_stages import group_stages
+    from anonymizer.engine import spark_written
+    monkeypatch.setattr(spark_written, "ONE_TASK_ROWS", bound)
+    engine, driver = engine_for(spark), duckdb.connect()
+    try:
+        driver.execute("CREATE TABLE classes AS SELECT (i * 7919) % 500 AS x, i % 3 AS y FROM range(500) t(i)")
+        copied, snapshot = engine.work("copied"), engine.work("sorted")
+        engine.from_driver(driver.sql("SELECT * FROM classes").to_arrow_table(), copied, "classes", 0.0)
+        group = f"one_task_{bound}"
+        spark.sparkContext.setJobGroup(group, "test")
+        engine.run("publish/snapshot.sql.j2", snapshot=snapshot, candidate=copied, columns=['"x"', '"y"'],
+                   order=['"x"', '"y"'], using=None, partitioned_by=[])
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+        shuffled = group_stages(spark, group)["shuffle_bytes"]
+        assert (shuffled == 0) == (bound >= 500), shuffled
+        files = spark.sql(f"SELECT input_file_name() AS f, x FROM {snapshot.replace(chr(34), '`')}").toPandas()
+        assert len(files) == 500 and sorted(files.x) == list(range(500))
+        if bound >= 500:
+            assert files.f.nunique() == 1 and list(files.x) == list(range(500))   # one file, in order
+    finally:
+        engine.close_work()
+
+
 @pytest.mark.parametrize("bound", [None, 10])
 def test_the_profile_in_the_values_pass_is_the_rows_profile_on_spark(spark, people, monkeypatch, bound):
     """Summed on the driver, or in Spark above its bound, the profile the QI values' pass takes
