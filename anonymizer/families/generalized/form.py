@@ -171,7 +171,8 @@ def _classes(engine: Engine, plan: Plan, keys: dict[int, str], assign: str, leve
 
 def drop_candidate(engine: Engine) -> None:
     """Drop the tables :func:`build_candidate` wrote, to build the candidate again."""
-    engine.release_tables(*(engine.work(name) for name in ("class_ranges", "classes", "candidate")), always=True)
+    engine.release_tables(*(engine.work(name) for name in ("class_ranges", "classes", "cell_classes", "candidate")),
+                          always=True)
 
 
 def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, int] | None = None,
@@ -201,13 +202,19 @@ def build_candidate(engine: Engine, plan: Plan, assign: str, levels: dict[str, i
         classes = _classes(on, plan, keys, assign, level_columns, levels, cells)
         count, rows = on.execute(f"SELECT count(*), coalesce(sum({ident(CLASS_SIZE)}), 0)::BIGINT FROM {classes}",
                                  template="<class sizes>").fetchall()[0]
+        keyed = None
+        if packing and packing.weights:   # the cells as the rows' join reads them, with their classes
+            keyed = on.work("cell_classes")
+            on.run("families/generalized/form/cell_classes.sql.j2", target=keyed, cells=cells, classes=classes,
+                   eq_class=ident(EQ_CLASS), qis=packing.qis, weights=packing.weights)
     kept = [{"internal": k.internal, "out": ident(k.column.name)} for k in plan.sensitive + plan.passthrough]
     table, out = plan.in_place or engine.work("candidate"), plan.target.output
     params = {} if plan.in_place else plan.key.params()   # in place, the rows' order is their content's
     params.update(coded.lists if coded else {})
     engine.run("families/generalized/form/candidate.sql.j2", params or None, target=table, base=plan.base,
                assign=assign, **({"coded": coded.context} if coded else {}),
-               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=cells, packing=packing and asdict(packing),
+               classes=classes, kept=kept, eq_class=ident(EQ_CLASS), cells=keyed or cells, keyed=keyed is not None,
+               packing=packing and asdict(packing),
                in_place=plan.in_place is not None, schema=in_catalog(out.catalog, out.snapshot_schema), using=out.format)
     return Candidate(table, [n for side, n in view_columns if side == "rows"], view_columns, labels, count, rows,
                      classes, class_columns)
