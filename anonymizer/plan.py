@@ -36,7 +36,7 @@ from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import is_numeric_type, is_temporal_type
 from anonymizer.models import population
 from anonymizer.randomness import ReleaseKey
-from anonymizer.source_profile import SourceProfile, cell_columns, check_profile, profile_source
+from anonymizer.source_profile import SourceProfile, cell_columns, check_profile, fingerprint, profile_source
 from anonymizer.spec.types import Column, ReleaseSpec, largest_k
 from anonymizer.target import Target
 from anonymizer.engine.names import ident, in_catalog
@@ -138,6 +138,8 @@ class Plan:
     vectors: Vectors | None = None
     #: how base codes the source, while it is not written (:mod:`anonymizer.base_rows`)
     coded: CodedRows | None = None
+    #: the source's fingerprint when first read (its spec's columns, the digest: :func:`check_unchanged`)
+    printed: tuple[tuple[Column, ...], str] = ((), "")
 
     @property
     def k(self) -> int:
@@ -297,14 +299,15 @@ def check_source(engine: Engine, spec: ReleaseSpec, source: str | None = None,
 def check_unchanged(engine: Engine, plan: Plan) -> None:
     """Where the rows a release wrote disagree with its own count of them: a
     :class:`~anonymizer.errors.DataError` if the source no longer holds the rows it held when
-    the release first read it (a release reads it more than once where ``base`` is written after
-    the profile's pass, or never: :mod:`anonymizer.base_rows`), so that a table changed under a
+    the release first read it, by its fingerprint (a release reads it more than once where
+    ``base`` is written after the profile's pass, or never: :mod:`anonymizer.base_rows`), so that a table changed under a
     running release is reported as such, and not as our bug. Nothing is published then."""
-    now = engine.count(plan.source)
-    if now != plan.rows:
-        raise DataError(plan.source, f"changed while the release ran ({plan.rows:,} rows when first read, {now:,} "
-                                     "now): nothing was published; release a table that holds still (a snapshot "
-                                     "of it, or run when nothing writes to it)")
+    now, digest = fingerprint(engine, plan.printed[0], plan.source)
+    if (now, digest) != (plan.rows, plan.printed[1]):
+        held = f"{plan.rows:,} rows when first read, {now:,} now" if now != plan.rows else \
+            f"{now:,} rows when first read and now, other values"
+        raise DataError(plan.source, f"changed while the release ran ({held}): nothing was published; release a "
+                                     "table that holds still (a snapshot of it, or run when nothing writes to it)")
 
 
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
@@ -343,7 +346,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     qis = [{"i": q.index, "col": ident(q.name), "dom": q.dom, "lookup": found[q.index] is not None} for q in plan.qis]
     lists = {f"{side}{i}": pair[k] for i, pair in found.items() if pair for k, side in enumerate(("values", "codes"))}
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
-    plan.in_place = in_place
+    plan.in_place, plan.printed = in_place, (spec.columns, profile.digest)
     plan.coded = CodedRows(dict(
         source=source, qis=qis, keep=keep + flags, has_rowid=_has_rowid(engine, source), person=person,
         nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],

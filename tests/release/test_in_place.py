@@ -142,10 +142,14 @@ def test_another_runs_candidate_is_neither_read_nor_replaced(in_place):
         "SELECT suppressed FROM _anon_releases._audit").fetchone()[0]
 
 
-def test_a_source_changed_under_the_run_is_the_users_error_and_publishes_nothing(monkeypatch):
-    """With base unwritten the candidate reads the source again: rows added between the
-    profile and the candidate show as a changed source (a DataError naming it), not as our
-    bug, and nothing is published."""
+@pytest.mark.parametrize(("change", "held"), [
+    ("INSERT INTO src SELECT * FROM src LIMIT 9", "400 rows when first read, 409 now"),
+    ("UPDATE src SET zip = 'a zip never read' WHERE age < 30", "400 rows when first read and now, other values"),
+])
+def test_a_source_changed_under_the_run_is_the_users_error_and_publishes_nothing(monkeypatch, change, held):
+    """With base unwritten the candidate reads the source again: rows added, or values changed
+    (the row count the same), between the profile and the candidate show as a changed source
+    (a DataError naming it, by its fingerprint), not as our bug, and nothing is published."""
     monkeypatch.setattr(Engine, "capabilities", dataclasses.replace(DUCKDB, publishes_in_place=True,
                                                                     aggregates_apart=True))
     con = duckdb.connect()
@@ -157,11 +161,11 @@ def test_a_source_changed_under_the_run_is_the_users_error_and_publishes_nothing
 
     def writer_beside(self, template, *a, **k):   # another session appends rows as the candidate is written
         if template == "families/generalized/form/candidate.sql.j2":
-            con.execute("INSERT INTO src SELECT * FROM src LIMIT 9")
+            con.execute(change)
         return run(self, template, *a, **k)
 
     monkeypatch.setattr(Engine, "run", writer_beside)
-    with pytest.raises(DataError, match=r'"src": changed while the release ran \(400 rows when first read, 409 now\)'):
+    with pytest.raises(DataError, match=rf'"src": changed while the release ran \({held}\)'):
         anonymize(spec, con)
     assert candidates(con) == []
     assert not con.execute("SELECT count(*) FROM duckdb_views() WHERE schema_name = 'published'").fetchone()[0]
