@@ -293,7 +293,7 @@ class SparkEngine(Engine):
         """The driver's ``relation`` read as ``arrow`` saved as ``target``, its rows counted (:meth:`count`)."""
         self._save(self.con.createDataFrame(arrow), target, f"-- DuckDB {relation} on the driver ({arrow.num_rows} rows)",
                    "<from the driver>", start, replace)
-        self.written.wrote(sqlglot.parse_one(target, into=exp.Table, read="duckdb"), arrow.num_rows)
+        self.written.copied(sqlglot.parse_one(target, into=exp.Table, read="duckdb"), arrow.num_rows)
 
     def drop_copy(self, name: str) -> None:
         """Drop Spark's copy of the driver's work table ``name`` (stale, or dropped there), outside ``Tables``."""

@@ -55,6 +55,7 @@ class Written:
 
     def __init__(self) -> None:
         self._rows: dict[tuple[str, ...], int] = {}
+        self._copies: set[tuple[str, ...]] = set()   # those of _rows copied from the driver (copied)
         self._figures: list[str] = []   # what the next write observes beside its rows (observe)
         self._observed: tuple | None = None
 
@@ -81,6 +82,7 @@ class Written:
             whole = str(tree.args.get("kind", "")).upper() in ("SCHEMA", "DATABASE")
             for gone in map(_key, tree.args.get("tables") or [t for t in [tree.this] if isinstance(t, exp.Table)]):
                 self._rows = {k: n for k, n in self._rows.items() if (k[:len(gone)] if whole else k) != gone}
+            self._copies &= set(self._rows)
         elif isinstance(tree, _CHANGES):
             target = tree.this if isinstance(tree.this, exp.Table) else tree.find(exp.Table)
             if target is not None:
@@ -90,6 +92,7 @@ class Written:
     def forget(self, table: exp.Table) -> None:
         """``table`` was written another way, changed or dropped: its rows are not known."""
         self._rows.pop(_key(table), None)
+        self._copies.discard(_key(table))
 
     def observe(self, figures: list[str]) -> None:
         """Take the aggregates ``figures`` (Spark SQL expressions, each named) over the rows of
@@ -109,30 +112,39 @@ class Written:
     def wrote(self, table: exp.Table, rows: int, figures: tuple | None = None) -> None:
         """``table`` was just written with ``rows`` rows, and, where :meth:`observe` asked, ``figures``."""
         self._rows[_key(table)] = rows
+        self._copies.discard(_key(table))
         if figures is not None:
             self._observed = figures
 
     def in_one_task(self, query: str) -> str:
         """``query`` (a CTAS's, in Spark SQL) read into one partition and sorted there
-        (``COALESCE(1)``, no shuffle: a total order in one file), where it reads one table of
-        at most :data:`ONE_TASK_ROWS` rows as their write counted them, and distributes and
-        sorts them (:func:`~anonymizer.engine.transpile.to_spark`: a CTAS's ``ORDER BY``);
-        otherwise ``query``. A published class table, copied from the driver: at 10M rows its
-        snapshot's hash distribution shuffled 0.47 times the source's bytes."""
+        (``COALESCE(1)``, no shuffle: a total order in one file), where it copies the columns
+        of one table copied from the driver (:meth:`copied`), of at most :data:`ONE_TASK_ROWS`
+        rows, distributed and sorted (:func:`~anonymizer.engine.transpile.to_spark`: a CTAS's
+        ``ORDER BY``): a published class table, whose snapshot's distribution shuffled 0.47
+        times the source's bytes at 10M rows; otherwise ``query``. The text is edited, never
+        written again from sqlglot's tree (:func:`_query_text`)."""
         try:
             tree = sqlglot.parse_one(query, read="spark")
         except sqlglot.errors.ParseError:
             return query
         source = tree.args.get("from_")
-        if (not isinstance(tree, exp.Select) or not tree.args.get("distribute") or tree.args.get("joins")
-                or tree.args.get("hint") or source is None or not isinstance(source.this, exp.Table)):
+        if (not isinstance(tree, exp.Select) or not tree.args.get("distribute") or source is None
+                or not isinstance(source.this, exp.Table) or tree.find(exp.With, exp.Subquery, exp.Lateral)
+                or any(tree.args.get(k) for k in ("joins", "where", "group", "having", "qualify", "hint", "limit"))
+                or not all(isinstance(e.unalias(), exp.Column) for e in tree.expressions)
+                or _key(source.this) not in self._copies or self._rows[_key(source.this)] > ONE_TASK_ROWS):
             return query
-        rows = self._rows.get(_key(source.this))
-        if rows is None or rows > ONE_TASK_ROWS:
-            return query
-        tree.set("distribute", None)
-        tree.set("hint", exp.Hint(expressions=[exp.Anonymous(this="COALESCE", expressions=[exp.Literal.number(1)])]))
-        return tree.sql("spark")
+        tokens = list(Spark().tokenize(query))
+        first = next(t for t in tokens if t.token_type == TokenType.SELECT)
+        cut = next(t for t in tokens if t.token_type == TokenType.DISTRIBUTE_BY)
+        sort = next(t for t in tokens if t.token_type == TokenType.SORT_BY)
+        return f"{query[:first.end + 1]} /*+ COALESCE(1) */{query[first.end + 1:cut.start]}{query[sort.start:]}"
+
+    def copied(self, table: exp.Table, rows: int) -> None:
+        """``table`` was just written with the driver's ``rows`` rows (:meth:`in_one_task`)."""
+        self.wrote(table, rows)
+        self._copies.add(_key(table))
 
     def rows(self, *parts: str) -> int | None:
         """The rows of table ``parts`` (``schema, name``) as its write counted them, or ``None``
