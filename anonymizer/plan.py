@@ -300,8 +300,9 @@ def check_unchanged(engine: Engine, plan: Plan) -> None:
     """Where the rows a release wrote disagree with its own count of them: a
     :class:`~anonymizer.errors.DataError` if the source no longer holds the rows it held when
     the release first read it, by its fingerprint (a release reads it more than once where
-    ``base`` is written after the profile's pass, or never: :mod:`anonymizer.base_rows`), so that a table changed under a
-    running release is reported as such, and not as our bug. Nothing is published then."""
+    ``base`` is written after the profile's pass, or never: :mod:`anonymizer.base_rows`), so
+    that a table changed under a running release is reported as such, and not as our bug.
+    Nothing is published then."""
     now, digest = fingerprint(engine, plan.printed[0], plan.source)
     if (now, digest) != (plan.rows, plan.printed[1]):
         held = f"{plan.rows:,} rows when first read, {now:,} now" if now != plan.rows else \

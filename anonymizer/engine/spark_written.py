@@ -166,7 +166,8 @@ def run(con, written: Written, statement: str, params: dict | list | None):
         from pyspark.sql.observation import Observation
     target, query, using, partitioned = plain
     seen, figures = Observation(), written.figures
-    frame = con.sql(written.in_one_task(query), args=args).observe(seen, F.count(F.lit(1)).alias("__anon_rows"), *map(F.expr, figures))
+    frame = con.sql(written.in_one_task(query), args=args)
+    frame = frame.observe(seen, F.count(F.lit(1)).alias("__anon_rows"), *map(F.expr, figures))
     writer = frame.write.format(using) if using else frame.write
     (writer.partitionBy(*partitioned) if partitioned else writer).saveAsTable(target.sql("spark"))
     row = seen.get

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 AUDIENCES = ("custodian", "recipient")
 
 
-def release_page(on: "Engine | duckdb.DuckDBPyConnection", history: list[dict[str, Any]], row: dict[str, Any], spec_path: str | None = None,
-                 population: dict[str, Any] | None = None, audience: str = "custodian",
+def release_page(on: "Engine | duckdb.DuckDBPyConnection", history: list[dict[str, Any]], row: dict[str, Any],
+                 spec_path: str | None = None, population: dict[str, Any] | None = None, audience: str = "custodian",
                  source_catalog: str | None = None) -> str:
     """The page of the published version whose audit row is ``row`` (``history``: every
     audit row of its release), read through the engine ``on`` (or a DuckDB connection; read-only
