@@ -190,7 +190,8 @@ def _size(spark: _SparkSide, where: Path, rows: int, repeat: int, k: int, l: int
     master = str(spark.spark.conf.get("spark.master"))
     memory = ("driver JVM RSS, sampled" + ("" if master.startswith("local") else "; executors not measured")
               if spark.jvm else "unavailable (no JVM process found)")
-    spark_side = _summary("spark", rows, runs["spark"], duck, {"master": master, **loaded}, memory)
+    codec = spark.spark.sparkContext.getConf().get("spark.io.compression.codec", "lz4")   # the shuffle's bytes depend on it
+    spark_side = _summary("spark", rows, runs["spark"], duck, {"master": master, "codec": codec, **loaded}, memory)
     spark_side["targets"] = targets(spark_side)
     if floor:
         for summary in (duck, spark_side):
@@ -342,14 +343,15 @@ def format_spark_bench(rows: list[dict]) -> str:
               + (f" = {r['floor_duckdb']:.2f} x DuckDB's release" if "floor_duckdb" in r else "")
               for r in rows if "floor_ops" in r]
     goals = [f"{r['rows']:>10} {r['engine']:>7}  " + "; ".join(
-        f"{name} {t['value']:g} {'<=' if name != 'busy' else '>='} {t['bound']:g}: {'met' if t['met'] else 'NOT met'}"
-        for name, t in r["targets"].items()) for r in rows if r.get("targets")]
+        f"{name} {t['value']:g}{f' ({codec})' if name == 'shuffle' and codec else ''} "
+        f"{'<=' if name != 'busy' else '>='} {t['bound']:g}: {'met' if t['met'] else 'NOT met'}"
+        for name, t in r["targets"].items() for codec in [r.get("codec")]) for r in rows if r.get("targets")]
     models = [f"{r['rows']:>10} {r['engine']:>7}  " + "  ".join(f"{e}: {s:.1f}" for e, s in r["model"]["seconds"].items())
               + "  (in stages: " + ", ".join(f"{s:.1f}" for s in r["model"]["stages"].values()) + ")"
               for r in rows if r.get("model")]
     return "\n".join([format_table(rows, COLUMNS), "phases (median s):", *phases, "peak MB: " + "; ".join(memory),
                       *(["targets (jobs <= rounds + 20; passes: rows read / source rows; shuffle: bytes / source "
-                         "bytes; busy: executors' task time / (seconds x cores)):", *goals] if goals else []),
+                         "bytes, in Spark's codec; busy: executors' task time / (seconds x cores)):", *goals] if goals else []),
                       *(["model (release s on E executors of 1 core, from the stages' measured costs; "
                          "anonymizer.bench.spark_stages.scaling_model):", *models] if models else []),
                       *(["floor (median s of each essential operation; anonymizer.bench.spark_floor):", *floors]

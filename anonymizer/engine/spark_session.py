@@ -23,8 +23,13 @@ LOCAL_DEFAULTS = {"spark.sql.shuffle.partitions": "4", "spark.ui.enabled": "fals
 #: what it sets on any master where nothing else said it: dates read in UTC, as on DuckDB; room
 #: for 1,000 generated classes in the driver's code cache (Spark's 100 are evicted within a
 #: release, whose rounds compile the same code again and again: a Mondrian release on 3,000 rows
-#: of Adult took 70 s with it against 81 s, on local[2] with Spark's other defaults)
-DEFAULTS = {"spark.sql.session.timeZone": "UTC", "spark.sql.codegen.cache.maxEntries": "1000"}
+#: of Adult took 70 s with it against 81 s, on local[2] with Spark's other defaults); zstd for
+#: the blocks Spark compresses (shuffles, broadcasts; Spark's lz4 compresses 32 KB at a time): a
+#: release's values pass shuffles the QIs' distinct vectors, which at 1M rows of
+#: `anonymizer bench spark` are 278k, and the release shuffled 9.9 MB against lz4's 23.6 MB
+#: (2.0 times the source's bytes against 4.8), in no more time (docs/benchmarks.md)
+DEFAULTS = {"spark.sql.session.timeZone": "UTC", "spark.sql.codegen.cache.maxEntries": "1000",
+            "spark.io.compression.codec": "zstd"}
 #: those a Spark Connect session may set (a session setting, not the server's)
 CONNECT_DEFAULTS = {"spark.sql.session.timeZone": "UTC"}
 #: the driver's Java options: a warehouse of ours adds Derby's log file to them

@@ -63,6 +63,7 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
                              "met": spark["jobs"] <= spark["rounds"] + 20}
     assert goals["passes"]["met"] == (spark["passes"] <= 4) and goals["busy"]["met"] == (spark["busy"] >= 0.5)
     assert spark["master"] == "local[2]" and 50 < duck["peak_mb"] < 4000
+    assert spark["codec"] == "zstd" and "codec" not in duck   # the session's default (engine/spark_session.py)
     # the driver JVM's memory is measured here (Linux, a JVM pyspark started), said so when it is not
     assert spark["peak_mb"] > 100 if spark["memory"].startswith("driver JVM") else spark["peak_mb"] is None
     assert not list(tmp_path.glob("adult_like_*"))   # the source's DuckDB file and Parquet copy are gone
@@ -81,6 +82,7 @@ def test_a_tiny_spark_bench_gives_both_engines_the_same_classes(tmp_path):
     assert [line.split()[:2] for line in table[1:3]] == [["1000", "duckdb"], ["1000", "spark"]]
     assert table[-8].startswith("peak MB: duckdb: process peak RSS") and table[-7].startswith("targets (jobs <=")
     assert table[-6].split()[:3] == ["1000", "spark", "jobs"] and "passes" in table[-6] and "busy" in table[-6]
+    assert f"shuffle {goals['shuffle']['value']:g} (zstd) <= 3" in table[-6]
     assert table[-5].startswith("model (release s on E executors") and table[-4].split()[:4] == ["1000", "spark", "1:",
                                                                                                  f"{model['1']:.1f}"]
     assert table[-3].startswith("floor (median s")

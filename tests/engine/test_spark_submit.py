@@ -34,6 +34,7 @@ spark = EngineChoice("spark", conf={conf!r}).spark_session()
 print(json.dumps({{"partitions": spark.conf.get("spark.sql.shuffle.partitions"), "app": spark.sparkContext.appName,
                   "zone": spark.conf.get("spark.sql.session.timeZone"),
                   "codegen_cache": spark.conf.get("spark.sql.codegen.cache.maxEntries"),
+                  "codec": spark.sparkContext.getConf().get("spark.io.compression.codec", "lz4"),
                   "catalog": spark.conf.get("spark.sql.catalogImplementation"),
                   "warehouse": spark.conf.get("spark.sql.warehouse.dir"),
                   "ui": spark.sparkContext.getConf().get("spark.ui.enabled", "true"),
@@ -65,9 +66,12 @@ def test_spark_defaults_conf_decides_what_the_session_would_otherwise_set(tmp_pa
     assert set(SPARK_FOR_TESTS["spark.driver.extraJavaOptions"].split()) <= set(jvm)
     assert f"-Dderby.stream.error.file={tmp_path.resolve()}/anonymizer-spark/derby.log" in jvm
     assert found == {"partitions": "7", "app": "team-nightly", "zone": "UTC", "codegen_cache": "1000", "ui": "false",
-                     "catalog": "hive"}
+                     "catalog": "hive", "codec": "zstd"}
     assert warehouse.endswith(str(tmp_path / "anonymizer-spark" / "warehouse"))
     assert session_settings(tmp_path, env, (("spark.sql.shuffle.partitions", "3"),))["partitions"] == "3"   # engine.conf wins
+    # a team's codec is its own, from spark-defaults.conf as from engine.conf
+    assert session_settings(tmp_path, defaults(tmp_path, **{"spark.io.compression.codec": "lz4"}))["codec"] == "lz4"
+    assert session_settings(tmp_path, env, (("spark.io.compression.codec", "snappy"),))["codec"] == "snappy"
 
 
 def parts(folder: Path, rows: int = 500) -> Path:
