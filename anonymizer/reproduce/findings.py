@@ -2,11 +2,16 @@
 the measured rows (a *finding*), its verdict, and the text that shows it.
 
 A finding's verdict is never set by hand: it follows from its *checks*, each one printed
-number against the bound the claim sets (:func:`check`). Every check met: *holds*; none:
-*does not hold*; some: *partly*, with the checks inside and outside the claim printed;
-no check (the rows lack what the claim needs): *n/a*. The printed text carries each
-check's number, bound and outcome, so a reader (and ``tests/project/test_verdicts.py``)
-can recompute every verdict from what was printed.
+number against the bound the claim sets (:func:`check`), by a rule fixed before any run
+(:func:`verdict`): N of M checks met gives *holds* (every one), *mostly holds* (at least
+three quarters), *partly* (more than a quarter, less than three quarters), *mostly does
+not hold* (some, at most a quarter), *does not hold* (none); no check (the rows lack what
+the claim needs): *n/a*. The printed text carries each check's number, bound and outcome, so
+a reader (and ``tests/project/test_verdicts.py``) can recompute every verdict from what was
+printed.
+
+A claimed trend ("grows with k", "falls as d rises") is one check on the whole series
+(:func:`trend`), never pieces that can each pass while the series goes the other way.
 """
 
 from __future__ import annotations
@@ -16,8 +21,11 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-#: verdicts of a finding: every check met, none, some, no check
-HOLDS, PARTLY, NOT, NA = "holds", "partly", "does not hold", "n/a"
+#: verdicts of a finding, by the share of its checks met (:func:`verdict`)
+HOLDS, MOSTLY, PARTLY, SCARCELY, NOT, NA = ("holds", "mostly holds", "partly", "mostly does not hold",
+                                            "does not hold", "n/a")
+#: the shares that bound *mostly holds* (at least) and *mostly does not hold* (at most)
+MOSTLY_AT, SCARCELY_AT = 0.75, 0.25
 
 #: a bound: ``>= 10``, ``> 0``, ``<= 0.1``, ``< 1``, ``== 0`` or ``in [1, 1.05]``
 _RULE = re.compile(r"^(?:(>=|>|<=|<|==) (\S+)|in \[(\S+), (\S+)\])$")
@@ -61,8 +69,44 @@ def check(value: float, rule: str) -> Check:
 
 
 def verdict(met: list[bool]) -> str:
-    """All met, none, some, or no check."""
-    return NA if not met else HOLDS if all(met) else NOT if not any(met) else PARTLY
+    """The verdict of N of M checks met (the module docstring's rule):
+
+    >>> [verdict([True] * n + [False] * (12 - n)) for n in (12, 10, 9, 8, 4, 3, 1, 0)]
+    ['holds', 'mostly holds', 'mostly holds', 'partly', 'partly', 'mostly does not hold', 'mostly does not hold', 'does not hold']
+    """
+    if not met:
+        return NA
+    share = sum(met) / len(met)
+    return (HOLDS if share == 1 else MOSTLY if share >= MOSTLY_AT else PARTLY if share > SCARCELY_AT
+            else SCARCELY if share > 0 else NOT)
+
+
+def trend(series: list[list[float]], up: bool = True) -> float:
+    """How a claimed trend shows in ``series`` (one or more lines of values, each in the
+    order of the setting that varies), judged whole: the share of the consecutive steps that
+    go the claimed way (up, or down with ``up`` false) where the fitted slope (least squares
+    against the step index, pooled over the lines) goes that way too; where it does not, minus
+    the share of steps going the other way. In [-1, 1]: 1 every step the claimed way; a
+    negative number, a series whose fit goes against the claim, however many steps agree.
+    NaN without a step.
+
+    >>> trend([[1.0, 2.0, 3.0], [2.0, 1.0, 4.0]]), trend([[1.0, 2.0, 3.0]], up=False)
+    (0.75, -1.0)
+    >>> trend([[1.0, 1.1, 1.2, 1.3, 0.1]])   # three steps of four up, the series down
+    -0.25
+    """
+    sign = 1 if up else -1
+    steps = [sign * (b - a) for s in series for a, b in zip(s, s[1:])]
+    if not steps:
+        return float("nan")
+    covariance = variance = 0.0
+    for s in series:
+        if len(s) > 1:
+            mx, my = (len(s) - 1) / 2, sum(s) / len(s)
+            covariance += sum((i - mx) * (y - my) for i, y in enumerate(s))
+            variance += sum((i - mx) ** 2 for i in range(len(s)))
+    claimed = sign * covariance / variance > 0
+    return (sum(d > 0 for d in steps) if claimed else -sum(d < 0 for d in steps)) / len(steps)
 
 
 def finding(key: str, claim: str, checks: dict[str, Check], note: str, context: dict | None = None) -> dict:
@@ -110,7 +154,7 @@ def format_findings(found: list[dict], paper: str) -> str:
     title = f"paper {paper}'s claims against these rows"
     lines = [title, "=" * len(title)]
     for f in found:
-        lines += ["", f"({f['id']}) {f['holds'].upper():<13} {f['claim']}", f"    rule: {f['note']}"]
+        lines += ["", f"({f['id']}) {f['holds'].upper():<20} {f['claim']}", f"    rule: {f['note']}"]
         checks = f["checks"]
         lines += [check_line(label, c, "    ") for label, c in checks.items()]
         met = sum(c["met"] for c in checks.values())

@@ -25,21 +25,20 @@ removed, so the output says what each explains.
 from __future__ import annotations
 
 from anonymizer.families.lgb import LGB_ALGORITHMS
-from anonymizer.reproduce.findings import Check, finding, rounded
+from anonymizer.reproduce.findings import Check, finding, rounded, trend
 from anonymizer.reproduce.p000_lgb.claims import CLAIM_D, NOTE_D, gap_checks, trend_checks
-from anonymizer.reproduce.p000_lgb.series import NAMES, SET_OBJECTIVE, k_l_series, table, trend
+from anonymizer.reproduce.p000_lgb.series import NAMES, SET_OBJECTIVE, k_l_series, last_minus_first, table
 
 UNROUNDED = "query_error_unrounded"
 
 
 def _trends(rows: list[dict], algorithm: str, key: str) -> dict[str, float] | None:
-    """The k and l trends of one k x l table (share of steps up, last - first)."""
+    """The k and l trends of one k x l table (judged whole, as finding d does; last - first)."""
     series = k_l_series(table(rows, algorithm, key))
     if series is None:
         return None
-    (ks, kd, _), (ls, ld, _) = trend(series[0]), trend(series[1])
-    return {"k_steps_up": rounded(ks), "k_last_minus_first": rounded(kd), "l_steps_up": rounded(ls),
-            "l_last_minus_first": rounded(ld)}
+    return {"k_trend": rounded(trend(series[0])), "k_last_minus_first": rounded(last_minus_first(series[0])),
+            "l_trend": rounded(trend(series[1])), "l_last_minus_first": rounded(last_minus_first(series[1]))}
 
 
 def _turn(before: float, after: float, what: str) -> str:
@@ -87,10 +86,10 @@ def j_unrounded(rows: list[dict]) -> dict:
         default, removed = _trends(rows, a, "query_error"), _trends(rows, a, UNROUNDED)
         if default and removed:
             context[NAMES[a]] = {"rounded (default)": default, "unrounded": removed}
-            said.append(f"{NAMES[a]}: l steps up {default['l_steps_up']:g} -> {removed['l_steps_up']:g}, l last - "
+            said.append(f"{NAMES[a]}: l trend {default['l_trend']:g} -> {removed['l_trend']:g}, l last - "
                         f"first {default['l_last_minus_first']:g} -> {removed['l_last_minus_first']:g} "
-                        f"({_turn(default['l_last_minus_first'], removed['l_last_minus_first'], 'l')}); k steps "
-                        f"up {default['k_steps_up']:g} -> {removed['k_steps_up']:g}")
+                        f"({_turn(default['l_last_minus_first'], removed['l_last_minus_first'], 'l')}); k trend "
+                        f"{default['k_trend']:g} -> {removed['k_trend']:g}")
     gaps, _ = gap_checks(rows, "lgb-ncp", UNROUNDED)
     if gaps:
         context["finding e's gaps without the rounding"] = {label: c.value for label, c in gaps.items()}

@@ -17,7 +17,8 @@ SET_OBJECTIVE = "lgb-ncp-set"
 #: each variant's algorithm and the options it sets
 VARIANTS = {LITERAL: ("lgb-ncp", {"balance": False}), SET_OBJECTIVE: ("lgb-ncp", {"objective": "set"})}
 NAMES = {"lgb-mdp": "LGB_MDP", "lgb-ncp": "LGB_NCP", LITERAL: "LGB_NCP literal", SET_OBJECTIVE: "LGB_NCP set"}
-#: a trend (findings d, f, i): at least this share of the steps goes that way
+#: a trend (findings d, f, i; :func:`anonymizer.reproduce.findings.trend`): at least this share
+#: of the steps goes that way, the fitted slope too
 GROWS = 0.75
 
 
@@ -38,19 +39,24 @@ def pairs(rows: list[dict], key: str, other: str = "lgb-ncp") -> list[tuple[tupl
     return [(kl, mdp[kl], ncp[kl]) for kl in sorted(mdp) if kl in ncp]
 
 
-def trend(lines: list[list[float]], up: bool = True) -> tuple[float, float, float]:
-    """Over several series: the share of consecutive steps going up (down with ``up``
-    false), the mean of last - first and the mean ratio last / first.
+def last_minus_first(lines: list[list[float]]) -> float:
+    """Over several series, the mean of last - first (context: which way they end up).
 
-    >>> trend([[1.0, 2.0, 3.0], [2.0, 1.0, 4.0]])
-    (0.75, 2.0, 2.5)
+    >>> last_minus_first([[1.0, 2.0, 3.0], [2.0, 1.0, 4.0]])
+    2.0
     """
-    steps = [(y > x) if up else (y < x) for s in lines for x, y in zip(s, s[1:])]
     long = [s for s in lines if len(s) > 1]
-    ratios = [s[-1] / s[0] for s in long if s[0]]
-    nan = float("nan")
-    return (sum(steps) / len(steps) if steps else nan, sum(s[-1] - s[0] for s in long) / len(long) if long else nan,
-            sum(ratios) / len(ratios) if ratios else nan)
+    return sum(s[-1] - s[0] for s in long) / len(long) if long else float("nan")
+
+
+def ratios(lines: list[list[float]]) -> float:
+    """Over several series, the mean ratio last / first (how much a setting moves them).
+
+    >>> ratios([[1.0, 2.0, 3.0], [2.0, 1.0, 4.0]])
+    2.5
+    """
+    found = [s[-1] / s[0] for s in lines if len(s) > 1 and s[0]]
+    return sum(found) / len(found) if found else float("nan")
 
 
 def k_l_series(t: dict[tuple[int, int], float]) -> tuple[list[list[float]], list[list[float]]] | None:
