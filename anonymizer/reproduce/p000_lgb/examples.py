@@ -66,15 +66,16 @@ FIG4 = (
 )
 
 BUCKETS_NOTE = (
-    "the buckets differ, and must: Algorithm 2 splits an attribute's sensitive values at their median while "
-    "both halves are l-eligible, so its buckets cover disjoint ranges of values. Age's 24, 29, 31, 34 split at "
-    "29 into {24, 29} and {31, 34} (each 2-eligible); the paper's {24, 31} and {29, 34} overlap, and are what "
-    "divide_buckets makes without the split (the four values dealt in order into two buckets). Disease's eight "
-    "values, in their alphabetical order, split at Flu into {Bronchitis x2, Dyspepsia, Flu} and {Gastritis, "
-    "Hepatitis, Pneumonia x2}, each dealt into two buckets (which Bronchitis or Pneumonia row goes where is the "
-    "release's draw); the paper's four buckets pair the rows 1001-1002, 1003-1004, 1005-1006, 1007-1008, and "
-    "put Bronchitis in two of them and Pneumonia in two, so no split into two value ranges, in any order of the "
-    "values, holds them. Zip's one bucket is the paper's")
+    "the buckets differ: Algorithm 2 splits an attribute's sensitive values at their median while both halves "
+    "are l-eligible, and we take the lower median. Age's 24, 29, 31, 34 split at 29 into {24, 29} and {31, 34} "
+    "(each 2-eligible); Disease's eight values, in their alphabetical order, split at Flu into {Bronchitis x2, "
+    "Dyspepsia, Flu} and {Gastritis, Hepatitis, Pneumonia x2}, each dealt round-robin into two buckets (which "
+    "Bronchitis or Pneumonia row goes where is the release's draw). With the upper median (line 3 keeps s <= "
+    "median) no attribute of the example splits (Age's big half {34} and Disease's {Hepatitis, Pneumonia x2} are "
+    "not 2-eligible), and m-invariance's assignment (one value from each of the l with the most records left, "
+    "ties in order of first appearance) then deals exactly the paper's buckets: {24, 31} and {29, 34}; "
+    "{Bronchitis, Pneumonia}, {Bronchitis, Gastritis}, {Dyspepsia, Pneumonia} and {Flu, Hepatitis}. Zip's one "
+    "bucket is the paper's")
 
 
 def _set(values) -> str:

@@ -11,7 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from anonymizer.cli import main
-from anonymizer.reproduce.p000_lgb.examples import EXAMPLES, _mask, _paper_buckets, FIG2
+from anonymizer.reproduce.p000_lgb.examples import BUCKETS_NOTE, EXAMPLES, FIG2, FIG4, _mask, _paper_buckets
+from anonymizer.reproduce.p000_lgb.worked_example import FIG1
 
 
 def sides(con, number: str):
@@ -50,6 +51,40 @@ def test_figure2_and_4_differ_only_in_age_and_disease_buckets(con):
     assert mark.ours[0][:3] == ("Mark", "{1004, 1008}", "{24, 29, 31, 34}")   # the paper's records and ages
     (table4,) = sides(con, "4")
     assert [(i, c) for i, c, _ in differing(table4)] == [(i, c) for i, c, _ in wrong]   # Fig. 4's buckets = Fig. 2's
+
+
+def _by_hand(values: list, l: int = 2) -> list[list]:
+    """Algorithm 2 by hand, apart from the product: split at the upper median (s <= median
+    small) while both halves are l-eligible; a leaf dealt by m-invariance's assignment, one
+    value from each of the l with the most records left, ties in order of first appearance."""
+    if len(set(values)) > 1:
+        ordered = sorted(values)
+        median = ordered[len(ordered) // 2]
+        halves = [v for v in values if v <= median], [v for v in values if v > median]
+        if all(h and max(h.count(v) for v in h) * l <= len(h) for h in halves):
+            return _by_hand(halves[0], l) + _by_hand(halves[1], l)
+    left, buckets = {v: values.count(v) for v in values}, []   # dict order: first appearance
+    for _ in range(len(values) // l):
+        top = sorted((v for v in left if left[v]), key=lambda v: -left[v])[:l]   # stable: ties by appearance
+        buckets.append(sorted(top))
+        for v in top:
+            left[v] -= 1
+    return buckets
+
+
+def test_the_upper_median_and_largest_first_deal_fig4_as_the_note_says():
+    """The note's account of Fig. 4, by hand: with the upper median nothing splits, and the
+    largest-first assignment gives the paper's buckets exactly (read off Fig. 4's BIDs)."""
+    paper: dict[int, dict[str, list]] = {}
+    for row in FIG4:
+        for j, cell in enumerate(row[1:]):
+            value, bid = cell[:-1].rsplit("(", 1)
+            if bid != "-":
+                paper.setdefault(j, {}).setdefault(bid, []).append(int(value) if value.isdigit() else value)
+    sensitive = {0: [r[1] for r in FIG1 if r[2]], 2: [r[5] for r in FIG1 if r[6]], 3: [r[7] for r in FIG1 if r[8]]}
+    for j, values in sensitive.items():
+        assert sorted(_by_hand(values)) == sorted(sorted(b) for b in paper[j].values()), j
+    assert "deals exactly the paper's buckets" in BUCKETS_NOTE
 
 
 def test_paper_side_helpers():
