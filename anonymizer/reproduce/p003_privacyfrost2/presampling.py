@@ -49,16 +49,16 @@ TABLE1 = (("Adult", 32561, 1, 1289), ("Adult", 32561, 2, 1299), ("Adult", 32561,
 
 def presampling_times(rows: int | None = None, k_primes=K_PRIMES, repeat: int = 3,
                        con: duckdb.DuckDBPyConnection | None = None) -> Iterator[dict]:
-    """Yield one dict per ``k'``: records removed and the median seconds of ``repeat`` runs
+    """Yield one dict per ``k'``: records removed and the median seconds of its ``runs``
     (frequency set and pre-sampling, and each apart), on the clock (``seconds``) and in this
     process's CPU time (``cpu_seconds``: DuckDB's threads run in it; what another process
     takes of the cores does not count, so a busy machine does not move it as it moves the
-    clock). Each of the ``repeat`` rounds runs every ``k'`` once in every place of the sequence
-    (the order rotated, a Latin square): a cost bound to a statement's place falls on every
-    ``k'`` alike (on the 199,523-row stand-in, the second pre-sampling after a frequency set
-    took 0.2 s and the others 0.03-0.09, whatever its ``k'``). ``rows=None`` is ARX's Adult, a
-    number a synthetic table of that size; table ``adult`` of ``con`` (default: a fresh
-    in-memory database) is replaced by it."""
+    clock). Each of the ``repeat`` rounds is ``len(k_primes)`` turns, the order of the ``k'``
+    rotated by one a turn (a Latin square), so every ``k'`` runs once in every place of the
+    sequence and a cost bound to a statement's place falls on every ``k'`` alike:
+    ``repeat * len(k_primes)`` runs of each. ``rows=None`` is ARX's Adult, a number a
+    synthetic table of that size; table ``adult`` of ``con`` (default: a fresh in-memory
+    database) is replaced by it."""
     own = con is None
     con = duckdb.connect() if own else con
     con.execute("SET enable_progress_bar = false")
@@ -88,7 +88,7 @@ def presampling_times(rows: int | None = None, k_primes=K_PRIMES, repeat: int = 
         for k_prime in k_primes:
             sampling = [statistics.median(t[i] for t in sample_times[k_prime]) for i in range(len(clocks))]
             yield {"bench": "presample", "data": "arx-adult" if rows is None else "synthetic", "rows": total,
-                   "k_prime": k_prime, "levels": DEPTH, "removed": removed[k_prime], "repeat": repeat,
+                   "k_prime": k_prime, "levels": DEPTH, "removed": removed[k_prime], "runs": repeat * len(k_primes),
                    "seconds": round(built[0] + sampling[0], 4), "frequency_set_seconds": round(built[0], 4),
                    "presample_seconds": round(sampling[0], 4), "cpu_seconds": round(built[1] + sampling[1], 4)}
     finally:
