@@ -10,6 +10,7 @@ Defs. 1-3 QI / semi-sensitive / sensitive   :func:`.subsets.attributes`         
 Def. 8 QI partition                         :func:`.subsets.qi_partition`                subsets, base
 Alg. 1 line 4 ValuePair_sen                 :func:`.subsets.value_pairs`                 pairs
 Alg. 1 lines 3-6, Alg. 2 (bucketization)    :func:`.bucketize.local_bucketization`       bucket_*
+Alg. 2 line 9 divide_buckets (l-unique)     m-invariance's assignment, in SQL            bucket_largest_first
 Alg. 1 line 7, Alg. 3 (LGB_MDP)             :func:`.mdp.lgb_mdp` (Mondrian rounds)       ../generalized/mondrian/*
 Alg. 1 line 7, Alg. 4 (LGB_NCP)             :func:`.ncp.lgb_ncp`                         ncp_*
 Fig. 2 LGB table, Corollary 3 verification  :mod:`anonymizer.families.lgb.form`                  table, judge_*

@@ -20,12 +20,16 @@ Principles, per attribute (the paper's section 4 uses both):
 
 - ``l-unique`` (Corollary 2). check = l-eligibility, the most frequent value of a half
   occurs at most |VP| / l times (Xiao and Tao 2007). divide_buckets = the assignment of
-  m-invariance: B = floor(n / l) buckets, values dealt round-robin in order of count, so
-  every value is at most once in a bucket and each bucket holds at least l values.
+  m-invariance (m = l): B = floor(n / l) buckets formed in rounds, each taking one record of
+  each of the l values with the most records left (ties by the release's draw), the last
+  n mod l records joining the first bucket that lacks their value; so every value is at most
+  once in a bucket and each bucket holds at least l values. The rounds are computed from the
+  counts, not run one by one (families/lgb/bucket_largest_first.sql.j2).
 - ``t-closeness`` (EMD, Li et al. 2007; the paper's t = 0.2 on sex). check = the half's
   distribution is within t of the attribute's distribution of sensitive values (a union of
   t-close buckets is t-close, EMD being convex, so a half that fails cannot be bucketized).
-  divide_buckets deals round-robin too, into the largest number of buckets B for which
+  divide_buckets deals round-robin (positions in order of count, r to bucket r mod B) into
+  the largest number of buckets B for which
   every bucket is t-close, found by a bisection per leaf on value counts (the counts of a
   dealt bucket follow from B without reading rows); a B that passes is kept, so the
   buckets always pass, even where EMD is not monotonic in B.
@@ -36,7 +40,8 @@ Principles, per attribute (the paper's section 4 uses both):
   divide_buckets deals round-robin as for t-closeness, into the largest B (bisection per
   leaf) whose buckets all pass; B = 1, the leaf, always does.
 
-Choices: the median is the smallest value whose cumulative count reaches half the range
+Choices: the median is the upper one, the smallest value whose cumulative count exceeds half
+the range (the paper does not say which; the upper median is the one its Fig. 4 implies)
 (values in the attribute's generalization order: numbers, hierarchy leaves, or text); a
 range whose big half would be empty is a leaf. The whole attribute must pass the check,
 else no bucketization exists and the release stops (PrivacyCheckFailed). Buckets are
@@ -102,7 +107,12 @@ def local_bucketization(engine: Engine, attrs: list[Attribute], pairs: str, key:
     seconds = time.perf_counter() - start
     sizes = _bucket_sizes(engine, attrs, vals, globs)                     # line 9: divide_buckets
     dealt, shown = engine.work("lgb_dealt"), engine.work("lgb_shown")
-    engine.run("families/lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes)
+    unique = [{"a": x.index, "l": x.principle.l} for x in attrs if isinstance(x.principle, LUnique)]
+    engine.run("families/lgb/bucket_deal.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals, sizes=sizes,
+               unique=[x["a"] for x in unique])
+    if unique:
+        engine.run("families/lgb/bucket_largest_first.sql.j2", key.params(), target=dealt, pairs=pairs, vals=vals,
+                   sizes=sizes, attrs=unique)
     engine.run("families/lgb/bucket_shuffle.sql.j2", key.params(), target=shown, dealt=dealt)
     names = {x.index: x.name for x in attrs}
     counts = engine.execute(f"SELECT a, count(DISTINCT bid), count(DISTINCT part) FROM {dealt} JOIN "

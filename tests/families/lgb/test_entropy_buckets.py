@@ -35,29 +35,36 @@ def buckets(con, values: list[str], l: int) -> list[list[str]]:
     return sorted(list(b) for (b,) in con.execute(f"SELECT list(d ORDER BY d) FROM {view} GROUP BY d_bid").fetchall())
 
 
-# By hand. The median of SKEWED (by counts, codes in order a..h) is b: the half {a x4, b x2}
-# has entropy ln 6 - (4 ln 4 + 2 ln 2) / 6 = 0.637 < ln 2, so Algorithm 2 does not split and
-# the 12 values are one leaf. divide_buckets deals them in order of count (a a a a b b c d e f
-# g h), position i to bucket i mod B, for the largest B whose buckets all reach ln l:
-# l = 2: B = 6 gives six pairs of distinct values (ln 2 each); B = 7 leaves a bucket of one.
+# By hand. The (upper) median of SKEWED (by counts, codes in order a..h) is c: the half
+# {a x4, b x2, c} has entropy 0.956, between ln 2 and ln 3, and {d .. h} ln 5.
+# l = 2: the halves pass, so Algorithm 2 splits. {a x4, b x2, c} has median a and {a x4}
+# (entropy 0) fails: a leaf; dealt round-robin (a a a a b b c, position i to bucket i mod B)
+# into B = 2 it gives {a a b c} and {a a b} (0.637 < ln 2), so B = 1. {d .. h} splits at f
+# into {d, e, f} and {g, h} (ln 3, ln 2); {d, e, f} at e leaves {f} (0): a leaf of one bucket
+# ({d, f}, {e} fails); {g, h} has median h, no big half: a leaf, one bucket.
+# l = 3, l = 4: {a x4, b x2, c} fails (0.956 < ln 3), so the 12 values are one leaf.
+# divide_buckets deals them in order of count (a a a a b b c d e f g h), position i to bucket
+# i mod B, for the largest B whose buckets all reach ln l:
 # l = 3: B = 4 gives four triples of distinct values; B = 5 leaves pairs ({a, d}, ...: ln 2 < ln 3).
 # l = 4: B = 2 gives {a a b c e g}, {a a b d f h} (ln 6 - 2 ln 2 / 6 = 1.561 >= ln 4 = 1.386);
 #        B = 3 gives {a a c f} (ln 4 - 2 ln 2 / 4 = 1.040 < ln 4).
 @pytest.mark.parametrize("l, expected", [
-    (2, [["a", "c"], ["a", "d"], ["a", "e"], ["a", "f"], ["b", "g"], ["b", "h"]]),
+    (2, [["a", "a", "a", "a", "b", "b", "c"], ["d", "e", "f"], ["g", "h"]]),
     (3, [["a", "b", "e"], ["a", "b", "f"], ["a", "c", "g"], ["a", "d", "h"]]),
     (4, [["a", "a", "b", "c", "e", "g"], ["a", "a", "b", "d", "f", "h"]]),
 ])
-def test_skewed_values_are_one_leaf_dealt_into_the_most_buckets(con, l, expected):
-    assert entropy(SKEWED[:6]) < math.log(2)                     # the median's half fails: no split
+def test_skewed_values_are_dealt_into_the_most_buckets(con, l, expected):
+    assert math.log(2) < entropy(SKEWED[:7]) < math.log(3)       # the median's small half
     assert buckets(con, SKEWED, l) == expected
     assert all(entropy(b) >= math.log(l) - 1e-9 for b in expected)
 
 
 def test_distinct_values_split_at_the_median_into_narrow_buckets(con):
-    """a .. h once each, l = 2: the median d splits them into {a..d} and {e..h} (entropy ln 4),
-    those into pairs (ln 2), pairs do not split (one value: 0); one bucket per pair."""
-    assert buckets(con, list("abcdefgh"), 2) == [["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]]
+    """a .. h once each, l = 2: the (upper) median e splits them into {a..e} and {f, g, h};
+    {a..e} splits at c into {a, b, c} and {d, e}; {a, b, c} at b would leave {c} (entropy 0),
+    {d, e} has no big half, {f, g, h} at g would leave {h}: three leaves, one bucket each (two
+    buckets of {a, b, c} would leave one value alone)."""
+    assert buckets(con, list("abcdefgh"), 2) == [["a", "b", "c"], ["d", "e"], ["f", "g", "h"]]
 
 
 def test_too_little_entropy_stops_the_release(con):
