@@ -231,8 +231,9 @@ def p002(batch: str | float, sizes: list[int], dims: list[int], plots: str | Non
       (1) n = 1000, 2000, ..., 10000 seeded samples at d = 3
       (2) d = 2, 3, 4, 5 at n = 2000
     Prints, per sweep, the additional information loss (Definition 14), suppression
-    ratio (Definition 15), groups and seconds, then whether each claim of section 5 holds
-    (holds, partly or does not hold) with the numbers behind it. A progress line per run goes to
+    ratio (Definition 15), groups and seconds, then a verdict per claim of section 5 (holds,
+    mostly holds, partly, mostly does not hold, does not hold: by the share of its checks
+    met) with the numbers behind it. A progress line per run goes to
     stderr. The full run is 78 releases and takes under a minute.
 
     \b

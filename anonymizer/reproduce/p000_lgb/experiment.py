@@ -175,8 +175,8 @@ def run_experiment(con: duckdb.DuckDBPyConnection | None = None, ks: Iterable[in
 # -- findings -------------------------------------------------------------------------------
 def findings(rows: list[dict]) -> list[dict]:
     """Section 4's claims checked against ``rows``: each ``{id, claim, holds, note, checks,
-    context}`` (:func:`anonymizer.reproduce.findings.finding`), ``holds`` following from the
-    checks: "holds", "partly", "does not hold", or "n/a" (no check: the rows lack what it
+    context}`` (:func:`anonymizer.reproduce.findings.finding`), ``holds`` the verdict word that
+    follows from the share of its checks met, or "n/a" (no check: the rows lack what it
     needs). (a)-(f) are the paper's claims (:mod:`.claims`); (g) and (h) say, with measured
     figures, why (a), (c) and (f) do not hold (:mod:`.explain`); (i) and (j) what each of two
     contributors explains of Fig. 7 (:mod:`.fig7`)."""

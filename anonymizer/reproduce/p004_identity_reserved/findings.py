@@ -237,7 +237,8 @@ CHECKS = (_a_high, _b_v_l, _c_v_danonyir, _d_v_alpha_beta, _e_v_qi, _f_geneir_lo
 
 def findings(rows: list[dict]) -> list[dict]:
     """Section 5's claims checked against ``rows``: each ``{id, claim, holds, note, checks, context}``,
-    ``holds`` one of "holds", "partly", "does not hold", "n/a" (the rows lack what it needs)."""
+    ``holds`` the verdict word (:mod:`anonymizer.reproduce.findings`: by the share of its checks met; "n/a" when
+    the rows lack what it needs)."""
     return [check(rows) for check in CHECKS]
 
 
