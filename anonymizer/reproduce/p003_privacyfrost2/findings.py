@@ -7,7 +7,7 @@ a number against the bound the claim sets:
 - (t2-scorings) "There were no significant differences between the three scoring
   functions" (section 7, the transaction times of Tables 2-3): per cell, the slowest
   scoring's seconds over the fastest's ``<= 1.5`` (the paper's own spreads reach 1.37, in
-  Table 3 at k = 10, l = 10);
+  Table 3 at k = 10, l = 10), on the median run in CPU seconds (:mod:`.grid`);
 - (t2-t-vs-l) "The transaction time when using t-closeness was almost same as that when
   using l-diversity" (section 7): per k and scoring, t's seconds over l's in
   ``[0.6667, 1.5]`` (the paper's own ratios reach 1.33, Table 2 at k = 2, t = 0.9);
@@ -65,17 +65,24 @@ def _run_name(r: dict) -> str:
     return f"{_name((r['rows'], r['k'], model, r[model]))} {r['scoring']}"
 
 
+def _time(r: dict) -> float:
+    """A run's seconds: the process's CPU seconds where the run has them (a busy machine
+    stretches the clock, not the work), else the clock's."""
+    return r.get("cpu_seconds") or r["seconds"]
+
+
 def _scorings(runs: list[dict]) -> dict:
     checks, context = {}, {}
     for cell, by in _cells(runs).items():
-        times = {s: by[s]["seconds"] for s in PAPER_SCORINGS if s in by}
+        times = {s: _time(by[s]) for s in PAPER_SCORINGS if s in by}
         if len(times) < 2:
             continue
         checks[f"{_name(cell)} slowest/fastest"] = check(max(times.values()) / min(times.values()), SCORINGS_RULE)
         context[_name(cell)] = times
     return finding("t2-scorings", "no significant difference in time between the three scoring functions", checks,
                    f"per cell, the slowest scoring's seconds over the fastest's {SCORINGS_RULE} (the paper's own "
-                   "spreads reach 1.37)", {"seconds": context})
+                   "spreads reach 1.37), on the median of the repeated runs in the process's CPU seconds",
+                   {"CPU seconds": context})
 
 
 def _t_vs_l(runs: list[dict]) -> dict:
@@ -90,11 +97,12 @@ def _t_vs_l(runs: list[dict]) -> dict:
                 continue
             t, l_run = by[scoring], cells[ls[0]][scoring]
             label = f"n={rows} k={k} t={value:g} / l={ls[0][3]:g} {scoring}"
-            checks[label] = check(t["seconds"] / l_run["seconds"], T_VS_L_RULE)
+            checks[label] = check(_time(t) / _time(l_run), T_VS_L_RULE)
             context[label] = {"partial_seconds_t": t["partial_seconds"], "partial_seconds_l": l_run["partial_seconds"],
                               "classes_t": t["classes"], "classes_l": l_run["classes"]}
     return finding("t2-t-vs-l", "t-closeness takes almost the same time as l-diversity", checks,
-                   f"per k and scoring, t's seconds over l's {T_VS_L_RULE} (the paper's own ratios reach 1.33)",
+                   f"per k and scoring, t's seconds over l's {T_VS_L_RULE} (the paper's own ratios reach 1.33), on "
+                   "the median of the repeated runs in the process's CPU seconds",
                    {"where the time goes": context})
 
 
