@@ -73,7 +73,7 @@ BUCKETS_NOTE = (
     "is m-invariance's assignment: each bucket takes one record of each of the l values with the most records left "
     "(Bronchitis and Pneumonia first). Which of equally frequent values go together, and which Bronchitis or "
     "Pneumonia row goes to which bucket, is the release's random draw: the seed (376) is one whose draw gives the "
-    "paper's buckets, {24, 31} and {29, 34}; {Bronchitis, Pneumonia}, {Bronchitis, Gastritis}, {Dyspepsia, "
+    "paper's buckets (7 of the seeds 0 to 999 do), {24, 31} and {29, 34}; {Bronchitis, Pneumonia}, {Bronchitis, Gastritis}, {Dyspepsia, "
     "Pneumonia} and {Flu, Hepatitis}. With the lower median, Age would split at 29 into {24, 29} and {31, 34}")
 
 
