@@ -282,10 +282,9 @@ def p003(data: str, rows: tuple[int, ...], repeat: int) -> None:
     readable tables, Table 1 beside the paper's, why eta's all-* plateau ends below basic's
     loss, and the findings, each verdict from printed checks. The optimal search's loss is
     a full-domain release's, PrivacyFrost2's a partial-domain one's (said under the grid).
-    Each run is repeated (--repeat), the runs of a grid cell taking turns, and the timing
-    claims read the median run's CPU seconds, the grid's on one DuckDB thread (a busy
-    machine stretches the clock, not the work). The same timings as
-    `anonymizer bench lattice` (which uses DuckDB's threads). --figure 2: Fig. 2's two tables computed
+    Runs repeat (--repeat), a grid cell's taking turns; timing claims read the median run's
+    CPU seconds, the grid's on one DuckDB thread (a busy machine stretches the clock, not the
+    work; `anonymizer bench lattice` times with DuckDB's threads). --figure 2: Fig. 2's two tables computed
     beside the paper's; --table 3: Table 3 on a synthetic stand-in of Census-Income (199,523
     Adult-like rows, about 2 minutes).
 
@@ -302,8 +301,7 @@ def p003(data: str, rows: tuple[int, ...], repeat: int) -> None:
     from anonymizer.reproduce.p003_privacyfrost2.presampling import CENSUS_ROWS, presampling_times
     sizes = rows if data == "synthetic" else [None]
     table1 = sizes if data == "synthetic" else [None, CENSUS_ROWS]
-    stream(itertools.chain(itertools.chain.from_iterable(run_lattice_bench(size, repeat=repeat, threads=1)
-                                                           for size in sizes),
+    stream(itertools.chain(itertools.chain.from_iterable(run_lattice_bench(size, repeat=repeat, threads=1) for size in sizes),
                            itertools.chain.from_iterable(presampling_times(size, repeat=repeat) for size in table1)),
            format_p003)
 
