@@ -10,6 +10,13 @@ the claim needs): *n/a*. The printed text carries each check's number, bound and
 a reader (and ``tests/project/test_verdicts.py``) can recompute every verdict from what was
 printed.
 
+A timing check (a ratio of seconds) has a third outcome, decided by a margin for noise fixed
+here before any run (:func:`timed`): the range the ratio takes over its repeated runs (each
+side's fastest to slowest run), widened to at least :data:`NOISE_FLOOR` either side of the
+printed ratio. Met when the whole range meets the bound, missed when none of it does, and
+*within noise* otherwise: printed with its range, and left out of N and M, so that a busy
+machine, which widens the range, can make a check undecided but cannot turn it.
+
 A claimed trend ("grows with k", "falls as d rises") is one check on the whole series
 (:func:`trend`), never pieces that can each pass while the series goes the other way.
 """
@@ -26,6 +33,9 @@ HOLDS, MOSTLY, PARTLY, SCARCELY, NOT, NA = ("holds", "mostly holds", "partly", "
                                             "does not hold", "n/a")
 #: the shares that bound *mostly holds* (at least) and *mostly does not hold* (at most)
 MOSTLY_AT, SCARCELY_AT = 0.75, 0.25
+
+#: a timing check's range reaches at least this share of its ratio either side (:func:`timed`)
+NOISE_FLOOR = 0.05
 
 #: a bound: ``>= 10``, ``> 0``, ``<= 0.1``, ``< 1``, ``== 0`` or ``in [1, 1.05]``
 _RULE = re.compile(r"^(?:(>=|>|<=|<|==) (\S+)|in \[(\S+), (\S+)\])$")
@@ -52,20 +62,56 @@ def meets(value: float, rule: str) -> bool:
     return {">=": value >= b, ">": value > b, "<=": value <= b, "<": value < b, "==": value == b}[op]
 
 
+def reachable(low: float, high: float, rule: str) -> bool:
+    """Whether some number in ``[low, high]`` meets ``rule``:
+
+    >>> reachable(1.4, 1.6, "<= 1.5"), reachable(1.6, 1.7, "<= 1.5"), reachable(0.5, 2.0, "in [1, 1.05]")
+    (True, False, True)
+    """
+    m = _RULE.match(rule)
+    if m is None:
+        raise ValueError(f"a check's rule must read '>= x', '> x', '<= x', '< x', '== x' or 'in [a, b]': {rule!r}")
+    op, bound, lo, hi = m.groups()
+    if op is None:
+        return high >= float(lo) and low <= float(hi)
+    if op == "==":
+        return low <= float(bound) <= high
+    return meets(high if op[0] == ">" else low, rule)
+
+
 @dataclass(frozen=True)
 class Check:
     """One measured number (rounded as printed) against the claim's bound, and whether it
-    meets it, decided on the printed number."""
+    meets it, decided on the printed number; a timing check (:func:`timed`) also carries the
+    range of its repeated runs, and ``met`` is None when the range straddles the bound."""
 
     value: float
     rule: str
-    met: bool
+    met: bool | None
+    low: float | None = None
+    high: float | None = None
 
 
 def check(value: float, rule: str) -> Check:
     """``value`` (rounded to 4 decimals, as printed) checked against ``rule``."""
     v = rounded(value)
     return Check(v, rule, meets(v, rule))
+
+
+def timed(value: float, low: float, high: float, rule: str) -> Check:
+    """A timing check: the ratio ``value`` of two medians, and ``low``..``high``, the least and
+    the greatest the ratio takes over the runs behind each median; the range is widened to at
+    least :data:`NOISE_FLOOR` of the ratio either side, and all three are rounded as printed.
+    Met when every number of the range meets ``rule``, missed when none does, else None
+    (within noise):
+
+    >>> [timed(r, lo, hi, "<= 1.5").met for r, lo, hi in ((1.2, 1.1, 1.3), (1.45, 1.4, 1.5), (1.8, 1.7, 1.9))]
+    [True, None, False]
+    """
+    v = rounded(value)
+    lo, hi = rounded(min(low, value * (1 - NOISE_FLOOR))), rounded(max(high, value * (1 + NOISE_FLOOR)))
+    met = True if meets(lo, rule) and meets(hi, rule) else False if not reachable(lo, hi, rule) else None
+    return Check(v, rule, met, lo, hi)
 
 
 def verdict(met: list[bool]) -> str:
@@ -113,8 +159,17 @@ def finding(key: str, claim: str, checks: dict[str, Check], note: str, context: 
     """One claim checked: its id in the paper's list, the claim, the checks (label to
     :class:`Check`), the verdict they give, the rule in words, and context numbers that
     explain but do not decide (``context``)."""
-    return {"id": key, "claim": claim, "holds": verdict([c.met for c in checks.values()]), "note": note,
-            "checks": {label: asdict(c) for label, c in checks.items()}, "context": context or {}}
+    decided = [c.met for c in checks.values() if c.met is not None]
+    return {"id": key, "claim": claim, "holds": verdict(decided), "note": note,
+            "checks": {label: _plain(c) for label, c in checks.items()}, "context": context or {}}
+
+
+def _plain(c: Check) -> dict:
+    """A check as the findings' JSON carries it (the range only for a timing check)."""
+    out = asdict(c)
+    if c.low is None:
+        del out["low"], out["high"]
+    return out
 
 
 def _number(x: float) -> str:
@@ -124,12 +179,17 @@ def _number(x: float) -> str:
 
 
 def check_line(label: str, c: dict, indent: str) -> str:
-    """A check as printed: ``met`` or ``missed``, the label, the number, the claim's bound.
+    """A check as printed: ``met``, ``missed`` or ``noise`` (within noise), the label, the
+    number, the claim's bound, and a timing check's range.
 
     >>> check_line("ratio |QI|=3", {"value": 1.1634, "rule": "in [1, 1.05]", "met": False}, "  ")
     '  missed  ratio |QI|=3: 1.1634  (claim: in [1, 1.05])'
+    >>> check_line("t/l", {"value": 1.45, "rule": "<= 1.5", "met": None, "low": 1.3, "high": 1.6}, "")
+    'noise   t/l: 1.45  (claim: <= 1.5; runs 1.3 to 1.6)'
     """
-    return f"{indent}{'met' if c['met'] else 'missed':<6}  {label}: {_number(c['value'])}  (claim: {c['rule']})"
+    outcome = "noise" if c["met"] is None else "met" if c["met"] else "missed"
+    runs = f"; runs {_number(c['low'])} to {_number(c['high'])}" if c.get("low") is not None else ""
+    return f"{indent}{outcome:<6}  {label}: {_number(c['value'])}  (claim: {c['rule']}{runs})"
 
 
 def context_lines(value: Any, indent: str) -> list[str]:
@@ -157,8 +217,10 @@ def format_findings(found: list[dict], paper: str) -> str:
         lines += ["", f"({f['id']}) {f['holds'].upper():<20} {f['claim']}", f"    rule: {f['note']}"]
         checks = f["checks"]
         lines += [check_line(label, c, "    ") for label, c in checks.items()]
-        met = sum(c["met"] for c in checks.values())
-        lines.append(f"    {met} of {len(checks)} checks met" if checks else "    no check: the rows lack what it needs")
+        met = sum(c["met"] is True for c in checks.values())
+        noise = sum(c["met"] is None for c in checks.values())
+        decided = f"    {met} of {len(checks) - noise} checks met" + (f", {noise} within noise (not counted)" if noise else "")
+        lines.append(decided if checks else "    no check: the rows lack what it needs")
         if f["context"]:
             lines.append("    context (not part of the verdict):")
             lines += context_lines(f["context"], "      ")
