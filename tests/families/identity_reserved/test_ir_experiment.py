@@ -154,6 +154,25 @@ def test_findings_partly():
         "NLoss GeneIR_ab / DAnonyIR_Eab: least ratio": False, "NLoss GeneIR_ab / DAnonyIR_Eab: greatest ratio": True}
 
 
+def test_a_missed_eir_ratio_shows_the_class_sizes_beside_it():
+    """(g): where EIR's loss is not close to IR's, the context sets the class-size ratio beside the
+    loss ratio (the measured cause), and (f) GeneIR's ratio by setting with each loss's range."""
+    rows = synthetic()
+    for r in rows:
+        enhanced = r["variant"] in ("danonyir-el", "danonyir-eab")
+        r["individuals_per_class"] = 13.0 if enhanced else 10.0
+        if enhanced:
+            r["nloss"] *= 1.3
+    found = {f["id"]: f for f in findings(rows)}
+    g = found["g"]
+    assert g["holds"] == "does not hold"
+    sizes = g["context"]["DAnonyIR_El / DAnonyIR_kl"]["individuals per class ratio: least, mean, greatest"]
+    assert sizes == [1.3, 1.3, 1.3]
+    assert "class size" in g["note"]
+    by_setting = found["f"]["context"]["NLoss GeneIR_kl / DAnonyIR_kl by setting"]
+    assert by_setting and all(x == 2.5 for x in by_setting.values())
+
+
 def test_text_of_tables_and_findings():
     rows = synthetic()
     text = format_tables({"individuals": 1000, "records": 9250}, rows)
