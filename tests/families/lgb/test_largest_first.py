@@ -73,6 +73,14 @@ def test_a_dominant_value_is_in_every_bucket():
     assert ours == expected and all(0 in b for b in ours)
 
 
+def test_a_dominant_value_among_many_single_ones():
+    # one value 12 times among 48 seen once, l = 5: the dominant value is above the level for
+    # eleven rounds and reaches it in the last; the rest are taken in the draw's order, five a
+    # round less the dominant value's place (the shape that made the rounds' join quadratic)
+    ours, expected = released([12] + [1] * 48, 5)
+    assert ours == expected and len(ours) == 12 and all(0 in b for b in ours)
+
+
 def test_the_residue_joins_a_bucket_without_its_value():
     ours, expected = released([2, 2, 1], 2)        # n = 5, two buckets, one record left over
     assert ours == expected and sorted(map(len, ours)) == [2, 3] and all(len(set(b)) == len(b) for b in ours)
