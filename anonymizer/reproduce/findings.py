@@ -11,8 +11,9 @@ a reader (and ``tests/project/test_verdicts.py``) can recompute every verdict fr
 printed.
 
 A timing check (a ratio of seconds) has a third outcome, decided by a margin for noise fixed
-here before any run (:func:`timed`): the range the ratio takes over its repeated runs (each
-side's fastest to slowest run), widened to at least :data:`NOISE_FLOOR` either side of the
+here before any run (:func:`timed`): the range the ratio takes where each median of repeated
+runs may lie (:func:`median_range`: its 90 % confidence interval, or the fastest to the slowest
+run when they are too few), widened to at least :data:`NOISE_FLOOR` either side of the
 printed ratio. Met when the whole range meets the bound, missed when none of it does, and
 *within noise* otherwise: printed with its range, and left out of N and M, so that a busy
 machine, which widens the range, can make a check undecided but cannot turn it.
@@ -96,6 +97,27 @@ def check(value: float, rule: str) -> Check:
     """``value`` (rounded to 4 decimals, as printed) checked against ``rule``."""
     v = rounded(value)
     return Check(v, rule, meets(v, rule))
+
+
+def median_range(values: list[float], level: float = 0.9) -> tuple[float, float]:
+    """Where the median of repeated runs lies: the distribution-free ``level`` confidence
+    interval of the median, the order statistics x(j) and x(n + 1 - j) for the greatest j
+    with P(x(j) <= median <= x(n + 1 - j)) = 1 - 2 P(Bin(n, 1/2) < j) >= ``level``, or the
+    least and the greatest run when the runs are too few to reach it (3 runs reach 0.75). More
+    runs narrow it, where the least and greatest of them would widen it.
+
+    >>> median_range([3.0, 1.0, 2.0]), median_range([float(x) for x in range(1, 13)])
+    ((1.0, 3.0), (3.0, 10.0))
+    """
+    xs, n = sorted(values), len(values)
+
+    def coverage(j: int) -> float:        # P(x(j) <= median <= x(n + 1 - j))
+        return 1 - 2 * sum(math.comb(n, i) for i in range(j)) / 2 ** n
+
+    j = 1
+    while j + 1 <= (n + 1) // 2 and coverage(j + 1) >= level:
+        j += 1
+    return xs[j - 1], xs[n - j]
 
 
 def timed(value: float, low: float, high: float, rule: str) -> Check:

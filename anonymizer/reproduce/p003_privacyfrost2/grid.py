@@ -9,8 +9,9 @@ frequency set, the search and the row assignment are included; ``prepare_seconds
 reported apart, with one plain GROUP BY over the 8 QIs (``scan_seconds``) to compare with.
 Each run is made ``repeat`` times, the runs of a grid cell taking turns (each starting the
 turn in a different place), and the row is the median run by the process's CPU seconds
-(``cpu_seconds``; ``seconds`` is that run's clock time, ``cpu_range`` the fastest and slowest
-run's CPU seconds): another process's load on the cores stretches the clock, not the work.
+(``cpu_seconds``; ``seconds`` is that run's clock time, ``cpu_range`` where the median may
+lie: :func:`anonymizer.reproduce.findings.median_range`): another process's load on the cores
+stretches the clock, not the work.
 PrivacyFrost2's priorities are age 10, education 5, sex 2, the rest 1; eta's d is 10.
 
 Partial-domain de-generalization (section 5.4 step 4) runs in every PrivacyFrost2 run, as
@@ -49,6 +50,7 @@ from anonymizer.plan import prepare
 from anonymizer.spec.parse import load_spec
 from anonymizer.engine.names import ident
 from anonymizer.datasets.synthetic import make_adult_like
+from anonymizer.reproduce.findings import median_range
 
 #: paper 003, Table 2: (k, "l" or "t", value).
 GRID = [(2, "l", 2), (2, "t", 0.1), (2, "t", 0.9), (10, "l", 10), (10, "t", 0.1), (10, "t", 0.9)]
@@ -113,12 +115,12 @@ def run_lattice_bench(rows: int | None = None, grid=GRID, scorings=SCORINGS, rep
                 # the median run by CPU seconds (the upper middle one for an even count) gives every figure
                 cpu_seconds, seconds, partial_seconds, prepared, result, plan = sorted(
                     timed[algorithm, scoring], key=lambda x: x[0])[repeat // 2]
-                cpus = [x[0] for x in timed[algorithm, scoring]]
+                cpus = median_range([x[0] for x in timed[algorithm, scoring]])
                 notes = result.notes
                 yield {"bench": "lattice", "data": "synthetic" if synthetic else "arx-adult", "rows": total,
                        "k": k, kind: value, "algorithm": algorithm, "scoring": scoring,
                        "seconds": round(seconds, 3), "cpu_seconds": round(cpu_seconds, 3),
-                       "cpu_range": [round(min(cpus), 3), round(max(cpus), 3)],
+                       "cpu_range": [round(cpus[0], 3), round(cpus[1], 3)],
                        "scan_seconds": round(scan, 4),
                        "ratio": round(seconds / scan, 1), "prepare_seconds": round(prepared, 3),
                        "checks": notes["checks"], "check_seconds": notes["check_seconds"],

@@ -34,6 +34,7 @@ from anonymizer.families.generalized.lattice.frequency_set import build_frequenc
 from anonymizer.families.generalized.lattice.lattice import from_root
 from anonymizer.plan import prepare
 from anonymizer.reproduce.p003_privacyfrost2.grid import grid_spec, load_adult
+from anonymizer.reproduce.findings import median_range
 
 #: k' of Table 1 (the middle two are ours: the extracted text lost them)
 K_PRIMES = (1, 2, 5, 10)
@@ -53,7 +54,9 @@ def presampling_times(rows: int | None = None, k_primes=K_PRIMES, repeat: int = 
     (frequency set and pre-sampling, and each apart), on the clock (``seconds``) and in this
     process's CPU time (``cpu_seconds``: DuckDB's threads run in it; what another process
     takes of the cores does not count, so a busy machine does not move it as it moves the
-    clock; ``cpu_range``: the fastest and the slowest run's). Each of the ``repeat`` rounds is ``len(k_primes)`` turns, the order of the ``k'``
+    clock; ``cpu_range``: where that median may lie,
+    :func:`anonymizer.reproduce.findings.median_range`). Each of the ``repeat`` rounds is
+    ``len(k_primes)`` turns, the order of the ``k'``
     rotated by one a turn (a Latin square), so every ``k'`` runs once in every place of the
     sequence and a cost bound to a statement's place falls on every ``k'`` alike:
     ``repeat * len(k_primes)`` runs of each. ``rows=None`` is ARX's Adult, a number a
@@ -87,12 +90,12 @@ def presampling_times(rows: int | None = None, k_primes=K_PRIMES, repeat: int = 
         built = [statistics.median(t[i] for t in freq_times) for i in range(len(clocks))]
         for k_prime in k_primes:
             sampling = [statistics.median(t[i] for t in sample_times[k_prime]) for i in range(len(clocks))]
-            cpus = [f[1] + t[1] for f, t in zip(freq_times, sample_times[k_prime])]   # each turn's CPU seconds
+            cpus = median_range([f[1] + t[1] for f, t in zip(freq_times, sample_times[k_prime])])   # each turn's
             yield {"bench": "presample", "data": "arx-adult" if rows is None else "synthetic", "rows": total,
                    "k_prime": k_prime, "levels": DEPTH, "removed": removed[k_prime], "runs": repeat * len(k_primes),
                    "seconds": round(built[0] + sampling[0], 4), "frequency_set_seconds": round(built[0], 4),
                    "presample_seconds": round(sampling[0], 4), "cpu_seconds": round(built[1] + sampling[1], 4),
-                   "cpu_range": [round(min(cpus), 4), round(max(cpus), 4)]}
+                   "cpu_range": [round(cpus[0], 4), round(cpus[1], 4)]}
     finally:
         if own:
             con.close()
