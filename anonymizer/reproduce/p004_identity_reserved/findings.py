@@ -1,5 +1,5 @@
 """Paper 004's claims (section 5, Figures 2-9) checked against the experiment's rows
-(:mod:`.experiment`): (a) to (m), each a finding whose verdict follows from its printed checks."""
+(:mod:`.experiment`): (a) to (s), each a finding whose verdict follows from its printed checks."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ GENEIR_BANDS = {("geneir-kl", "danonyir-kl"): (1.923, 2.683), ("geneir-kl", "dan
 EIR_BANDS = {"danonyir-el": (1.0148, 1.0347), "danonyir-eab": (1.0127, 1.0519)}
 CLOSE = 0.10                   # (k): "close" query errors = EIR / IR within 10 % of 1
 ALGORITHM_SWEEPS = {"l": +1, "qi-kl": +1, "alpha": -1, "beta": -1, "qi-ab": +1}
+FLAT_CLASSES = 1.25            # (o): "almost not changed" = the most classes over the fewest at most 1.25
+SAME_TIME = (0.6667, 1.5)      # (r): "close" times = EIR / IR in [2/3, 3/2], as paper 003's "almost same"
 
 
 def _series(rows: list[dict], sweep: str, variant: str, key: str) -> list[tuple[Any, float]]:
@@ -256,8 +258,86 @@ def _m_runtime_trends(rows: list[dict]) -> dict:
                           "claimed way, with the fitted slope that way (wall-clock seconds of the algorithm phase)")
 
 
+def _n_geneir_classes(rows: list[dict]) -> dict:
+    checks = {}
+    for g, mine in GENEIR.items():
+        for d in mine:
+            ratios = [a / b for _, a, b in _pairs(rows, g, d, "individuals_per_class") if b]
+            if ratios:
+                checks[f"individuals per class {VARIANTS[g][0]} / {VARIANTS[d][0]}: least ratio"] = check(
+                    min(ratios), "> 1")
+    return finding("n", "a class of GeneIR holds more individuals than one of DAnonyIR (sections 5.1, 5.2.1: "
+                    "'GeneIR makes the size of an equivalence class become very great')", checks,
+                    "per GeneIR / DAnonyIR pair over the settings both ran: the least ratio of individuals per class "
+                    "above 1")
+
+
+def _o_class_counts(rows: list[dict]) -> dict:
+    checks, context = {}, {}
+    for v, sweep in (("geneir-kl", "qi-kl"), ("danonyir-kl", "qi-kl"), ("geneir-ab", "qi-ab"), ("danonyir-ab", "qi-ab")):
+        ys = [y for _, y in _series(rows, sweep, v, "classes")]
+        if len(ys) > 1 and min(ys) > 0:
+            checks[f"{VARIANTS[v][0]} {sweep}: most classes / fewest"] = check(max(ys) / min(ys), f"<= {FLAT_CLASSES:g}")
+            context[f"{VARIANTS[v][0]} {sweep}"] = ys
+    for v in ("danonyir-kl", "danonyir-el"):
+        checks.update(_trend(f"{VARIANTS[v][0]} l classes", _series(rows, "l", v, "classes"), up=False))
+    return finding("o", "the number of classes is almost not changed as |QI| grows (section 5.1) and falls as l "
+                    "grows (section 5.3, Fig. 8a)", checks,
+                    f"over |QI| (the sweep's fixed l, alpha and beta) the most classes over the fewest at most "
+                    f"{FLAT_CLASSES:g} (ours: 'almost not changed'); over l, DAnonyIR_kl's and DAnonyIR_El's count "
+                    f"of classes down, judged whole (at least {TREND:.0%} of the steps, the fitted slope too)", context)
+
+
+def _p_class_sizes(rows: list[dict]) -> dict:
+    checks, context = {}, {}
+    for v in ("geneir-kl", "danonyir-kl", "danonyir-el"):
+        for key in ("individuals_per_class", "records_per_class"):
+            series = _series(rows, "l", v, key)
+            checks.update(_trend(f"{VARIANTS[v][0]} l {key.replace('_', ' ')}", series, up=True))
+            if len(series) > 1:
+                context[f"{VARIANTS[v][0]} {key}"] = {_fmt_key(x): rounded(y) for x, y in series}
+    return finding("p", "as l grows, each class holds more individuals and more records (section 5.2.1, GeneIR_kl, "
+                    "DAnonyIR_kl, DAnonyIR_El)", checks,
+                    f"per variant, individuals and records per class over l, judged whole: at least {TREND:.0%} of "
+                    "the steps up, with the fitted slope up", context)
+
+
+def _q_loss_sharper_with_qi(rows: list[dict]) -> dict:
+    checks, context = {}, {}
+    for v in ("geneir-kl", "danonyir-kl", "danonyir-el"):
+        by_qi, by_l = ([y for _, y in _series(rows, s, v, "nloss")] for s in ("qi-kl", "l"))
+        if len(by_qi) > 1 and len(by_l) > 1 and by_qi[0] > 0 and by_l[0] > 0 and by_l[-1] != by_l[0]:
+            rise_qi, rise_l = by_qi[-1] / by_qi[0], by_l[-1] / by_l[0]
+            checks[f"{VARIANTS[v][0]}: NLoss rise over |QI| / over l"] = check(rise_qi / rise_l, "> 1")
+            context[VARIANTS[v][0]] = {"rise over |QI|": rounded(rise_qi), "rise over l": rounded(rise_l)}
+    return finding("q", "NLoss rises more sharply as |QI| grows than as l grows (Fig. 4)", checks,
+                    "per variant: NLoss at the largest |QI| over the smallest (the sweep's fixed l), divided by NLoss "
+                    "at the largest l over the smallest (its fixed |QI|), above 1: each figure's whole rise", context)
+
+
+def _r_eir_time_close(rows: list[dict]) -> dict:
+    checks: dict[str, Check] = {}
+    for ir, e in ENHANCED.items():
+        ratios = [a / b for _, a, b in _pairs(rows, e, ir, "runtime") if b]
+        checks.update(_ratio_band(f"seconds {VARIANTS[e][0]} / {VARIANTS[ir][0]}", ratios, SAME_TIME))
+    return finding("r", "DAnonyIR_kl's and DAnonyIR_El's times are close, and DAnonyIR_ab's and DAnonyIR_Eab's "
+                    "(section 5.3)", checks,
+                    f"over the settings both ran: the least and the greatest ratio of the algorithm seconds in "
+                    f"[{SAME_TIME[0]:g}, {SAME_TIME[1]:g}] (one run each, wall clock: a ratio near a bound can go "
+                    "either way)")
+
+
+def _s_geneir_runtime_trends(rows: list[dict]) -> dict:
+    plan = [(s, ("geneir-kl",) if s in ("l", "qi-kl") else ("geneir-ab",), up > 0) for s, up in ALGORITHM_SWEEPS.items()]
+    return _trend_finding("s", "GeneIR_kl's runtime rises with l and |QI|; GeneIR_ab's falls with alpha and beta and "
+                          "rises with |QI| (section 5.3)", rows, "runtime", plan,
+                          f"per GeneIR variant and sweep, judged whole: at least {TREND:.0%} of the steps go the "
+                          "claimed way, with the fitted slope that way (wall-clock seconds of the algorithm phase)")
+
+
 CHECKS = (_a_high, _b_v_l, _c_v_danonyir, _d_v_alpha_beta, _e_v_qi, _f_geneir_loss, _g_eir_close, _h_loss_trends,
-          _i_error_trends, _j_error_lambda, _k_error_algorithms, _l_runtime, _m_runtime_trends)
+          _i_error_trends, _j_error_lambda, _k_error_algorithms, _l_runtime, _m_runtime_trends, _n_geneir_classes,
+          _o_class_counts, _p_class_sizes, _q_loss_sharper_with_qi, _r_eir_time_close, _s_geneir_runtime_trends)
 
 
 def findings(rows: list[dict]) -> list[dict]:

@@ -117,23 +117,27 @@ def synthetic(flip: bool = False) -> list[dict]:
             nloss = base * ((0.5 if flip else 2.5) if gene else (0.8 if flip else 1.02) if enhanced else 1)
             vul = None if enhanced else v_ir + (0 if gene else (-1 if flip else 5))
             qe1 = err * ((0.5 if flip else 1.5) if gene else (1.5 if flip else 1.03) if enhanced else 1)
-            runtime = (5.0 if flip else 0.1) if gene else run * (1.05 if enhanced else 1)
+            runtime = (10.0 + run if flip else 0.01 * run) if gene else run * ((3.0 if flip else 1.05) if enhanced else 1)
+            # GeneIR's classes hold more individuals, classes grow with l, their number does not move with |QI|
+            size = (20 - (l or 6)) * (0.5 if gene else 1) if flip else (8 + (l or 6)) * (2 if gene else 1)
+            classes = 10.0 * qi * (l or 1) if flip else 1000 / size
             rows.append({"sweeps": sweeps, "variant": v, "label": label, "qi": qi, "l": l, "alpha": a, "beta": b,
                          "family": family, "vulnerable_percent": vul, "nloss": nloss, "query_error_1": qe1,
-                         "query_error_qi": qe1 * (2 + 0.1 * qi if flip else 0.5 - 0.03 * qi), "runtime": runtime, "classes": 10,
+                         "query_error_qi": qe1 * (2 + 0.1 * qi if flip else 0.5 - 0.03 * qi), "runtime": runtime,
+                         "classes": classes, "individuals_per_class": size, "records_per_class": 9 * size,
                          "suppressed_records": 0, "seconds": {"total": 1.0}})
     return rows
 
 
 def test_findings_hold_on_rows_that_follow_the_paper():
     found = findings(synthetic())
-    assert [f["id"] for f in found] == list("abcdefghijklm")
-    assert {f["id"]: f["holds"] for f in found} == {k: "holds" for k in "abcdefghijklm"}
+    assert [f["id"] for f in found] == list("abcdefghijklmnopqrs")
+    assert {f["id"]: f["holds"] for f in found} == {k: "holds" for k in "abcdefghijklmnopqrs"}
 
 
 def test_findings_fail_on_rows_that_go_the_other_way():
     found = findings(synthetic(flip=True))
-    assert {f["id"]: f["holds"] for f in found} == {k: "does not hold" for k in "abcdefghijklm"}
+    assert {f["id"]: f["holds"] for f in found} == {k: "does not hold" for k in "abcdefghijklmnopqrs"}
 
 
 def test_findings_without_rows_are_not_applicable():
