@@ -1,5 +1,5 @@
 """Paper 002's claims (section 5, Figures 2-23) checked against the experiment's rows
-(:mod:`.experiment`): (a) to (i), each a finding whose verdict follows from its printed
+(:mod:`.experiment`): (a) to (l), each a finding whose verdict follows from its printed
 checks (:func:`anonymizer.reproduce.findings.finding`, by its rule of the checks met)."""
 
 from __future__ import annotations
@@ -237,8 +237,58 @@ def _i_runtime_faster(rows: list[dict]) -> dict:
                    "each, so a step within the timing's noise can go either way", context)
 
 
+def _j_fewer_groups(rows: list[dict]) -> dict:
+    """Sections 5.1-5.3: as d grows "fewer and fewer groups can be formed" by a baseline."""
+    checks: dict[str, Check] = {}
+    context: dict[str, list] = {}
+    for b in BASELINES:
+        series = _series(rows, "d", b, "groups")
+        if len(series) > 1:
+            checks[f"{b}: groups, trend over d"] = check(trend([[y for _, y in series]], up=False), f">= {TREND:g}")
+            context[b] = [y for _, y in series]
+    return finding("j", "as d grows, fewer and fewer groups can be formed by MBF, MSDCF and MMDCF", checks,
+                   f"per baseline: its groups over d, judged whole (at least {TREND:.0%} of the steps down, with the "
+                   "fitted slope down)", context)
+
+
+def _added(rows: list[dict], sweep: str) -> dict[str, list[tuple[int, float]]]:
+    """Per other MSLF variant: (setting, its records added by MSLF minus MBF-MSLF's) over ``sweep``."""
+    by = {(r["setting"], r["algorithm"]): r["residual_added"] for r in rows if r["sweep"] == sweep}
+    return {o: [(v, by[v, o] - by[v, "mbf-mslf"]) for v, a in sorted(by) if a == o and (v, "mbf-mslf") in by]
+            for o in OTHERS}
+
+
+def _k_added_fewer(rows: list[dict]) -> dict:
+    """Section 5.4 (Fig. 20): over n, "the added records of MSDCF-MSLF or MMDCF-MSLF is less than
+    those of MBF-MSLF"."""
+    checks: dict[str, Check] = {}
+    context: dict[str, dict] = {}
+    for o, diffs in _added(rows, "n").items():
+        if diffs:
+            checks[f"{o} - mbf-mslf: greatest difference of records added"] = check(max(d for _, d in diffs), "< 0")
+            context[f"{o} - mbf-mslf"] = {str(v): d for v, d in diffs}
+    return finding("k", "over n, MSDCF-MSLF and MMDCF-MSLF add fewer records to formed groups than MBF-MSLF", checks,
+                   "per variant over the sizes both ran: its records added by MSLF minus MBF-MSLF's, the greatest "
+                   "below 0", context)
+
+
+def _l_added_then_more(rows: list[dict]) -> dict:
+    """Section 5.4 (Fig. 22): over d, "the added records of MSDCF-MSLF or MMDCF-MSLF is first less
+    than those of MBF-MSLF, and then more"."""
+    checks: dict[str, Check] = {}
+    context: dict[str, dict] = {}
+    for o, diffs in _added(rows, "d").items():
+        if len(diffs) > 1:
+            checks[f"{o} - mbf-mslf at the smallest d: records added"] = check(diffs[0][1], "< 0")
+            checks[f"{o} - mbf-mslf at the largest d: records added"] = check(diffs[-1][1], "> 0")
+            context[f"{o} - mbf-mslf"] = {str(v): d for v, d in diffs}
+    return finding("l", "over d, MSDCF-MSLF and MMDCF-MSLF first add fewer records than MBF-MSLF, then more", checks,
+                   "per variant: its records added by MSLF minus MBF-MSLF's, below 0 at the smallest d and above 0 "
+                   "at the largest", context)
+
+
 CHECKS = (_a_no_suppression, _b_loss_vs_baseline, _c_baseline_with_d, _d_mslf_with_d, _e_low_d, _f_high_d,
-          _g_stable_with_n, _h_runtime, _i_runtime_faster)
+          _g_stable_with_n, _h_runtime, _i_runtime_faster, _j_fewer_groups, _k_added_fewer, _l_added_then_more)
 
 
 def findings(rows: list[dict]) -> list[dict]:

@@ -115,6 +115,13 @@ MSLF_LOSS_D = {"mbf-mslf": {2: 0.05, 3: 0.30, 4: 0.28, 5: 0.26},
                "msdcf-mslf": {2: 0.04, 3: 0.25, 4: 0.30, 5: 0.29},
                "mmdcf-mslf": {2: 0.04, 3: 0.26, 4: 0.29, 5: 0.28}}
 MSLF_LOSS_N = {"mbf-mslf": 0.30, "msdcf-mslf": 0.25, "mmdcf-mslf": 0.26}
+# records MSLF adds: the others fewer than MBF-MSLF over n; over d first fewer, then more
+ADDED_N = {"mbf-mslf": 50, "msdcf-mslf": 40, "mmdcf-mslf": 42}
+ADDED_D = {"mbf-mslf": {2: 50, 3: 60, 4: 60, 5: 60}, "msdcf-mslf": {2: 40, 3: 55, 4: 65, 5: 70},
+           "mmdcf-mslf": {2: 45, 3: 58, 4: 62, 5: 66}}
+
+
+OTHERS_MSLF = ("msdcf-mslf", "mmdcf-mslf")
 
 
 def synthetic():
@@ -130,8 +137,10 @@ def synthetic():
                     loss, sup = (0.01, 0.3) if sweep == "n" else (BASE_LOSS_D[d], BASE_SUP_D[d])
                 seconds = n / 1000 * d * (1.0 if not mslf else 1.1 if a == "mbf-mslf" else 1.2)   # the paper's order
                 rows.append({"sweep": sweep, "setting": s, "algorithm": a, "n": n, "d": d,
-                             "additional_information_loss": loss, "suppression_ratio": sup, "groups": 1,
-                             "suppressed": round(sup * n), "residual_added": 0, "greedy_steps": 1,
+                             "additional_information_loss": loss, "suppression_ratio": sup,
+                             "groups": n // (10 * d), "suppressed": round(sup * n),
+                             "residual_added": (ADDED_N[a] if sweep == "n" else ADDED_D[a][d]) if mslf else 0,
+                             "greedy_steps": 1,
                              "algorithm_seconds": seconds, "greedy_seconds": seconds / 2,
                              "total_seconds": seconds * 2, "release": f"r_{sweep}{s}_{a}"})
     return rows
@@ -151,6 +160,23 @@ def edit(rows, where, **values):
 def test_paper_like_rows_hold_everything():
     assert set(verdicts(synthetic()).values()) == {"holds"}
     assert set(verdicts([]).values()) == {"n/a"}
+
+
+def test_groups_and_added_records_go_against_the_paper():
+    """(j) the baselines' groups rising with d; (k) MSDCF-MSLF adding more than MBF-MSLF at one n;
+    (l) the others adding more than MBF-MSLF from the smallest d on."""
+    rows = synthetic()
+    for r in rows:
+        if r["sweep"] == "d" and r["algorithm"] in ("mbf", "msdcf", "mmdcf"):
+            r["groups"] = 10 * r["d"]
+    rows = edit(rows, lambda r: r["sweep"] == "n" and r["algorithm"] == "msdcf-mslf" and r["n"] == 3000,
+                residual_added=80)
+    rows = edit(rows, lambda r: r["sweep"] == "d" and r["d"] == 2 and r["algorithm"] in OTHERS_MSLF,
+                residual_added=90)
+    found = {f["id"]: f for f in findings(rows)}
+    assert found["j"]["holds"] == "does not hold" and found["j"]["context"]["mbf"] == [20, 30, 40, 50]
+    assert found["k"]["holds"] == "partly"
+    assert [c["met"] for c in found["l"]["checks"].values()] == [False, True, False, True]
 
 
 def test_a_flips_on_a_suppressing_mslf_run():
@@ -272,7 +298,7 @@ def test_cli_msb():
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["batch"] == "exact" and len(out["rows"]) == 2 * len(ALGORITHMS)
-    assert {f["id"] for f in out["findings"]} == set("abcdefghi")
+    assert {f["id"] for f in out["findings"]} == set("abcdefghijkl")
     res = invoke("reproduce", "p002", "--sizes", "1000", "--dims", "", "--batch", "0.5")
     assert res.exit_code == 0, res.output
     assert "sweep (1)" in res.output and "paper 002's claims" in res.output
