@@ -1,5 +1,5 @@
 """Paper 000's claims of section 4 (Figs. 5 to 8) checked against the experiment's rows:
-findings (a) to (f). Each verdict follows from its printed checks
+findings (a) to (f) and (k). Each verdict follows from its printed checks
 (:func:`anonymizer.reproduce.findings.finding`), each check a measured number against the
 bound the paper's words set:
 
@@ -13,7 +13,9 @@ bound the paper's words set:
   go that way, with the fitted slope going that way too;
 - "more affected by k than l" (Fig. 7): the ratio last / first over k exceeds that over l;
 - "lower ... when l is small", "gradually close" (Fig. 7): the gap is positive at the
-  smallest l, and its size falls over l, judged whole as a trend.
+  smallest l, and its size falls over l, judged whole as a trend;
+- "more evenly" (section 4.1, the reason given for Fig. 5): fewer of LGB_MDP's rows in groups
+  of at least 2k rows, and a smaller largest group, at every (k, l).
 """
 
 from __future__ import annotations
@@ -153,6 +155,24 @@ def f_density(rows: list[dict]) -> dict:
     return finding("f", CLAIM_F, checks, f"over the (k, l) series by density, judged whole: at least {GROWS} of the "
                    "steps go down, with the fitted slope down too; reduction = 1 - last / first is largest at the largest "
                    "k and l", context)
+
+
+CLAIM_K = "LGB_MDP divides the tuples into local equivalence groups more evenly than LGB_NCP (section 4.1)"
+
+
+def k_evenly(rows: list[dict]) -> dict:
+    sizes = {a: table(rows, a, "group_sizes") for a in ("lgb-mdp", "lgb-ncp")}
+    both = [kl for kl in sorted(sizes["lgb-mdp"]) if kl in sizes["lgb-ncp"]]
+    checks: dict[str, Check] = {}
+    if both:
+        for key, what in (("share_2k", "share of the rows in groups of >= 2k rows"), ("largest", "largest group")):
+            checks[f"{what}: LGB_MDP - LGB_NCP, greatest over (k, l)"] = check(
+                max(sizes["lgb-mdp"][kl][key] - sizes["lgb-ncp"][kl][key] for kl in both), "< 0")
+    context = {f"k={k} l={l}": {f"{NAMES[a]} {key}": sizes[a][k, l][key] for a in sizes for key in ("share_2k", "largest")}
+               for k, l in both}
+    return finding("k", CLAIM_K, checks, "at every (k, l) both ran at 20 %: LGB_MDP's share of the rows in groups of "
+                   "at least 2k rows below LGB_NCP's, and its largest group smaller (the greatest difference below 0)",
+                   context)
 
 
 CLAIMS = (a_cdm, b_cdm_flat, c_ncp, d_query_k_l, e_query_mdp_ncp, f_density)

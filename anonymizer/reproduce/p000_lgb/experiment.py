@@ -43,7 +43,7 @@ from anonymizer.errors import SpecError
 from anonymizer.datasets.flagged import SALARY, experiment_spec, flagged_adult
 from anonymizer.metrics.ncp import ncp
 from anonymizer.reproduce.p000_lgb import explain, fig7
-from anonymizer.reproduce.p000_lgb.claims import CLAIMS
+from anonymizer.reproduce.p000_lgb.claims import CLAIMS, k_evenly
 from anonymizer.reproduce.p000_lgb.query_error import draw_queries, query_error
 from anonymizer.reproduce.p000_lgb.series import DENSITY_ALGORITHM, GRID_DENSITY, LITERAL, SET_OBJECTIVE, VARIANTS
 from anonymizer.reproduce.findings import format_findings as shared_format
@@ -179,8 +179,9 @@ def findings(rows: list[dict]) -> list[dict]:
     follows from the share of its checks met, or "n/a" (no check: the rows lack what it
     needs). (a)-(f) are the paper's claims (:mod:`.claims`); (g) and (h) say, with measured
     figures, why (a), (c) and (f) do not hold (:mod:`.explain`); (i) and (j) what each of two
-    contributors explains of Fig. 7 (:mod:`.fig7`)."""
-    return [f(rows) for f in (*CLAIMS, explain.g_groups_and_ncp, explain.h_density, *fig7.FINDINGS)]
+    contributors explains of Fig. 7 (:mod:`.fig7`); (k) is section 4.1's reason for Fig. 5
+    (:func:`.claims.k_evenly`)."""
+    return [f(rows) for f in (*CLAIMS, explain.g_groups_and_ncp, explain.h_density, *fig7.FINDINGS, k_evenly)]
 
 
 def format_findings(found: list[dict]) -> str:

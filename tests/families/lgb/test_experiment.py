@@ -91,12 +91,12 @@ def test_occupation_cap(small):
 def test_findings_and_json(small):
     _, rows = small
     found = findings(rows)
-    assert [f["id"] for f in found] == list("abcdefghij")
+    assert [f["id"] for f in found] == list("abcdefghijk")
     assert all(f["holds"] in VERDICTS for f in found)
     by_id = {f["id"]: f["holds"] for f in found}
     assert by_id["d"] == by_id["j"] == "n/a"                        # one k: no trend in k
     text = format_findings(found)
-    assert all(f"({key}) " in text for key in "abcdefghij")
+    assert all(f"({key}) " in text for key in "abcdefghijk")
     assert recomputed(text) == {f["id"]: f["holds"] for f in found}
     out = json.loads(json.dumps(to_json(rows, found, ["x.png"])))
     assert out["experiment"] == "000" and len(out["rows"]) == len(rows) and out["plots"] == ["x.png"]
@@ -198,7 +198,8 @@ def synthetic(cdm_ratio=0.5, ncp_cut=0.15, k_up=True, density_down=True, bucket_
                     rows.append({"sections": sections, "algorithm": algorithm, "density": density, "k": k,
                                  "l": l, "c_dm": 1000 * k * (cdm_ratio if mdp else 1), "ncp": ncp,
                                  "ncp_paper": ncp, "query_error": error, "query_error_unrounded": error,
-                                 "group_sizes": {"share_2k": 0.1, "largest": 2 * k}, "t": 0.2,
+                                 "group_sizes": {"share_2k": 0.05 if mdp else 0.1, "largest": 2 * k + (0 if mdp else 3)},
+                                 "t": 0.2,
                                  "spread": {"age": {"qi_cells": 10, "qi_ncp": 0.2, "bucket_cells": 5,
                                                     "bucket_ncp": bucket_ncp}}})
     return rows
@@ -213,6 +214,15 @@ def verdicts(rows):
 def test_paper_like_rows_hold_everything():
     assert set(verdicts(synthetic()).values()) == {"holds"}
     assert set(verdicts([]).values()) == {"n/a"}
+
+
+def test_k_misses_where_mdp_leaves_more_rows_in_large_groups():
+    rows = synthetic()
+    for r in rows:
+        if r["algorithm"] == "lgb-mdp" and r["k"] == 8:
+            r["group_sizes"] = {"share_2k": 0.2, "largest": 2 * r["k"]}
+    found = {f["id"]: f for f in findings(rows)}["k"]
+    assert found["holds"] == "partly" and [c["met"] for c in found["checks"].values()] == [False, True]
 
 
 def _scaled(rows, when, key, factor):
@@ -266,4 +276,4 @@ def test_cli_lgb_experiment():
     out = json.loads(res.stdout)
     assert [(r["algorithm"], r["k"], r["l"]) for r in out["rows"]] == [("lgb-mdp", 5, 5), ("lgb-ncp", 5, 5),
                                                                        ("lgb-ncp-literal", 5, 5), ("lgb-ncp-set", 5, 5)]
-    assert out["l_caps"]["20%"]["occupation"]["cap"] == 7 and len(out["findings"]) == 10
+    assert out["l_caps"]["20%"]["occupation"]["cap"] == 7 and len(out["findings"]) == 11
