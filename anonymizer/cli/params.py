@@ -53,8 +53,8 @@ def rows_option(help: str = "Synthetic table sizes (repeat the option for severa
                         show_default=True, help=help)
 
 
-def repeat_option(help: str = "Runs per size."):
-    return click.option("--repeat", type=click.IntRange(1, 20), default=3, show_default=True, help=help)
+def repeat_option(help: str = "Runs per size.", default: int = 3):
+    return click.option("--repeat", type=click.IntRange(1, 20), default=default, show_default=True, help=help)
 
 
 def k_option(default: int = 10, help: str = "k of k-anonymity."):
