@@ -284,7 +284,7 @@ def p003(data: str, rows: tuple[int, ...], repeat: int) -> None:
     a full-domain release's, PrivacyFrost2's a partial-domain one's (said under the grid).
     Runs repeat (--repeat), a grid cell's taking turns; timing claims read the median run's
     CPU seconds on one DuckDB thread, and a ratio whose runs' range straddles its bound is
-    `noise`, not counted (`anonymizer bench lattice` times with DuckDB's threads). --figure 2: Fig. 2's two tables computed
+    `noise`, not excluded (`anonymizer bench lattice` times with DuckDB's threads). --figure 2: Fig. 2's two tables computed
     beside the paper's; --table 3: Table 3 on a synthetic stand-in of Census-Income (199,523
     Adult-like rows, about 2 minutes).
 

@@ -15,8 +15,10 @@ here before any run (:func:`timed`): the range the ratio takes where each median
 runs may lie (:func:`median_range`: its 90 % confidence interval, or the fastest to the slowest
 run when they are too few), widened to at least :data:`NOISE_FLOOR` either side of the
 printed ratio. Met when the whole range meets the bound, missed when none of it does, and
-*within noise* otherwise: printed with its range, and left out of N and M, so that a busy
-machine, which widens the range, can make a check undecided but cannot turn it.
+*within noise* otherwise: printed with its range. A check within noise counts with the met
+ones (the claim stands unless a measurement excludes it), and the count says how many were
+within noise: a check whose ratio sits near its bound is met in one run and within noise in
+the next, and counting both alike keeps the verdict where the evidence leaves it.
 
 A claimed trend ("grows with k", "falls as d rises") is one check on the whole series
 (:func:`trend`), never pieces that can each pass while the series goes the other way.
@@ -181,8 +183,8 @@ def finding(key: str, claim: str, checks: dict[str, Check], note: str, context: 
     """One claim checked: its id in the paper's list, the claim, the checks (label to
     :class:`Check`), the verdict they give, the rule in words, and context numbers that
     explain but do not decide (``context``)."""
-    decided = [c.met for c in checks.values() if c.met is not None]
-    return {"id": key, "claim": claim, "holds": verdict(decided), "note": note,
+    standing = [c.met is not False for c in checks.values()]    # within noise: not excluded by the runs
+    return {"id": key, "claim": claim, "holds": verdict(standing), "note": note,
             "checks": {label: _plain(c) for label, c in checks.items()}, "context": context or {}}
 
 
@@ -239,10 +241,11 @@ def format_findings(found: list[dict], paper: str) -> str:
         lines += ["", f"({f['id']}) {f['holds'].upper():<20} {f['claim']}", f"    rule: {f['note']}"]
         checks = f["checks"]
         lines += [check_line(label, c, "    ") for label, c in checks.items()]
-        met = sum(c["met"] is True for c in checks.values())
+        met = sum(c["met"] is not False for c in checks.values())
         noise = sum(c["met"] is None for c in checks.values())
-        decided = f"    {met} of {len(checks) - noise} checks met" + (f", {noise} within noise (not counted)" if noise else "")
-        lines.append(decided if checks else "    no check: the rows lack what it needs")
+        count = (f"    {met} of {len(checks)} checks met or within noise ({noise} within noise)" if noise
+                 else f"    {met} of {len(checks)} checks met")
+        lines.append(count if checks else "    no check: the rows lack what it needs")
         if f["context"]:
             lines.append("    context (not part of the verdict):")
             lines += context_lines(f["context"], "      ")

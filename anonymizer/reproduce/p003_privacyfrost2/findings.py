@@ -89,7 +89,8 @@ def _spread_check(runs: list[dict], rule: str) -> Check:
 
 #: how a timing check is decided, as the findings' rules say it
 NOISE_RULE = (f"decided on the range where the medians may lie (90 % confidence, widened to {NOISE_FLOOR:.0%} either side): met when "
-              "all of it meets the bound, missed when none does, within noise otherwise (not counted)")
+              "all of it meets the bound, missed when none does, within noise otherwise (counted with the met: "
+              "not excluded)")
 
 
 def _scorings(runs: list[dict]) -> dict:
