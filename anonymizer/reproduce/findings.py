@@ -49,19 +49,24 @@ def rounded(x: float) -> float:
     return round(float(x), 4)
 
 
+def _parts(rule: str) -> tuple[str | None, float, float, float]:
+    """A rule's operator and bound, or (None, 0, and) its interval's ends."""
+    m = _RULE.match(rule)
+    if m is None:
+        raise ValueError(f"a check's rule must read '>= x', '> x', '<= x', '< x', '== x' or 'in [a, b]': {rule!r}")
+    op, bound, lo, hi = m.groups()
+    return (op, float(bound), 0.0, 0.0) if op else (None, 0.0, float(lo), float(hi))
+
+
 def meets(value: float, rule: str) -> bool:
     """Whether ``value`` meets ``rule``:
 
     >>> meets(1.16, "in [1, 1.05]"), meets(0.0, ">= 0"), meets(2, "< 2")
     (False, True, False)
     """
-    m = _RULE.match(rule)
-    if m is None:
-        raise ValueError(f"a check's rule must read '>= x', '> x', '<= x', '< x', '== x' or 'in [a, b]': {rule!r}")
-    op, bound, lo, hi = m.groups()
+    op, b, lo, hi = _parts(rule)
     if op is None:
-        return float(lo) <= value <= float(hi)
-    b = float(bound)
+        return lo <= value <= hi
     return {">=": value >= b, ">": value > b, "<=": value <= b, "<": value < b, "==": value == b}[op]
 
 
@@ -71,14 +76,11 @@ def reachable(low: float, high: float, rule: str) -> bool:
     >>> reachable(1.4, 1.6, "<= 1.5"), reachable(1.6, 1.7, "<= 1.5"), reachable(0.5, 2.0, "in [1, 1.05]")
     (True, False, True)
     """
-    m = _RULE.match(rule)
-    if m is None:
-        raise ValueError(f"a check's rule must read '>= x', '> x', '<= x', '< x', '== x' or 'in [a, b]': {rule!r}")
-    op, bound, lo, hi = m.groups()
+    op, b, lo, hi = _parts(rule)
     if op is None:
-        return high >= float(lo) and low <= float(hi)
+        return high >= lo and low <= hi
     if op == "==":
-        return low <= float(bound) <= high
+        return low <= b <= high
     return meets(high if op[0] == ">" else low, rule)
 
 
