@@ -279,12 +279,13 @@ def _l_added_then_more(rows: list[dict]) -> dict:
     context: dict[str, dict] = {}
     for o, diffs in _added(rows, "d").items():
         if len(diffs) > 1:
-            checks[f"{o} - mbf-mslf at the smallest d: records added"] = check(diffs[0][1], "< 0")
-            checks[f"{o} - mbf-mslf at the largest d: records added"] = check(diffs[-1][1], "> 0")
+            checks[f"{o} - mbf-mslf: records added, least below the largest d"] = check(
+                min(d for _, d in diffs[:-1]), "< 0")
+            checks[f"{o} - mbf-mslf at the largest d ({diffs[-1][0]}): records added"] = check(diffs[-1][1], "> 0")
             context[f"{o} - mbf-mslf"] = {str(v): d for v, d in diffs}
     return finding("l", "over d, MSDCF-MSLF and MMDCF-MSLF first add fewer records than MBF-MSLF, then more", checks,
-                   "per variant: its records added by MSLF minus MBF-MSLF's, below 0 at the smallest d and above 0 "
-                   "at the largest", context)
+                   "per variant: its records added by MSLF minus MBF-MSLF's, below 0 at some d before the largest "
+                   "(first fewer) and above 0 at the largest (then more), read as (f) reads the same words", context)
 
 
 CHECKS = (_a_no_suppression, _b_loss_vs_baseline, _c_baseline_with_d, _d_mslf_with_d, _e_low_d, _f_high_d,

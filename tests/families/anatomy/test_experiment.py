@@ -164,14 +164,14 @@ def test_paper_like_rows_hold_everything():
 
 def test_groups_and_added_records_go_against_the_paper():
     """(j) the baselines' groups rising with d; (k) MSDCF-MSLF adding more than MBF-MSLF at one n;
-    (l) the others adding more than MBF-MSLF from the smallest d on."""
+    (l) the others adding more than MBF-MSLF at every d before the largest."""
     rows = synthetic()
     for r in rows:
         if r["sweep"] == "d" and r["algorithm"] in ("mbf", "msdcf", "mmdcf"):
             r["groups"] = 10 * r["d"]
     rows = edit(rows, lambda r: r["sweep"] == "n" and r["algorithm"] == "msdcf-mslf" and r["n"] == 3000,
                 residual_added=80)
-    rows = edit(rows, lambda r: r["sweep"] == "d" and r["d"] == 2 and r["algorithm"] in OTHERS_MSLF,
+    rows = edit(rows, lambda r: r["sweep"] == "d" and r["d"] < 5 and r["algorithm"] in OTHERS_MSLF,
                 residual_added=90)
     found = {f["id"]: f for f in findings(rows)}
     assert found["j"]["holds"] == "does not hold" and found["j"]["context"]["mbf"] == [20, 30, 40, 50]
