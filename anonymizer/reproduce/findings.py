@@ -211,10 +211,10 @@ def check_line(label: str, c: dict, indent: str) -> str:
     >>> check_line("ratio |QI|=3", {"value": 1.1634, "rule": "in [1, 1.05]", "met": False}, "  ")
     '  missed  ratio |QI|=3: 1.1634  (claim: in [1, 1.05])'
     >>> check_line("t/l", {"value": 1.45, "rule": "<= 1.5", "met": None, "low": 1.3, "high": 1.6}, "")
-    'noise   t/l: 1.45  (claim: <= 1.5; runs 1.3 to 1.6)'
+    'noise   t/l: 1.45  (claim: <= 1.5; the runs allow 1.3 to 1.6)'
     """
     outcome = "noise" if c["met"] is None else "met" if c["met"] else "missed"
-    runs = f"; runs {_number(c['low'])} to {_number(c['high'])}" if c.get("low") is not None else ""
+    runs = f"; the runs allow {_number(c['low'])} to {_number(c['high'])}" if c.get("low") is not None else ""
     return f"{indent}{outcome:<6}  {label}: {_number(c['value'])}  (claim: {c['rule']}{runs})"
 
 

@@ -22,7 +22,7 @@ from anonymizer.reproduce.findings import check, finding, format_findings, timed
 
 HEAD = re.compile(r"^\((?P<id>[^)]+)\) (?P<verdict>HOLDS|MOSTLY HOLDS|PARTLY|MOSTLY DOES NOT HOLD|DOES NOT HOLD|N/A)\s")
 CHECK = re.compile(r"^    (?P<met>met|missed|noise)\s+(?P<label>.+): (?P<value>\S+)  "
-                   r"\(claim: (?P<rule>.+?)(?:; runs (?P<low>\S+) to (?P<high>\S+))?\)$")
+                   r"\(claim: (?P<rule>.+?)(?:; the runs allow (?P<low>\S+) to (?P<high>\S+))?\)$")
 COUNT = re.compile(r"^    (?P<met>\d+) of (?P<of>\d+) checks met(?: or within noise \((?P<noise>\d+) within noise\))?$")
 
 
@@ -109,7 +109,7 @@ def test_a_timing_check_within_noise_is_printed_with_its_range_and_counted_as_no
     checks = {"quiet": timed(1.2, 1.15, 1.25, "<= 1.5"), "near": timed(1.45, 1.3, 1.62, "<= 1.5"),
               "slow": timed(1.9, 1.8, 2.1, "<= 1.5"), "plain": check(0.5, "> 0")}
     text = format_findings([finding("t", "claim", checks, "r")], "003")
-    assert "    noise   near: 1.45  (claim: <= 1.5; runs 1.3 to 1.62)" in text
+    assert "    noise   near: 1.45  (claim: <= 1.5; the runs allow 1.3 to 1.62)" in text
     assert "    3 of 4 checks met or within noise (1 within noise)" in text
     assert recomputed(text) == {"t": ("MOSTLY HOLDS", "MOSTLY HOLDS")}
     # the range is at least 5 % either side of the ratio: 1.44 is within noise of 1.5 however tight its runs
