@@ -88,7 +88,7 @@ def reachable(low: float, high: float, rule: str) -> bool:
 class Check:
     """One measured number (rounded as printed) against the claim's bound, and whether it
     meets it, decided on the printed number; a timing check (:func:`timed`) also carries the
-    range of its repeated runs, and ``met`` is None when the range straddles the bound."""
+    range its runs allow, and ``met`` is None when the range straddles the bound."""
 
     value: float
     rule: str
@@ -126,7 +126,7 @@ def median_range(values: list[float], level: float = 0.9) -> tuple[float, float]
 
 def timed(value: float, low: float, high: float, rule: str) -> Check:
     """A timing check: the ratio ``value`` of two medians, and ``low``..``high``, the least and
-    the greatest the ratio takes over the runs behind each median; the range is widened to at
+    the greatest the ratio may take where each median may lie (:func:`median_range`); widened to at
     least :data:`NOISE_FLOOR` of the ratio either side, and all three are rounded as printed.
     Met when every number of the range meets ``rule``, missed when none does, else None
     (within noise):

@@ -72,15 +72,16 @@ def _time(r: dict) -> float:
 
 
 def _span(r: dict) -> tuple[float, float]:
-    """The fastest and the slowest of a run's repeats (its one time when it has no range)."""
-    lo, hi = r["cpu_range"] if r.get("cpu_seconds") and r.get("cpu_range") else (_time(r), _time(r))
-    return lo, hi
+    """Where the run's median may lie (``cpu_range``: :func:`..findings.median_range`), or its
+    one time when it has no range."""
+    return tuple(r["cpu_range"]) if r.get("cpu_seconds") and r.get("cpu_range") else (_time(r), _time(r))
 
 
 def _spread_check(runs: list[dict], rule: str) -> Check:
     """The slowest run over the fastest (their medians) against ``rule``, with the range the
-    ratio takes over the repeats: at least 1 and the slowest fastest-repeat over the fastest
-    slowest-repeat, at most the slowest repeat over the fastest (:func:`..findings.timed`)."""
+    ratio may take where each median may lie (:func:`_span`): at least 1 and the greatest low
+    end over the least high end, at most the greatest high end over the least low end
+    (:func:`..findings.timed`)."""
     times = [_time(r) for r in runs]
     spans = [_span(r) for r in runs]
     low = max(1.0, max(lo for lo, _ in spans) / min(hi for _, hi in spans))
