@@ -24,7 +24,7 @@ from anonymizer.datasets.churn import churn, people
 from anonymizer.datasets.flagged import experiment_spec, flagged_adult, flagged_synthetic
 from anonymizer.datasets.patients import patients, patients_spec
 from anonymizer.reproduce.p004_identity_reserved.experiment import evaluate as ir_evaluate
-from anonymizer.families.identity_reserved.danonyir import search as dn_search
+from anonymizer.families.identity_reserved.danonyir import cells as dn_cells, search as dn_search
 from anonymizer.reproduce.p000_lgb.experiment import evaluate, l_caps
 from anonymizer.families import build_model
 from anonymizer.families.identity_reserved.verify import verify as ir_verify, vulnerable as ir_vulnerable
@@ -298,13 +298,18 @@ def _identity_reserved(con) -> None:
     ir_vulnerable(engine, build_model({"type": "ir-kl-anonymity", "k": 2, "l": 3, "sensitive": 'a"b'}, "m"),
                   '"ir sets"', *cols)
     patients(con, "ir patients", individuals=120, seed=2)
-    default, dn_search.CANDIDATES = dn_search.CANDIDATES, 4   # batches, then rescans (candidates.sql.j2)
+    # batches, then rescans (candidates.sql.j2); over D's cells while 60 individuals or more remain
+    # (cell_batch.sql.j2, cell_candidates.sql.j2), over all of D after
+    default, dn_search.CANDIDATES = dn_search.CANDIDATES, 4
+    grid = dn_cells.BATCH_FROM, dn_cells.RESCAN_FROM
+    dn_cells.BATCH_FROM = dn_cells.RESCAN_FROM = 60
     try:
         ir_evaluate(con, patients_spec("ir patients", qis=4, suppression_limit=1.0, algorithm={"name": "danonyir", "seed": 0},
                                        model={"type": "ir-kl-anonymity", "k": 3, "l": 3, "sensitive": "diagnosis"}),
                     queries=20)
     finally:
         dn_search.CANDIDATES = default
+        dn_cells.BATCH_FROM, dn_cells.RESCAN_FROM = grid
     # issue 36: an identity-reserved release's second version keeps its individuals' lists
     # (identity_reserved/invariance/), on one QI, where a new class's labels repeat an earlier
     # version's and are merged (colliding)

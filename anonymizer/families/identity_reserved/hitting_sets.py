@@ -168,7 +168,7 @@ def _greedy(sets: list[frozenset]) -> int:
     return n
 
 
-def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = None) -> int:
+def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = None, decide: bool = False) -> int:
     """Exact size ``tau`` of a minimum hitting set of ``psi`` (Definition 3.5).
 
     Branch and bound: branch on the smallest un-hit set (its ``i``-th element is taken and the
@@ -177,7 +177,9 @@ def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = 
     elements taken plus a lower bound for the un-hit sets reaches the best size found. The lower
     bounds: a greedy packing of pairwise-disjoint un-hit sets, and ``ceil(un-hit / f)`` with
     ``f`` the most un-hit sets one element meets. With ``limit``, the answer is
-    ``min(tau, limit)``: the search stops as soon as ``tau >= limit`` is proven.
+    ``min(tau, limit)``: the search stops as soon as ``tau >= limit`` is proven. With ``decide``
+    too, only whether ``tau >= limit`` is asked: the size of the first hitting set found below
+    ``limit`` is returned (``tau`` is at most that, so below ``limit`` as well).
 
     Example (Definition 3.5): the minimum hitting set of {{x2,x3},{x2,x4},{x1,x2}} is {x2}.
         >>> min_hitting_set_size([{"x2", "x3"}, {"x2", "x4"}, {"x1", "x2"}])
@@ -188,12 +190,17 @@ def min_hitting_set_size(psi: Iterable[Iterable[Hashable]], limit: int | None = 
         return 0
     best = _greedy(sets)
     if limit is not None:
+        if decide and best < limit:
+            return best
         best = min(best, limit)
     if _packing(sets) >= best:
         return best
+    goal = 0 if not decide or limit is None else limit - 1   # decide: one hitting set below limit will do
 
     def search(left: list[frozenset], taken: int) -> None:
         nonlocal best
+        if best <= goal:
+            return
         if not left:
             best = min(best, taken)
             return
@@ -267,7 +274,7 @@ def sat_el(psi: Iterable[Iterable[Hashable]], l: int, use_bhs: bool = False) -> 
 def _minimum(psi: list[frozenset], need: int, use_bhs: bool) -> int:
     if use_bhs:
         return min(map(len, bhs(psi)))
-    return min_hitting_set_size(psi, limit=need)
+    return min_hitting_set_size(psi, limit=need, decide=True)   # only compared with need
 
 
 # -- Algorithm 5 ----------------------------------------------------------------------------

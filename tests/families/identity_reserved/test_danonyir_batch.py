@@ -9,7 +9,7 @@ import duckdb
 import pytest
 
 from anonymizer.datasets.patients import patients, patients_spec
-from anonymizer.families.identity_reserved.danonyir import batch, search
+from anonymizer.families.identity_reserved.danonyir import batch, cells, search
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.release.run import run_release
 from anonymizer.reproduce.p004_identity_reserved.worked_example import load_table2
@@ -55,28 +55,69 @@ def test_batches_publish_the_plain_release(monkeypatch, model):
             assert run["rescans"] > 0                 # the batch's candidates failed: chosen again
 
 
-def test_batch_statement_is_one_candidates_scan_per_seed(con):
+@pytest.mark.slow
+@pytest.mark.parametrize("model", [{"type": "eir-l-diversity", "l": 4}, {"type": "ir-kl-anonymity", "k": 3, "l": 3}],
+                         ids=lambda m: m["type"])
+@pytest.mark.parametrize("scan, per_cell, k", [(16, 2, 16), (cells.SCAN, cells.PER_CELL, search.CANDIDATES)],
+                         ids=["most cells unread", "defaults"])
+def test_cells_left_unread_give_the_plain_release(monkeypatch, model, scan, per_cell, k):
+    """The grid (danonyir/cells.py), on from the first batch and scan: with small cells and a
+    seed's (or Q's) first read cut to 16 individuals, most cells are not read and stand in the
+    bounds as one pair each (least |R(p)|, bound of u); the candidates then certify fewer steps,
+    but the release is the plain scan's, as it is with the default cells."""
+    con = duckdb.connect()
+    patients(con, "p", individuals=600, seed=7)
+    spec = patients_spec("p", qis=6, model=model, algorithm={"name": "danonyir", "seed": 7}, suppression_limit=1.0,
+                         release="g", view="g")
+    rows, plain = _release(con, spec, 0, 3, monkeypatch)
+    for name, value in (("BATCH_FROM", 0), ("RESCAN_FROM", 0), ("SCAN", scan), ("RESCAN", scan),
+                        ("PER_CELL", per_cell)):
+        monkeypatch.setattr(cells, name, value)
+    read = []
+    run_template = batch.Tables.run
+
+    def counting(self, template, params=None, **context):
+        read.append(template.rsplit("/", 1)[-1])
+        return run_template(self, template, params, **context)
+
+    monkeypatch.setattr(batch.Tables, "run", counting)
+    again, run = _release(con, spec, k, 8, monkeypatch)
+    assert again == rows and run["steps"] == plain["steps"]
+    assert read.count("cell_batch.sql.j2") == run["batches"] and "batch.sql.j2" not in read
+    assert read.count("cell_candidates.sql.j2") == run["rescans"] and "candidates.sql.j2" not in read
+    if k == 16:
+        assert run["rescans"] > 0
+
+
+@pytest.mark.parametrize("grid", [False, True], ids=["all of D", "D's cells"])
+def test_batch_statement_is_one_candidates_scan_per_seed(con, grid):
     """The batch's candidates of a seed s (its bit in the rows read) and bounds are
-    candidates.sql.j2's answer for Q = {s}: the same individuals, classes, u and bounds (Table 2,
-    k = 2 candidates, one class {6, 7, 4} formed); each candidate's row is read once."""
+    candidates.sql.j2's answer for Q = {s} (with the grid, cell_batch.sql.j2's are
+    cell_candidates.sql.j2's): the same individuals, classes, u and bounds (Table 2, k = 2
+    candidates, one class {6, 7, 4} formed); each candidate's row is read once."""
     load_table2(con)
     engine, t = _state(con, 0)
     try:
+        if grid:
+            cells.assign(t)
         engine.execute(f"CREATE TABLE {t.rest} AS SELECT * FROM {t.people} WHERE pid NOT IN (4, 6, 7)")
         t.store(1, _grow(con, t, [6, 7, 4]))
         got = batch.Batch.choose(t, 2, 10)
         assert [e["seed"] for e in got.seeds] == [r[0] for r in con.execute(
             f"SELECT pid FROM {t.rest} ORDER BY draw, pid").fetchall()]
         assert sorted(got.at) == [1, 2, 3, 5] and got.classes.cols["cid"].tolist() == [1]
-        assert t.fetched == 4 + 1 + sum(len(e["floor"] or []) + len(e["front"] or []) for e in got.seeds)
+        # the grid's cell counts and D's cells' sizes (a row each), the candidates and the class,
+        # the bound pairs
+        assert t.fetched == 2 * grid + 4 + 1 + sum(len(e["floor"] or []) + len(e["front"] or []) for e in got.seeds)
         less = engine.work("dn_rest_less")
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
             engine.execute(f"CREATE OR REPLACE TABLE {less} AS SELECT * FROM {t.rest} WHERE pid <> $seed",
                            {"seed": entry["seed"]})
             people, floor, classes, front = t.run(
-                "families/identity_reserved/danonyir/candidates.sql.j2", {**q.params(), "k": 2},
-                rest=less, classes=t.classes).fetchone()
+                f"families/identity_reserved/danonyir/{'cell_' if grid else ''}candidates.sql.j2",
+                {**q.params(), "k": 2, "m": cells.near(t, cells.SCAN)}, rest=less, classes=t.classes,
+                cells=t.cells).fetchone()
             mine, theirs = got.candidates(entry, set(), q.element)
             assert sorted(mine.cols["pid"].tolist()) == sorted(p["pid"] for p in people)
             assert entry["floor"] == floor and entry["front"] == front
@@ -130,5 +171,6 @@ def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
         assert sum(by.values()) == run["fetched"]
         assert 0 < by["batch_rows"] <= run["batches"] * batch.seeds_for(individuals) * (2 * k + 1)   # seeds, candidates
         assert by.get("nearest", 0) <= 2 * run["plain"]                      # a plain step: 2 rows
-        assert set(by) <= {"batch_rows", "batch_bounds", "candidates", "nearest", "class_members", "residual", "handle"}
+        assert set(by) <= {"cell_counts", "cell_sizes", "batch_rows", "batch_bounds", "candidates", "cell_candidates", "nearest",
+                           "residual", "handle"}
         assert run["sent"] <= 3 * individuals

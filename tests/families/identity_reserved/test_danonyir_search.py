@@ -131,3 +131,32 @@ def test_a_step_binds_no_list_per_numeric_value(con):
         assert isinstance(q.element, Element)
     finally:
         engine.close_work()
+
+
+@pytest.mark.slow
+def test_a_merged_class_brings_the_members_its_tables_hold(monkeypatch):
+    """Line 12 takes a merged class's members (Id_num, |R(p)|, S(p), by Id_num) from Python
+    (:attr:`Tables.kept`: Q's members when it was stored), not from D*'s tables, and its rows
+    leave those tables at the next statement that reads them: at every merge of a run with
+    many, the rows are the ones the tables hold (as class_members.sql.j2 read them before)."""
+    from anonymizer.families.identity_reserved.danonyir.state import Tables
+    con = duckdb.connect()
+    patients(con, "p", individuals=300, seed=2)
+    spec = patients_spec("p", qis=6, model={"type": "eir-l-diversity", "l": 4},
+                         algorithm={"name": "danonyir", "seed": 2}, suppression_limit=1.0, release="g", view="g")
+    merges = []
+    unstore = Tables.unstore
+
+    def checked(self, cid):
+        self.sync()   # the class and every class merged before reach the tables
+        found = self.engine.con.execute(
+            f"SELECT p.pid, p.nrec, p.sens FROM {self.people} AS p "
+            f"WHERE p.pid IN (SELECT pid FROM {self.members} WHERE cid = $cid) ORDER BY p.pid", {"cid": cid}).fetchall()
+        got = unstore(self, cid)
+        assert got == [(pid, nrec, list(sens)) for pid, nrec, sens in found]
+        merges.append(cid)
+        return got
+
+    monkeypatch.setattr(Tables, "unstore", checked)
+    _, run = _release(con, spec, DEFAULT, monkeypatch, "g")
+    assert len(merges) == run["merges"] > 10

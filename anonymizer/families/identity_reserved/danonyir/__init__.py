@@ -42,6 +42,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.families.identity_reserved.individuals import Individuals
 from anonymizer.plan import Plan
 from anonymizer.families.identity_reserved.result import IRResult
+from anonymizer.families.identity_reserved.danonyir import cells
 from anonymizer.families.identity_reserved.danonyir.element import Element, attrs_of
 from anonymizer.families.identity_reserved.danonyir.handle import handle
 from anonymizer.families.identity_reserved.danonyir.search import Search
@@ -58,6 +59,8 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     t = Tables(engine, attrs, engine.work("dn_people"), engine.work("dn_rest"), engine.work("dn_classes"),
                engine.work("dn_members"), people.count)
     t.run("families/identity_reserved/danonyir/people.sql.j2", target=t.people, ind=people.ind)
+    if t.remaining >= cells.BATCH_FROM:
+        cells.assign(t)
     engine.execute(f"CREATE TABLE {t.rest} AS SELECT * FROM {t.people}")
     t.run("families/identity_reserved/danonyir/classes.sql.j2", classes=t.classes, members=t.members)
     search = Search(t)

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from anonymizer.families.identity_reserved.danonyir import cells
 from anonymizer.families.identity_reserved.danonyir.columns import Classes, People, words
 from anonymizer.families.identity_reserved.danonyir.element import Element
 from anonymizer.families.identity_reserved.danonyir.state import Tables
@@ -118,8 +119,13 @@ class Batch:
         t.forget()
         t.sync()
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
-        t.run("families/identity_reserved/danonyir/batch.sql.j2", params, target=t.batch, rest=t.rest,
-              classes=t.classes)
+        if t.grid:                                # D's cells nearest each seed (cells.py)
+            cells.live(t)
+            t.run("families/identity_reserved/danonyir/cell_batch.sql.j2", {**params, "m": cells.near(t, max(cells.SCAN, k))},
+                  target=t.batch, rest=t.rest, classes=t.classes, cells=t.cells)
+        else:
+            t.run("families/identity_reserved/danonyir/batch.sql.j2", params, target=t.batch, rest=t.rest,
+                  classes=t.classes)
         people, pmask = _fetch(t, t.rest, "pid", "pids", seeds, seeds=True)
         classes, cmask = _fetch(t, t.classes, "cid", "cids", seeds)
         classes["u"] = np.zeros(cmask.shape[1])

@@ -35,7 +35,7 @@ class Attr:
     m: int = 0
 
     def context(self) -> dict[str, Any]:
-        return {"i": self.i, "numeric": self.numeric, "words": self.words, "dom": self.dom}
+        return {"i": self.i, "numeric": self.numeric, "words": self.words, "dom": self.dom, "m": self.m}
 
 
 def attrs_of(plan: Plan) -> list[Attr]:

@@ -45,7 +45,7 @@ def handle(t: Tables, model, records: str, residual: list[int], classes: int) ->
         if best is not None and best["d"] <= p["nrec"] * len(t.attrs):   # line 11
             joined = Element.of_class(t.attrs, best)                      # lines 12-13
             joined.merge(element)
-            t.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": best["cid"]}, classes=t.classes)
+            t.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cids": [best["cid"]]}, classes=t.classes)
             t.put(best["cid"], joined, best["nrec"] + p["nrec"], best["nind"] + 1, [p["pid"]])
             t.sync()
         else:                                                             # line 15

@@ -31,8 +31,10 @@ are chosen again for the current Q (``candidates.sql.j2``, one statement, :data:
 them: their bounds are for Q as it is now, so fewer serve than for a seed), and if even those
 cannot certify it, the rest of this Q's steps run the plain scan of D and D*
 (:meth:`.state.Tables.nearest`: two rows into Python a step; wider candidates cost more than
-they certified, README, "Measurements behind the constants"). Every step therefore finds what the
-plain scan finds: the releases are the same, row for row
+they certified, README, "Measurements behind the constants"). On large tables the batch and
+the scans for Q as it is read only the cells of D that can hold a candidate, and bound the
+others by their boxes (:mod:`.cells`: ``cell_batch.sql.j2``, ``cell_candidates.sql.j2``).
+Every step therefore finds what the plain scan finds: the releases are the same, row for row
 (tests/families/identity_reserved/test_danonyir_search.py, test_danonyir_batch.py).
 ``CANDIDATES = 0`` runs the plain scan at every step (and draws the seeds one at a time).
 Why 512 candidates, 64 at a scan and batches of seeds: README, "Measurements behind the constants".
@@ -43,7 +45,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from anonymizer.families.identity_reserved.danonyir import batch as batches
+from anonymizer.families.identity_reserved.danonyir import batch as batches, cells
 from anonymizer.families.identity_reserved.danonyir.batch import Batch
 from anonymizer.families.identity_reserved.danonyir.columns import Classes, People, below as _below, near as _near
 from anonymizer.families.identity_reserved.danonyir.element import Element
@@ -153,8 +155,13 @@ class Search:
         self.t.flush()
         self.t.sync()
         params = {**q.params(), "k": self.width}
-        found = self.t.rows("families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
-                            classes=self.t.classes)[0]
+        if self.t.grid and self.t.remaining >= cells.RESCAN_FROM:   # D's cells nearest Q (cells.py)
+            found = self.t.rows("families/identity_reserved/danonyir/cell_candidates.sql.j2",
+                                {**params, "m": cells.near(self.t, max(cells.RESCAN, self.width))}, rest=self.t.rest,
+                                classes=self.t.classes, cells=self.t.cells)[0]
+        else:
+            found = self.t.rows("families/identity_reserved/danonyir/candidates.sql.j2", params, rest=self.t.rest,
+                                classes=self.t.classes)[0]
         self.people, self.floor = People.of(found["people"] or [], q.element), found["floor"] or []
         self.classes, self.front = Classes.of(found["classes"] or [], q.element), found["front"] or []
 

@@ -1,15 +1,19 @@
 """DAnonyIR's working state: the tables D (remaining individuals) and D* (formed classes), the
 growing class Q, and the one-statement steps of Algorithm 1 on them (paper 004, section 4.3).
 
-D, D* and the members of D*'s classes are work tables; Python holds only Q (its identity
-element, its members' Id_num and the model's incremental check, Algorithms 5 and 6) and the
-one row each statement returns.
+D, D* and the members of D*'s classes are work tables; Python holds Q (its identity element,
+its members' Id_num and the model's incremental check, Algorithms 5 and 6), the rows each
+statement returns, and the (Id_num, |R(p)|, S(p)) of the classes' members it formed (rows
+that came into Python once, when they joined Q).
 
 Statements are few per step: Algorithm 1's lines 7-8 are one statement (or none, :mod:`.search`),
 the individuals that join Q leave D's table in one DELETE (:meth:`Tables.flush`: before the
-next statement that reads D, each Id_num sent once), and the classes stored reach D*'s tables
-in two INSERTs (:meth:`Tables.sync`: before the next statement that reads D*); rendered SQL is
-cached per template and context, so a step costs one statement plan, not a template render.
+next statement that reads D, each Id_num sent once), the classes stored reach D*'s tables
+in two INSERTs and the classes merged (line 12) leave them in two DELETEs (:meth:`Tables.sync`:
+before the next statement that reads D*, however many classes); a merged class's members come
+from Python (:attr:`Tables.kept`: they were Q's when it was stored), not from the tables;
+rendered SQL is cached per template and context, so a step costs one statement plan, not a
+template render.
 
 What crosses between DuckDB and Python is counted (:attr:`Tables.fetched_by` statement,
 :attr:`Tables.sent`, in the run's figures): the rows each statement returns, and the rows its
@@ -86,13 +90,19 @@ class Tables:
     taken: list[int] = field(default_factory=list)      # out of D since the last batch (:meth:`forget`)
     deleted: int = 0                                    # taken[:deleted] are out of D's table too
     stored: list[tuple] = field(default_factory=list)   # into D*, not yet in its tables
+    dropped: list[int] = field(default_factory=list)    # out of D*, still in its tables (:meth:`unstore`)
+    kept: dict = field(default_factory=dict)            # class id -> its members' (pid, |R(p)|, S(p)), by Id_num
     fetched_by: Counter = field(default_factory=Counter)   # rows read into Python, by template (:meth:`read`)
     sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
     batch: str = field(init=False)                      # a batch's seeds and candidates (:mod:`.batch`)
+    cells: str = field(init=False)                      # D's cells when the batch was chosen (:mod:`.cells`)
+    live: tuple[int, int] = (0, 0)                      # that table's cells and individuals
+    grid: bool = False                                  # the individuals are in cells (:func:`.cells.assign`)
     _sql: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.batch = self.engine.work("dn_batch")
+        self.cells = self.engine.work("dn_cells")
 
     @property
     def fetched(self) -> int:
@@ -175,10 +185,18 @@ class Tables:
         :meth:`sync`, and the individuals ``members`` join its members (``rows``: all of its
         members' (pid, |R(p)|, S(p)), when they are known)."""
         self.stored.append((cid, element, nrec, nind, list(members), rows))
+        if rows is not None:
+            self.kept[cid] = sorted(rows)
 
     def sync(self) -> None:
-        """The classes stored since the last call reach D*'s tables: two statements, however
-        many classes."""
+        """The classes merged since the last call leave D*'s tables and the classes stored since
+        reach them: two statements each, however many classes."""
+        if self.dropped:
+            self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cids": self.dropped},
+                     classes=self.classes)
+            self.run("families/identity_reserved/danonyir/members_take.sql.j2", {"cids": self.dropped},
+                     members=self.members)
+            self.dropped = []
         if not self.stored:
             return
         params: dict[str, list] = {"cid": [], "nrec": [], "nind": [], "sn": []}
@@ -196,14 +214,13 @@ class Tables:
 
     def unstore(self, cid: int) -> list[tuple[int, int, list[str]]]:
         """Line 12: D* = D* - {Q'}; returns Q''s members (pid, |R(p)|, S(p)) for Q, by Id_num.
-        A class stored since the last :meth:`sync` leaves without a statement."""
+        Its members come from :attr:`kept` (they were Q's members when it was stored: no
+        statement reads them back). A class stored since the last :meth:`sync` leaves without
+        a statement; one already in D*'s tables leaves them at the next :meth:`sync` (with the
+        others merged since: two statements, however many)."""
         for i, (stored, *_, rows) in enumerate(self.stored):
             if stored == cid and rows is not None:
                 del self.stored[i]
-                return sorted(rows)
-        self.sync()
-        self.run("families/identity_reserved/danonyir/class_drop.sql.j2", {"cid": cid}, classes=self.classes)
-        found = self.rows("families/identity_reserved/danonyir/class_members.sql.j2", {"cid": cid}, members=self.members,
-                          people=self.people)
-        self.run("families/identity_reserved/danonyir/members_take.sql.j2", {"cid": cid}, members=self.members)
-        return [(r["pid"], r["nrec"], r["sens"]) for r in found]
+                return self.kept.pop(cid)
+        self.dropped.append(cid)
+        return self.kept.pop(cid)   # every class line 12 merges was stored with its rows (store)
