@@ -162,7 +162,8 @@ def _greedy(sets: list[frozenset]) -> int:
     left, n = list(sets), 0
     while left:
         freq = Counter(s for f in left for s in f)
-        pick = min(freq, key=lambda s: (-freq[s], _key(s)))
+        most = max(freq.values())
+        pick = min((s for s, c in freq.items() if c == most), key=_key)   # the least (-freq, key)
         left = [f for f in left if pick not in f]
         n += 1
     return n

@@ -163,9 +163,9 @@ class Batch:
         spans of their union with Q as it starts (Eq. 18, in loss.sql.j2's order of operations,
         as the statement computed them)."""
         mine = _of(self.pmask, entry["i"])
-        people = self.people.take(np.flatnonzero(mine & ~np.isin(self.people.cols["pid"], list(gone))).tolist())
+        people = self.people.take(np.flatnonzero(mine & ~np.isin(self.people.cols["pid"], list(gone))))
         mine = _of(self.cmask, entry["i"])
-        classes = self.classes.take(np.flatnonzero(mine & ~np.isin(self.classes.cols["cid"], list(self.dropped))).tolist())
+        classes = self.classes.take(np.flatnonzero(mine & ~np.isin(self.classes.cols["cid"], list(self.dropped))))
         classes.cols["u"] = classes.spans(e)
         fresh = Classes.of(list(self.fresh.values()), e)
         fresh.cols["u"] = fresh.spans(e)
