@@ -88,6 +88,17 @@ def test_an_identity_reserved_release_is_the_same_on_spark(spark, patient_record
     assert_same(spark, patient_records, spec)
 
 
+def test_danonyir_over_cells_is_the_same_on_spark(spark, patient_records, monkeypatch):
+    """DAnonyIR's grid (danonyir/cells.py: cell_assign, cell_live, cell_batch and
+    cell_candidates.sql.j2), forced on for the 300 patients: the same release on both engines."""
+    from anonymizer.families.identity_reserved.danonyir import cells
+    monkeypatch.setattr(cells, "BATCH_FROM", 0)
+    monkeypatch.setattr(cells, "RESCAN_FROM", 0)
+    spec = yaml.safe_load((DATA.parents[1] / "examples" / "patients_danonyir.yml").read_text())
+    spec["algorithm"]["seed"] = 3
+    assert_same(spark, patient_records, spec)
+
+
 def assert_same(spark, con, spec: dict) -> None:
     """The release of ``spec`` on both engines: the same figures and published rows."""
     on_duckdb = anonymize(spec, con)

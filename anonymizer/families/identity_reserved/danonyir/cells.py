@@ -72,10 +72,12 @@ def near(t: Tables, scan: int) -> int:
 
 
 def assign(t: Tables) -> int:
-    """Put every individual of ``t.people`` in its cell (column ``cell``); returns the bins."""
+    """Put every individual of ``t.people`` in its cell (column ``cell``, in a new table that
+    becomes ``t.people``); returns the bins."""
     counts = t.rows("families/identity_reserved/danonyir/cell_counts.sql.j2", people=t.people, choices=list(BINS))[0]
     most = max(1, t.remaining // PER_CELL)
     bins = next((b for j, b in enumerate(BINS) if counts[f"n{j}"] <= most), BINS[-1])
-    t.run("families/identity_reserved/danonyir/cell_assign.sql.j2", people=t.people, bins=bins)
-    t.grid = True
+    target = t.engine.work("dn_people_cells")
+    t.run("families/identity_reserved/danonyir/cell_assign.sql.j2", target=target, people=t.people, bins=bins)
+    t.people, t.grid = target, True
     return bins
