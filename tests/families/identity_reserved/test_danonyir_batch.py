@@ -62,17 +62,20 @@ def test_batches_publish_the_plain_release(monkeypatch, model):
                          ids=["most cells unread", "defaults"])
 def test_cells_left_unread_give_the_plain_release(monkeypatch, model, scan, per_cell, k):
     """The grid (danonyir/cells.py), on from the first batch and scan: with small cells and a
-    seed's (or Q's) first read cut to 16 individuals, most cells are not read and stand in the
-    bounds as one pair each (least |R(p)|, bound of u); the candidates then certify fewer steps,
-    but the release is the plain scan's, as it is with the default cells."""
+    seed's (or Q's) first read cut to 16 individuals (and a seed's first read of classes to 16
+    classes), most cells and groups of classes are not read and stand in the bounds as one pair
+    each (least |R(p)|, bound of u; own and u); the candidates then certify fewer steps, but the
+    release is the plain scan's, as it is with the default cells."""
     con = duckdb.connect()
     patients(con, "p", individuals=600, seed=7)
     spec = patients_spec("p", qis=6, model=model, algorithm={"name": "danonyir", "seed": 7}, suppression_limit=1.0,
                          release="g", view="g")
     rows, plain = _release(con, spec, 0, 3, monkeypatch)
     for name, value in (("BATCH_FROM", 0), ("RESCAN_FROM", 0), ("SCAN", scan), ("RESCAN", scan),
-                        ("PER_CELL", per_cell)):
+                        ("PER_CELL", per_cell), ("CLASSES", scan)):
         monkeypatch.setattr(cells, name, value)
+    groups, near_groups = [], cells.near_groups
+    monkeypatch.setattr(cells, "near_groups", lambda t, n: groups.append((near_groups(t, n), t.live["groups"])) or groups[-1][0])
     read = []
     run_template = batch.Tables.run
 
@@ -87,6 +90,54 @@ def test_cells_left_unread_give_the_plain_release(monkeypatch, model, scan, per_
     assert read.count("cell_candidates.sql.j2") == run["rescans"] and "candidates.sql.j2" not in read
     if k == 16:
         assert run["rescans"] > 0
+        assert any(first < every for first, every in groups)   # classes' groups read later or not at all
+
+
+@pytest.mark.slow
+def test_every_left_out_class_and_individual_is_above_a_bound_pair(monkeypatch):
+    """Each batch's bounds, checked against every class and individual left out of a seed's
+    candidates (computed here from their elements, section 2.2): with groups of 2 cells and a
+    seed's first read cut to 16 classes, most groups of classes are not read and stand as one
+    (own, u) pair each; every class left out has its (own, u) for Q = {s} at or above one pair of
+    the seed's front, and every individual its (|R(p)|, u) at or above one pair of its floor."""
+    con = duckdb.connect()
+    patients(con, "p", individuals=800, seed=7)
+    spec = patients_spec("p", qis=6, model={"type": "eir-l-diversity", "l": 4},
+                         algorithm={"name": "danonyir", "seed": 7}, suppression_limit=1.0, release="g", view="g")
+    for name, value in (("BATCH_FROM", 0), ("RESCAN_FROM", 0), ("SCAN", 16), ("PER_CELL", 2), ("CLASSES", 16),
+                        ("GROUP", 2)):
+        monkeypatch.setattr(cells, name, value)
+    monkeypatch.setattr(search, "CANDIDATES", 16)
+    monkeypatch.setattr(batch, "SEEDS", 8)
+    checked, choose = [], batch.Batch.choose.__func__
+
+    def checking(cls, t, k, seeds):
+        got = choose(cls, t, k, seeds)
+        classes = t.engine.con.execute(
+            f"SELECT * FROM {t.classes}").fetchdf().to_dict("records")
+        people = t.engine.con.execute(f"SELECT * FROM {t.rest}").fetchdf().to_dict("records")
+        for entry in got.seeds:
+            e = got.people.row(got.at[entry["seed"]])
+            mine = set(got.candidates(entry, set(), Element.of_individual(t.attrs, e))[1].cols["cid"].tolist())
+            for c in classes:
+                if c["cid"] not in mine:
+                    u = Element.of_individual(t.attrs, e)
+                    u.merge(Element.of_class(t.attrs, c))
+                    own = c["nrec"] * (u.span() - c["sn"])
+                    assert any(f["own"] <= own + 1e-9 and f["u"] <= u.span() + 1e-9 for f in entry["front"] or [])
+                    checked.append("class")
+            pids = set(got.people.cols["pid"][batch._of(got.pmask, entry["i"])].tolist())
+            for p in people:
+                if p["pid"] not in pids and p["pid"] != entry["seed"]:
+                    u = Element.of_individual(t.attrs, e)
+                    u.merge(Element.of_individual(t.attrs, p))
+                    assert any(f["nrec"] <= p["nrec"] and f["u"] <= u.span() + 1e-9 for f in entry["floor"] or [])
+                    checked.append("individual")
+        return got
+
+    monkeypatch.setattr(batch.Batch, "choose", classmethod(checking))
+    run_release(load_spec(spec), con, force=True)
+    assert checked.count("class") > 1000 and checked.count("individual") > 1000
 
 
 @pytest.mark.parametrize("grid", [False, True], ids=["all of D", "D's cells"])
@@ -106,9 +157,9 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con, grid):
         assert [e["seed"] for e in got.seeds] == [r[0] for r in con.execute(
             f"SELECT pid FROM {t.rest} ORDER BY draw, pid").fetchall()]
         assert sorted(got.at) == [1, 2, 3, 5] and got.classes.cols["cid"].tolist() == [1]
-        # the grid's cell counts and D's cells' sizes (a row each), the candidates and the class,
-        # the bound pairs
-        assert t.fetched == 2 * grid + 4 + 1 + sum(len(e["floor"] or []) + len(e["front"] or []) for e in got.seeds)
+        # the grid's cell and group counts and D's cells' sizes (a row each), the candidates and
+        # the class, the bound pairs
+        assert t.fetched == 3 * grid + 4 + 1 + sum(len(e["floor"] or []) + len(e["front"] or []) for e in got.seeds)
         less = engine.work("dn_rest_less")
         for entry in got.seeds:
             q = _grow(con, t, [entry["seed"]])
@@ -171,6 +222,6 @@ def test_rows_read_into_python_grow_with_the_classes(monkeypatch, individuals):
         assert sum(by.values()) == run["fetched"]
         assert 0 < by["batch_rows"] <= run["batches"] * batch.seeds_for(individuals) * (2 * k + 1)   # seeds, candidates
         assert by.get("nearest", 0) <= 2 * run["plain"]                      # a plain step: 2 rows
-        assert set(by) <= {"cell_counts", "cell_sizes", "batch_rows", "batch_bounds", "candidates", "cell_candidates", "nearest",
+        assert set(by) <= {"cell_counts", "cell_groups", "cell_sizes", "batch_rows", "batch_bounds", "candidates", "cell_candidates", "nearest",
                            "residual", "handle"}
         assert run["sent"] <= 3 * individuals

@@ -68,7 +68,7 @@ def danonyir(engine: Engine, plan: Plan, people: Individuals, model) -> IRResult
     while t.remaining > 0:                                                # line 2
         row = search.draw()                                               # line 3
         assert row is not None                                            # D holds t.remaining > 0
-        q = Growing(Element.of_individual(attrs, row), model.tracker())   # line 4
+        q = Growing(Element.of_individual(attrs, row), model.tracker(), home=row.get("cell", 0))   # line 4
         q.add(row["pid"], row["nrec"], row["sens"])                       # line 5 (see docstring)
         search.start(q)
         while not q.satisfied and t.remaining > 0:                        # line 6

@@ -121,13 +121,16 @@ class Batch:
         params = {"b": seeds, "k": k, **{f"inv{a.i}": a.inv for a in t.attrs}}
         if t.grid:                                # D's cells nearest each seed (cells.py)
             cells.live(t)
-            t.run("families/identity_reserved/danonyir/cell_batch.sql.j2", {**params, "m": cells.near(t, max(cells.SCAN, k))},
+            t.run("families/identity_reserved/danonyir/cell_batch.sql.j2",
+                  {**params, "m": cells.near(t, max(cells.SCAN, k)), "mc": cells.near_groups(t, max(cells.CLASSES, k)),
+                   "div": t.div, "kc": min(k, cells.KC)},
                   target=t.batch, rest=t.rest, classes=t.classes, cells=t.cells)
         else:
             t.run("families/identity_reserved/danonyir/batch.sql.j2", params, target=t.batch, rest=t.rest,
                   classes=t.classes)
         people, pmask = _fetch(t, t.rest, "pid", "pids", seeds, seeds=True)
         classes, cmask = _fetch(t, t.classes, "cid", "cids", seeds)
+        del classes["home"]                       # its group serves the statement only (cells.py)
         classes["u"] = np.zeros(cmask.shape[1])
         entries = t.rows("families/identity_reserved/danonyir/batch_bounds.sql.j2", batch=t.batch)
         return cls(entries, People(people), pmask, {p: i for i, p in enumerate(people["pid"].tolist())},

@@ -176,9 +176,11 @@ class Search:
         d, row = p
         if not _below(d, min(((f["nrec"] + nq) * max(f["u"], sq) - nq * sq for f in self.floor), default=math.inf)):
             return None
-        # every class, candidate or not, by the bound of the module docstring: most steps stop here
+        # every class, candidate or not, by the bound of the module docstring: most steps stop here.
+        # Line 9 keeps the individual on a tie (TIE), so one at the bound (not only below it) wins
+        # line 9 whatever the class: an identical individual (d = 0) against a class bound of 0
         low = min((f["own"] + nq * (max(f["u"], sq) - sq) for f in self.front), default=math.inf)
-        if _below(d, min(low, self.classes.bound(nq, sq))):
+        if d <= min(low, self.classes.bound(nq, sq)):
             return {**row, "d": d}, None
         nearest = self.classes.nearest(q.element, sq, nq)
         if nearest is None:

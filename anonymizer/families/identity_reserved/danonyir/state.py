@@ -60,6 +60,7 @@ class Growing:
     rows: list[tuple[int, int, list[str]]] = field(default_factory=list)   # (pid, |R(p)|, S(p))
     nrec: int = 0
     satisfied: bool = False
+    home: int = 0                     # its seed's cell (:mod:`.cells`), which groups D*'s classes
 
     def add(self, pid: int, nrec: int, sens: Iterable[str], element: Element | None = None) -> None:
         """R(p) joins Q: r̄_q = δ(r̄_q, r̄_p) (line 10), and the incremental check sees p."""
@@ -96,8 +97,10 @@ class Tables:
     sent: int = 0                                       # rows bound as list parameters (:meth:`run`)
     batch: str = field(init=False)                      # a batch's seeds and candidates (:mod:`.batch`)
     cells: str = field(init=False)                      # D's cells when the batch was chosen (:mod:`.cells`)
-    live: tuple[int, int] = (0, 0)                      # that table's cells and individuals
+    live: dict = field(default_factory=lambda: dict.fromkeys(("cells", "parts", "individuals", "groups", "classes"), 0))
+    #: ^ that table's cells, groups and individuals, D*'s groups and classes (cell_sizes.sql.j2)
     grid: bool = False                                  # the individuals are in cells (:func:`.cells.assign`)
+    div: int = 1                                        # a class's group: its seed's cell // div (:mod:`.cells`)
     _sql: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -177,14 +180,14 @@ class Tables:
 
     def store(self, cid: int, q: Growing) -> None:
         """Line 17: D* = D* + {Q} (its rows reach D*'s tables at the next :meth:`sync`)."""
-        self.put(cid, q.element, q.nrec, len(q.members), q.members, q.rows)
+        self.put(cid, q.element, q.nrec, len(q.members), q.members, q.rows, q.home)
 
     def put(self, cid: int, element: Element, nrec: int, nind: int, members: list[int],
-            rows: list[tuple[int, int, list[str]]] | None = None) -> None:
+            rows: list[tuple[int, int, list[str]]] | None = None, home: int = 0) -> None:
         """Class ``cid`` with ``element``, |Q| = ``nrec`` and n_Q = ``nind`` joins D* at the next
         :meth:`sync`, and the individuals ``members`` join its members (``rows``: all of its
-        members' (pid, |R(p)|, S(p)), when they are known)."""
-        self.stored.append((cid, element, nrec, nind, list(members), rows))
+        members' (pid, |R(p)|, S(p)), when they are known; ``home``: its seed's cell)."""
+        self.stored.append((cid, element, nrec, nind, list(members), rows, home))
         if rows is not None:
             self.kept[cid] = sorted(rows)
 
@@ -199,10 +202,10 @@ class Tables:
             self.dropped = []
         if not self.stored:
             return
-        params: dict[str, list] = {"cid": [], "nrec": [], "nind": [], "sn": []}
+        params: dict[str, list] = {"cid": [], "nrec": [], "nind": [], "sn": [], "home": []}
         pids, cids = [], []
-        for cid, element, nrec, nind, members, _ in self.stored:
-            for name, value in [("cid", cid), ("nrec", nrec), ("nind", nind), ("sn", element.span()),
+        for cid, element, nrec, nind, members, _, home in self.stored:
+            for name, value in [("cid", cid), ("nrec", nrec), ("nind", nind), ("sn", element.span()), ("home", home),
                                 *element.params().items()]:
                 params.setdefault(name, []).append(value)
             pids += members
@@ -218,7 +221,7 @@ class Tables:
         statement reads them back). A class stored since the last :meth:`sync` leaves without
         a statement; one already in D*'s tables leaves them at the next :meth:`sync` (with the
         others merged since: two statements, however many)."""
-        for i, (stored, *_, rows) in enumerate(self.stored):
+        for i, (stored, *_, rows, _home) in enumerate(self.stored):
             if stored == cid and rows is not None:
                 del self.stored[i]
                 return self.kept.pop(cid)
