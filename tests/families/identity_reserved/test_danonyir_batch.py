@@ -99,7 +99,8 @@ def test_every_left_out_class_and_individual_is_above_a_bound_pair(monkeypatch):
     candidates (computed here from their elements, section 2.2): with groups of 2 cells and a
     seed's first read cut to 16 classes, most groups of classes are not read and stand as one
     (own, u) pair each; every class left out has its (own, u) for Q = {s} at or above one pair of
-    the seed's front, and every individual its (|R(p)|, u) at or above one pair of its floor."""
+    the seed's front, and every individual its (|R(p)|, u) at or above one pair of its floor.
+    The same for the classes a scan for Q as it is now leaves out (8 candidates a scan)."""
     con = duckdb.connect()
     patients(con, "p", individuals=800, seed=7)
     spec = patients_spec("p", qis=6, model={"type": "eir-l-diversity", "l": 4},
@@ -135,9 +136,29 @@ def test_every_left_out_class_and_individual_is_above_a_bound_pair(monkeypatch):
                     checked.append("individual")
         return got
 
+    scan = search.Search._scan
+
+    def rescanning(self, q):      # the scans for Q as it is now (cell_candidates.sql.j2): their front
+        scan(self, q)
+        mine = set(self.classes.cols["cid"].tolist())
+        for c in t_classes(self.t):
+            if c["cid"] not in mine:
+                u = Element.of_class(self.t.attrs, c)
+                u.merge(q.element)
+                own = c["nrec"] * (u.span() - c["sn"])
+                assert any(f["own"] <= own + 1e-9 and f["u"] <= u.span() + 1e-9 for f in self.front)
+                checked.append("class for Q")
+
+    def t_classes(t):
+        return t.engine.con.execute(f"SELECT * FROM {t.classes}").fetchdf().to_dict("records")
+
     monkeypatch.setattr(batch.Batch, "choose", classmethod(checking))
+    monkeypatch.setattr(search.Search, "_scan", rescanning)
+    monkeypatch.setattr(cells, "RESCAN", 16)
+    monkeypatch.setattr(search, "RESCAN", 8)
     run_release(load_spec(spec), con, force=True)
     assert checked.count("class") > 1000 and checked.count("individual") > 1000
+    assert checked.count("class for Q") > 1000
 
 
 @pytest.mark.parametrize("grid", [False, True], ids=["all of D", "D's cells"])
@@ -167,7 +188,8 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con, grid):
                            {"seed": entry["seed"]})
             people, floor, classes, front = t.run(
                 f"families/identity_reserved/danonyir/{'cell_' if grid else ''}candidates.sql.j2",
-                {**q.params(), "k": 2, "m": cells.near(t, cells.SCAN)}, rest=less, classes=t.classes,
+                {**q.params(), "k": 2, "m": cells.near(t, cells.SCAN), "div": t.div, "mc": cells.near_groups(t, cells.CLASSES)},
+                rest=less, classes=t.classes,
                 cells=t.cells).fetchone()
             mine, theirs = got.candidates(entry, set(), q.element)
             assert sorted(mine.cols["pid"].tolist()) == sorted(p["pid"] for p in people)

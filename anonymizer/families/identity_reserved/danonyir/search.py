@@ -154,7 +154,8 @@ class Search:
         self.mark = len(self.t.taken)
         self.t.flush()
         self.t.sync()
-        params = {**q.params(), "k": self.width}
+        params = {**q.params(), "k": self.width, "div": self.t.div,
+                  "mc": cells.near_groups(self.t, max(cells.CLASSES, self.width))}
         if self.t.grid and self.t.remaining >= cells.RESCAN_FROM:   # D's cells nearest Q (cells.py)
             found = self.t.rows("families/identity_reserved/danonyir/cell_candidates.sql.j2",
                                 {**params, "m": cells.near(self.t, max(cells.RESCAN, self.width))}, rest=self.t.rest,
