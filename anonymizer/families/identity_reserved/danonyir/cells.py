@@ -31,11 +31,12 @@ size, about 20 ms; the plain scan's grows with D and passes it near 40,000).
 The formed classes D* are grouped the same way: a class's group is its seed's cell divided by
 ``t.div`` (the cells alike in their leading QIs, about :data:`GROUP` cells a group). A batch
 bounds each seed's distance to every class of a group by the group's hull (the union of its
-classes' boxes, their least |Q'| and least sum of spans: ``cell.sql.j2``, ``group_bound``),
-reads the classes of the groups of least bound first (about :data:`CLASSES` classes), takes the
-k-th least distance among them, then reads every group whose bound is not above it; a group
-not read joins the classes' bounds as one (own, u) pair. A seed then costs D*'s groups and the
-classes near it, not D*.
+classes' boxes, their least |Q'| and least sum of spans: ``cell.sql.j2``, ``hulls`` and
+``seed_bound``), reads the classes of the groups of least bound first (about :data:`CLASSES`
+classes), takes the :data:`KC`-th least distance among them, then reads every group whose
+bound is not above it; a group not read joins the classes' bounds as one (own, u) pair. A seed
+then costs D*'s groups and the classes near it, not D*. The scans for Q as it is now read the
+classes so too, with the bounds of a box Q (``q_classes``), in both candidates templates.
 
 How many bins: the most (of :data:`BINS`) that leave at least :data:`PER_CELL` individuals a
 cell on average (one statement counts the cells of every choice). How many cells a group: the
