@@ -98,11 +98,6 @@ def near(t: Tables, scan: int) -> int:
     return _share(t.live["cells"], t.live["individuals"], scan)
 
 
-def near_parts(t: Tables, scan: int) -> int:
-    """How many groups of D's cells a seed's scan reads first, to read about ``scan`` individuals."""
-    return _share(t.live["parts"], t.live["individuals"], scan)
-
-
 def near_groups(t: Tables, scan: int) -> int:
     """How many groups of classes a seed's scan reads first, to read about ``scan`` classes."""
     return _share(t.live["groups"], t.live["classes"], scan)
