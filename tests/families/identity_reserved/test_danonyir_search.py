@@ -117,6 +117,28 @@ def test_python_distances_are_the_statements(con):
         engine.close_work()
 
 
+def test_equal_class_distances_go_to_the_smaller_class_id(con):
+    """Two classes alike to the last bit tie in Eq. (18): the statement's line 8 takes the
+    smaller class id, and so do the candidates; distances apart by less than the margin (not
+    equal) are not certified (float rounding could order them either way)."""
+    load_table2(con)
+    engine, t = _state(con, 0)
+    try:
+        t.store(7, _grow(con, t, [6, 7, 4]))
+        t.store(3, _grow(con, t, [6, 7, 4]))
+        q = _grow(con, t, [3])
+        con.execute(f"CREATE TABLE {t.rest} AS SELECT * FROM {t.people} WHERE pid = 5")
+        _, c = t.nearest(q)
+        rows = [_row(con, f"SELECT * FROM {t.classes} WHERE cid = {cid}") for cid in (7, 3)]
+        sq = q.element.span()
+        d, got = search.Classes.of(rows, q.element).nearest(q.element, sq, q.nrec)
+        assert (got["cid"], d) == (c["cid"], c["d"]) == (3, c["d"])
+        rows[0]["sn"] -= 1e-12            # class 7 now nearer, but within the margin
+        assert search.Classes.of(rows, q.element).nearest(q.element, sq, q.nrec) is None
+    finally:
+        engine.close_work()
+
+
 def test_a_step_binds_no_list_per_numeric_value(con):
     """A numeric QI's increments (Eq. 11) are computed in SQL from the value: a step binds a
     list per categorical QI only (Postcode: 7 codes, Gender: 2), whatever the numeric domain."""

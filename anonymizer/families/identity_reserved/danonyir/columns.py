@@ -30,10 +30,10 @@ def below(x: float, bound: float) -> bool:
     return x < bound and not near(x, bound)
 
 
-def first(d: np.ndarray, ids: np.ndarray, ties: bool) -> int | None | Literal[False]:
+def first(d: np.ndarray, ids: np.ndarray) -> int | None | Literal[False]:
     """The index of the least (d, id), None when there is none, False when another distance
-    lies within the margin of it (and is not equal to it, if ``ties``: an exact tie goes to the
-    smaller id, here as in SQL: the same operations on the same numbers)."""
+    lies within the margin of it and is not equal to it (an exact tie goes to the smaller id,
+    here as in SQL: the same operations on the same numbers)."""
     if not len(d):
         return None
     order = np.lexsort((ids, d))
@@ -41,7 +41,7 @@ def first(d: np.ndarray, ids: np.ndarray, ties: bool) -> int | None | Literal[Fa
     for j in order[1:]:
         if not near(d[j], d[best]):
             break
-        if not ties or d[j] != d[best]:
+        if d[j] != d[best]:
             return False
     return int(best)
 
@@ -116,7 +116,7 @@ class People(Columns):
         d = (self.cols["nrec"] + nq) * u - nq * sq
         pid = self.cols["pid"]
         alive = np.flatnonzero(~np.isin(pid, taken)) if taken else np.arange(len(self))
-        best = first(d[alive], pid[alive], ties=True)
+        best = first(d[alive], pid[alive])
         if best is None or best is False:
             return best
         return float(d[alive[best]]), self.row(alive[best])
@@ -174,8 +174,9 @@ class Classes(Columns):
 
     def nearest(self, e: Element, sq: float, nq: int) -> tuple[float, dict] | None:
         """The nearest candidate by (distance, class id), None when there is none or when another
-        lies within the margin of it (equal or not)."""
+        lies within the margin of it (:func:`first`: an exact tie goes to the smaller class id, as
+        line 8's statement breaks it; at 256,000 patients identical classes tied in 2,652 steps)."""
         alive = np.flatnonzero(self.alive)
         d = self.distances(e, sq, nq)[alive]
-        best = first(d, self.cols["cid"][alive], ties=False)
+        best = first(d, self.cols["cid"][alive])
         return None if best is None or best is False else (float(d[best]), self.row(alive[best]))

@@ -27,7 +27,7 @@ below every class's bound and line 9 chooses it whatever the nearest class is
 individual on a tie, up to :data:`.state.TIE`, far wider than float rounding). Nothing else is
 certified within :data:`.columns.MARGIN` (relative) of a bound, of line 9's threshold, or of
 another candidate's distance unless equal (float rounding could order those either way); equal
-distances go to the smaller Id_num, here as in SQL. When a step cannot be certified, the candidates
+distances go to the smaller Id_num or class id, here as in SQL. When a step cannot be certified, the candidates
 are chosen again for the current Q (``candidates.sql.j2``, one statement, :data:`RESCAN` of
 them: their bounds are for Q as it is now, so fewer serve than for a seed), and if even those
 cannot certify it, the rest of this Q's steps run the plain scan of D and D*
