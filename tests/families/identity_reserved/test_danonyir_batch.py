@@ -119,7 +119,7 @@ def test_every_left_out_class_and_individual_is_above_a_bound_pair(monkeypatch):
         people = t.engine.con.execute(f"SELECT * FROM {t.rest}").fetchdf().to_dict("records")
         for entry in got.seeds:
             e = got.people.row(got.at[entry["seed"]])
-            mine = set(got.candidates(entry, set(), Element.of_individual(t.attrs, e))[1].cols["cid"].tolist())
+            mine = set(got.candidates(entry, [], Element.of_individual(t.attrs, e))[1].cols["cid"].tolist())
             for c in classes:
                 if c["cid"] not in mine:
                     u = Element.of_individual(t.attrs, e)
@@ -191,7 +191,7 @@ def test_batch_statement_is_one_candidates_scan_per_seed(con, grid):
                 {**q.params(), "k": 2, "m": cells.near(t, cells.SCAN), "div": t.div, "mc": cells.near_groups(t, cells.CLASSES)},
                 rest=less, classes=t.classes,
                 cells=t.cells).fetchone()
-            mine, theirs = got.candidates(entry, set(), q.element)
+            mine, theirs = got.candidates(entry, [], q.element)
             assert sorted(mine.cols["pid"].tolist()) == sorted(p["pid"] for p in people)
             assert entry["floor"] == floor and entry["front"] == front
             assert theirs.cols["cid"].tolist() == [c["cid"] for c in classes] == [1]

@@ -108,7 +108,13 @@ class Batch:
     classes: Classes
     cmask: np.ndarray                                       # bits (_of): a candidate class of seed i
     fresh: dict[int, dict] = field(default_factory=dict)    # classes stored since, by cid
-    dropped: set[int] = field(default_factory=set)          # classes merged since
+    dropped: np.ndarray = field(init=False)                 # classes merged since (by position)
+    gone: np.ndarray = field(init=False)                    # individuals taken since (by position)
+    seen: int = 0                                           # ... of the first `seen` taken (candidates)
+
+    def __post_init__(self) -> None:
+        self.dropped = np.zeros(len(self.classes), dtype=bool)
+        self.gone = np.zeros(len(self.people), dtype=bool)
 
     @classmethod
     def choose(cls, t: Tables, k: int, seeds: int) -> "Batch":
@@ -157,18 +163,20 @@ class Batch:
 
     def drop(self, cid: int) -> None:
         """Line 12: class ``cid`` left D*."""
-        self.dropped.add(cid)
+        self.dropped |= self.classes.cols["cid"] == cid
         self.fresh.pop(cid, None)
 
-    def candidates(self, entry: dict, gone: set[int], e: Element) -> tuple[People, Classes]:
-        """The candidates of a seed's Q (element ``e``): the statement's individuals not taken
-        since, its classes still in D*, and the classes stored since, with u, the normalized
-        spans of their union with Q as it starts (Eq. 18, in loss.sql.j2's order of operations,
-        as the statement computed them)."""
-        mine = _of(self.pmask, entry["i"])
-        people = self.people.take(np.flatnonzero(mine & ~np.isin(self.people.cols["pid"], list(gone))))
-        mine = _of(self.cmask, entry["i"])
-        classes = self.classes.take(np.flatnonzero(mine & ~np.isin(self.classes.cols["cid"], list(self.dropped))))
+    def candidates(self, entry: dict, taken: list[int], e: Element) -> tuple[People, Classes]:
+        """The candidates of a seed's Q (element ``e``): the statement's individuals not
+        ``taken`` since (a list that only grows while the batch serves), its classes still in D*,
+        and the classes stored since, with u, the normalized spans of their union with Q as it
+        starts (Eq. 18, in loss.sql.j2's order of operations, as the statement computed them)."""
+        for pid in taken[self.seen:]:
+            if pid in self.at:
+                self.gone[self.at[pid]] = True
+        self.seen = len(taken)
+        people = self.people.take(np.flatnonzero(_of(self.pmask, entry["i"]) & ~self.gone))
+        classes = self.classes.take(np.flatnonzero(_of(self.cmask, entry["i"]) & ~self.dropped))
         classes.cols["u"] = classes.spans(e)
         fresh = Classes.of(list(self.fresh.values()), e)
         fresh.cols["u"] = fresh.spans(e)

@@ -36,14 +36,11 @@ def first(d: np.ndarray, ids: np.ndarray) -> int | None | Literal[False]:
     here as in SQL: the same operations on the same numbers)."""
     if not len(d):
         return None
-    order = np.lexsort((ids, d))
-    best = order[0]
-    for j in order[1:]:
-        if not near(d[j], d[best]):
-            break
-        if d[j] != d[best]:
-            return False
-    return int(best)
+    least = d.min()
+    close = np.flatnonzero(d - least <= MARGIN * np.maximum(1.0, np.maximum(abs(least), np.abs(d))))   # near()
+    if len(close) > 1 and (d[close] != least).any():
+        return False
+    return int(close[np.argmin(ids[close])])
 
 
 def _array(values: list, name: str) -> np.ndarray:
@@ -91,16 +88,25 @@ class Columns:
         return {n: (c[i].tolist() if hasattr(c[i], "tolist") else c[i]) for n, c in self.cols.items()}
 
 
+@dataclass
 class People(Columns):
     """The candidate individuals: Id_num, |R(p)|, S(p), and per QI the value (numeric) or code
-    (categorical)."""
+    (categorical); ``gone``: taken out of D since they were chosen (the first ``seen`` of the
+    list :meth:`nearest` is given)."""
+
+    gone: np.ndarray = field(init=False)
+    seen: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        self.gone = np.zeros(len(self), dtype=bool)
 
     @classmethod
     def names(cls, attrs: list[Attr]) -> list[str]:
         return ["pid", "nrec", "sens"] + [f"{'v' if a.numeric else 'c'}{a.i}" for a in attrs]
 
     def nearest(self, q, sq: float, taken: list[int]) -> tuple[float, dict] | None | Literal[False]:
-        """Eq. (17) for every candidate not in ``taken``, in nearest.sql.j2's order of
+        """Eq. (17) for every candidate not in ``taken`` (the individuals taken since the
+        candidates were chosen: a list that only grows), in nearest.sql.j2's order of
         operations, and the nearest by (distance, Id_num) (:func:`first`)."""
         e, nq = q.element, q.nrec
         incs, cats = [], e.increments()
@@ -115,7 +121,10 @@ class People(Columns):
             u = u + inc
         d = (self.cols["nrec"] + nq) * u - nq * sq
         pid = self.cols["pid"]
-        alive = np.flatnonzero(~np.isin(pid, taken)) if taken else np.arange(len(self))
+        for x in taken[self.seen:]:
+            self.gone |= pid == x
+        self.seen = len(taken)
+        alive = np.flatnonzero(~self.gone)
         best = first(d[alive], pid[alive])
         if best is None or best is False:
             return best

@@ -111,10 +111,10 @@ class Search:
         if not self.k:
             return
         self.counts["scans"] += 1
-        gone, e = set(self.t.taken), self.entry
+        e = self.entry
         assert self.batch is not None and e is not None   # draw took the seed from the batch
         self.width = min(RESCAN, self.k)
-        self.people, self.classes = self.batch.candidates(e, gone, q.element)
+        self.people, self.classes = self.batch.candidates(e, self.t.taken, q.element)
         self.floor, self.front = e["floor"] or [], e["front"] or []
         self.counts["fresh"] += len(self.batch.fresh)
         self.mark = len(self.t.taken)
