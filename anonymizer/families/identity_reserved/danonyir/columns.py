@@ -121,8 +121,8 @@ class People(Columns):
             u = u + inc
         d = (self.cols["nrec"] + nq) * u - nq * sq
         pid = self.cols["pid"]
-        for x in taken[self.seen:]:
-            self.gone |= pid == x
+        for out in taken[self.seen:]:
+            self.gone |= pid == out
         self.seen = len(taken)
         alive = np.flatnonzero(~self.gone)
         best = first(d[alive], pid[alive])
