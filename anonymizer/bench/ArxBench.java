@@ -16,21 +16,33 @@
 //                       (global) step instead of the GUI's 1-1/iters (see arx_live.py)
 //   gs=FRACTION         gsFactor of ARX's Loss metric (default 0.5: Metric.createLossMetric())
 //   agg=geo|arith       the Loss metric's aggregate over QIs (default geo, ARX's default)
-//   mode=global|local   global: Flash, the optimal full-domain node;
+//   mode=global|local|safepub
+//                       global: Flash, the optimal full-domain node;
 //                       local: the GUI's local recoding (WorkerAnonymize): gsFactor 0,
-//                       suppression limit 1-1/iters, then optimizeIterativeFast(out, 1/iters)
+//                       suppression limit 1-1/iters, then optimizeIterativeFast(out, 1/iters);
+//                       safepub: SafePub, data-dependent (eps, delta)-DP (EDDifferentialPrivacy
+//                       without a generalization scheme, ARX's Example37): Loss metric (as
+//                       global), suppression limit 1, DP search over `steps`; k, supp, gs, agg,
+//                       ldiv, tclose and levels are ignored
+//   eps=FLOAT           safepub: total epsilon, the search budget included (default 1)
+//   delta=FLOAT         safepub: delta (default 1e-5)
+//   steps=INT           safepub: setHeuristicSearchStepLimit(steps), i.e. transformations
+//                       checked; ARX's search then makes steps / #QIs expansions (default 300)
+//   search=FLOAT        safepub: setDPSearchBudget, the epsilon of the search (default 0.1)
 //   iters=INT           local: the GUI's number of iterations (default 100)
 //   levels=l1,l2,...    global: evaluate only this transformation (min = max level per QI),
 //                       to read ARX's score of a node another tool chose
 //   reps=INT            warm repetitions after the cold run (default 5; the bench passes 0)
-//   out=FILE            write the published table (all columns + _outlier 0/1) after the last run
+//   out=FILE            write the published table (all columns + _outlier 0/1) after the last run;
+//                       safepub: each run's, to FILE with -<run> before its extension
 //   stats=1             also compute ARX's own granularity (1 - NCP) of the output
 //   label=STR           copied into the JSON line
 //
 // Timings are anonymize() (and, for local, getOutput + optimizeIterativeFast) inside the JVM,
 // via System.nanoTime, with the CPU time of the calling thread (ARX runs in it) and of the
 // whole JVM (GC and JIT threads included) over the same span. The bench times the whole
-// process from outside.
+// process from outside. With mode=safepub every run (the cold one is run 0) is a fresh random
+// release, so each prints its own JSON line (its time, node, suppressed rows, ARX's k and beta).
 import java.io.BufferedWriter;
 import java.io.File;
 import java.io.FileOutputStream;
@@ -54,6 +66,7 @@ import org.deidentifier.arx.AttributeType.Hierarchy;
 import org.deidentifier.arx.Data;
 import org.deidentifier.arx.DataHandle;
 import org.deidentifier.arx.criteria.DistinctLDiversity;
+import org.deidentifier.arx.criteria.EDDifferentialPrivacy;
 import org.deidentifier.arx.criteria.EntropyLDiversity;
 import org.deidentifier.arx.criteria.EqualDistanceTCloseness;
 import org.deidentifier.arx.criteria.HierarchicalDistanceTCloseness;
@@ -97,7 +110,13 @@ public class ArxBench {
         String out = arg("out", "");
         boolean stats = arg("stats", "0").equals("1");
         boolean local = mode.equals("local");
-        if (!local && !mode.equals("global")) throw new IllegalArgumentException("mode=global|local");
+        boolean safepub = mode.equals("safepub");
+        if (!local && !safepub && !mode.equals("global")) throw new IllegalArgumentException("mode=global|local|safepub");
+        double eps = Double.parseDouble(arg("eps", "1"));
+        double delta = Double.parseDouble(arg("delta", "1e-5"));
+        int steps = Integer.parseInt(arg("steps", "300"));
+        double search = Double.parseDouble(arg("search", "0.1"));
+        if (safepub) { k = 0; ldiv = ""; tclose = ""; levelsArg = ""; }
         // the GUI overwrites the user's limit with 1-1/iters for local recoding; given here, it
         // bounds the first (global) step, whose outliers the iterations then recode
         double firstLimit = a.containsKey("supp") ? supp : 1d - 1d / iters;
@@ -140,6 +159,11 @@ public class ArxBench {
         for (int r = 0; r <= reps; r++) {
             if (r > 0) data.getHandle().release();
             ARXConfiguration config = ARXConfiguration.create();
+            if (safepub) {
+                config.addPrivacyModel(new EDDifferentialPrivacy(eps, delta)); // data-dependent: no scheme
+                config.setDPSearchBudget(search);
+                config.setHeuristicSearchStepLimit(steps);
+            }
             if (k > 0) config.addPrivacyModel(new KAnonymity(k));
             if (!ldiv.isEmpty()) {
                 String[] p = ldiv.split(":");
@@ -157,6 +181,9 @@ public class ArxBench {
             if (local) {
                 config.setQualityModel(Metric.createLossMetric(0d));          // the GUI's default for local recoding
                 config.setSuppressionLimit(firstLimit);
+            } else if (safepub) {
+                config.setQualityModel(Metric.createLossMetric());            // gs 0.5, geometric mean, as global
+                config.setSuppressionLimit(1d);
             } else {
                 config.setQualityModel(Metric.createLossMetric(gs, agg.equals("geo") ? Metric.AggregateFunction.GEOMETRIC_MEAN
                                                                                         : Metric.AggregateFunction.ARITHMETIC_MEAN));
@@ -184,15 +211,39 @@ public class ArxBench {
             globalMs.add(r1(g));
             localMs.add(r1(l));
             totalMs.add(r1(g + l));
+            if (safepub) {
+                // one line per run: each is a fresh release (new sample, new random search)
+                StringBuilder j = header(mode, dataPath, rows, 0);
+                kv(j, "eps", eps);
+                kv(j, "delta", delta);
+                kv(j, "steps", steps);
+                kv(j, "search", search);
+                kv(j, "expansions", config.getHeuristicSearchStepLimit(ARXConfiguration.SearchStepSemantics.EXPANSIONS, qis.length));
+                // ARX derives k and beta from eps - search (EDDifferentialPrivacy.initialize)
+                EDDifferentialPrivacy used = result.getConfiguration().getPrivacyModel(EDDifferentialPrivacy.class);
+                kv(j, "dp_k", used.getK());
+                kv(j, "dp_beta", used.getBeta());
+                kv(j, "sampled", used.getDataSubset().getSize());
+                kv(j, "run", r);
+                kv(j, "cold", r == 0);
+                kv(j, "load_ms", loadMs);
+                kv(j, "anonymize_ms", r1(g));
+                kv(j, "thread_cpu_ms", threadCpuMs.get(r));
+                kv(j, "process_cpu_ms", procCpuMs.get(r));
+                kv(j, "get_output_ms", output != null ? outputMs : 0d);
+                kv(j, "transformations_checked", checked);            // ARX counts 1 for this search
+                describe(j, result, output, qis, stats, out.isEmpty() ? "" : numbered(out, r));
+                kv(j, "max_heap_mb", Runtime.getRuntime().maxMemory() / 1048576);
+                kv(j, "process_ms", (System.nanoTime() - t0) / 1e6);
+                j.setLength(j.length() - 1);
+                System.out.println(j.append("}"));
+                System.out.flush();
+                output = null;
+            }
         }
+        if (safepub) return;
 
-        StringBuilder j = new StringBuilder("{");
-        kv(j, "tool", "ARX " + ARXAnonymizer.VERSION);
-        kv(j, "label", arg("label", ""));
-        kv(j, "mode", mode);
-        kv(j, "data", new File(dataPath).getName());
-        kv(j, "rows", rows);
-        kv(j, "k", k);
+        StringBuilder j = header(mode, dataPath, rows, k);
         kv(j, "ldiv", ldiv);
         kv(j, "tclose", tclose);
         kv(j, "supp", local ? firstLimit : supp);
@@ -216,6 +267,33 @@ public class ArxBench {
             kv(j, "get_output_ms", outputMs);
         }
         kv(j, "transformations_checked", checked);
+        describe(j, result, output, qis, stats, out);
+        kv(j, "max_heap_mb", Runtime.getRuntime().maxMemory() / 1048576);
+        kv(j, "process_ms", (System.nanoTime() - t0) / 1e6);
+        j.setLength(j.length() - 1);
+        System.out.println(j.append("}"));
+    }
+
+    /** The JSON line's opening fields. */
+    static StringBuilder header(String mode, String dataPath, int rows, int k) {
+        StringBuilder j = new StringBuilder("{");
+        kv(j, "tool", "ARX " + ARXAnonymizer.VERSION);
+        kv(j, "label", arg("label", ""));
+        kv(j, "mode", mode);
+        kv(j, "data", new File(dataPath).getName());
+        kv(j, "rows", rows);
+        kv(j, "k", k);
+        return j;
+    }
+
+    /** FILE with -N before its extension (arx.csv, 3 -> arx-3.csv). */
+    static String numbered(String file, int n) {
+        int dot = file.lastIndexOf('.');
+        return dot > file.lastIndexOf(File.separatorChar) ? file.substring(0, dot) + "-" + n + file.substring(dot) : file + "-" + n;
+    }
+
+    /** The chosen node, the output's classes and suppressed rows, and the published table to `out`. */
+    static void describe(StringBuilder j, ARXResult result, DataHandle output, String[] qis, boolean stats, String out) throws Exception {
         ARXNode opt = result.getGlobalOptimum();
         kv(j, "found", opt != null);
         if (opt != null) {
@@ -266,10 +344,6 @@ public class ArxBench {
                 kv(j, "out", new File(out).getName());
             }
         }
-        kv(j, "max_heap_mb", Runtime.getRuntime().maxMemory() / 1048576);
-        kv(j, "process_ms", (System.nanoTime() - t0) / 1e6);
-        j.setLength(j.length() - 1);
-        System.out.println(j.append("}"));
     }
 
     static double r1(double ms) { return Math.round(ms * 10) / 10d; }

@@ -12,7 +12,7 @@ import click
 
 from anonymizer.cli.params import (db_option, echo_json, engine_choice, engine_options, given, json_option, open_db,
                                    open_engine)
-from anonymizer.cli.report import _engine, _n
+from anonymizer.cli.report import _engine, _kept, _n
 
 _DB = "DuckDB database file holding the release's audit table (for a release with output.database, that file)."
 schema_option = click.option("--schema", default="_anon_releases", show_default=True,
@@ -140,6 +140,7 @@ def format_history(found: dict) -> str:
             lines.append("    achieved  " + ", ".join(f"{m['model']} {_n(m['figure'])}" for m in v["models"]))
         if v.get("combination"):
             lines.append("    versions  " + across(v["combination"]))
-        lines.append(f"    rows      {v['rows_in']} in, {v['rows_out']} out, {v['suppressed']} suppressed; "
+        lines.append(f"    rows      {_kept(v['rows_in'])} in, {v['rows_out']} out, {_kept(v['suppressed'])} suppressed; "
                      f"snapshot {v['snapshot']}" + (f" (pruned {str(v['pruned_at'])[:19]})" if v["pruned_at"] else ""))
     return "\n".join(lines)
+

@@ -215,8 +215,8 @@ def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
         lines.append(f"{f'release {release} ' if full else ''}version {r['version']}{event}, "
                      f"{_when(r.get('published_at') or r['created_at'])}: {r['view_name']} (snapshot {r['snapshot']}"
                      + (", pruned)" if r.get("pruned_at") else ")"))
-        lines.append(f"  spec {r['spec_hash']}, algorithm {r['algorithm']}; rows {r['rows_in']} in, "
-                     f"{r['rows_out']} out, {r['suppressed']} suppressed")
+        lines.append(f"  spec {r['spec_hash']}, algorithm {r['algorithm']}; rows {_kept(r['rows_in'])} in, "
+                     f"{r['rows_out']} out, {_kept(r['suppressed'])} suppressed")
         for model in figures.get("models", []):
             verdict = "" if model.get("holds", True) else "  (does not hold)"
             lines.append(f"  achieved  {model.get('model')}: {_n(model.get('figure'))}{verdict}")
@@ -238,3 +238,10 @@ def format_versions(release: str, rows: list[dict], full: bool = False) -> str:
                 lines.append("  spec (as written, without its seed):\n    "
                              + r["spec_text"].rstrip().replace("\n", "\n    "))
     return "\n".join(lines)
+
+
+def _kept(count: int | None) -> str:
+    """A count the audit kept, or why not (a differentially private release keeps no count of
+    its input: :mod:`anonymizer.dp.audit`)."""
+    return "withheld (DP)" if count is None else str(count)
+

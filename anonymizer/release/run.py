@@ -33,6 +33,8 @@ from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, load_source, prepare, resolve_columns, source_relation,
                              source_shown, spec_fingerprint)
 from anonymizer.source_profile import profile_source
+from anonymizer.dp.audit import withheld
+from anonymizer.spec.differential import DIFFERENTIAL
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.release.export import check_writable, export_release
 from anonymizer.release.history import chosen
@@ -211,7 +213,7 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
     ``people``: the source's person keys, recorded beside the private state (:mod:`anonymizer.versions.keys`)."""
     target = plan.target
     views = [part_view(target, part) for part, _, _ in ready.parts]
-    warned = weaker(ready.measures, ready.checks)
+    warned = weaker(ready.measures, ready.checks) + list(ready.algorithm.get("warnings", []))   # + the algorithm's own
     if dry_run:
         version = snapshot = None
         view = target.view
@@ -309,13 +311,15 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
     options = {"name": plan.algorithm, **asdict(plan.options)}
     prints = dict(prints)
     source = prints.pop("source", None)
-    return {**prints, "algorithm": plan.algorithm,
+    record = {**prints, "algorithm": plan.algorithm,
             "parameters": {"source": source, "models": [str(m) for m in plan.models], "algorithm": options,
                            "chosen": picked,
                            "randomness": plan.key.kind, "suppression_limit": plan.suppression_limit,
                            "nulls": plan.nulls},
             "figures": figures, "rows_in": plan.rows if rows_in is None else rows_in, "rows_out": rows_out, "suppressed": suppressed,
             "timings": clock}
+    # a differentially private release keeps nothing read from its input beyond ε (anonymizer.dp.audit)
+    return withheld(record) if plan.algorithm in DIFFERENTIAL else record
 
 
 def _unchanged_result(engine: Engine, target: Target, algorithm: str, current: Published,

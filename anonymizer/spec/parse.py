@@ -53,6 +53,12 @@ must carry the same QI values). Algorithms ``danonyir`` and ``geneir`` (options 
 ``eir-l-diversity`` (Definition 3.3) and ``eir-alpha-beta-anonymity`` (Definition 3.4). A
 numeric QI may declare ``domain: [L, U]`` when its domain is wider than the values present
 (the losses of Eqs. 3 and 11 divide by U - L).
+
+Differential privacy (SafePub, :mod:`anonymizer.families.generalized.lattice.safepub`):
+``algorithm: {name: safepub, epsilon: 1, delta: 1.0e-5}`` (options ``search_epsilon``,
+``steps``, ``score``, ``selection``; never a seed) derives its model, k-anonymity with SafePub's
+k, so ``models:`` is left out; ``suppression_limit`` is 1 and ``history`` independent
+(:mod:`.differential`).
 """
 
 from __future__ import annotations
@@ -69,6 +75,7 @@ from anonymizer.engine.settings import Settings
 from anonymizer.errors import SpecError
 from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
+from anonymizer.spec import differential
 from anonymizer.spec.columns import parse_columns, parse_models
 from anonymizer.fields import mapping_field, name_field, path_or_uri, relative_path, table_format
 from anonymizer.spec.types import MAX_THREADS, ReleaseSpec, Source
@@ -145,11 +152,16 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
     default_role = data.get("default_role")
     if not any(c.role == "quasi" for c in columns):
         raise SpecError("columns", "at least one column must have role 'quasi'")
-    models = parse_models(data.get("models"), columns)
-    suppression = data.get("suppression_limit", 0.0)
-    number(suppression, "suppression_limit", 0, 1, what="a fraction of rows between 0 and 1")
-    nulls = data.get("nulls", "error")
     algorithm = parse_algorithm(data.get("algorithm", {"name": "mondrian"}), columns, base)
+    history = data.get("history")
+    if algorithm.name in differential.DIFFERENTIAL:   # its model derived, its suppression and history fixed
+        models, suppression = differential.derived_models(data, algorithm), differential.suppression(data)
+        history = differential.history(history)
+    else:
+        models = parse_models(data.get("models"), columns)
+        suppression = data.get("suppression_limit", 0.0)
+        number(suppression, "suppression_limit", 0, 1, what="a fraction of rows between 0 and 1")
+    nulls = data.get("nulls", "error")
     pair(algorithm, models, columns)
     return ReleaseSpec(
         release=release,
@@ -164,7 +176,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         raw=data,
         engine=_engine(data.get("engine", {}), base),
         backend=_backend(data.get("engine", {}), base),
-        history=_history(data.get("history"), columns),
+        history=_history(history, columns),
     )
 
 

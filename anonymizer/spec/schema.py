@@ -25,6 +25,7 @@ from anonymizer.engine.choice import ENGINES
 from anonymizer.hierarchy.spec import DATE_UNITS, IOTF_NODES, KINDS
 from anonymizer.models.catalog import PARAMETERS
 from anonymizer.randomness import SEED_LIMIT
+from anonymizer.spec.differential import DIFFERENTIAL
 from anonymizer.spec.types import MAX_THREADS, NULL_POLICIES, ROLES, TYPES
 from anonymizer.target import EXPORT_FORMATS, GUARANTEES
 
@@ -217,7 +218,13 @@ def spec_schema() -> dict:
         "title": "anonymizer release spec",
         "description": "What to anonymize, how, and where to publish it (anonymizer run SPEC --db FILE).",
         "type": "object",
-        "required": ["release", "source", "columns", "models"],
+        "required": ["release", "source", "columns"],
+        # models: required, but for a differentially private algorithm, which derives its own
+        "if": {"not": {"properties": {"algorithm": {"anyOf": [
+            {"enum": list(DIFFERENTIAL)}, {"type": "object", "required": ["name"],
+                                           "properties": {"name": {"enum": list(DIFFERENTIAL)}}}]}},
+                       "required": ["algorithm"]}},
+        "then": {"required": ["models"]},
         "additionalProperties": False,
         "properties": {
             "release": _name("the release's name"),

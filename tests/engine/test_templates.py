@@ -125,6 +125,11 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     anonymize(dict(WEIRD, release="w_pf2", algorithm={"name": "privacyfrost2", "scoring": "eta", "d": 2,
                                                       "partial": True, "presample": {"levels": 0, "k": 2}},
                    suppression_limit=0.5), con)
+    # SafePub (safepub/ templates), with the entropy score's per-QI squares, on names that need quoting
+    con.execute('CREATE TABLE "dp table" AS SELECT w.* FROM "my table" AS w, range(100)')
+    safepub = {k: v for k, v in WEIRD.items() if k not in ("models", "suppression_limit", "history")}
+    anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={"name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5,
+                                                       "score": "entropy"}), con)
     # paper 002's MSB (msb/ templates), on names that need quoting, seeded and in vector order
     for name, seed in (("mmdcf-mslf", 3), ("msdcf", None)):
         anonymize(dict(WEIRD, release=f"w_{name}", suppression_limit=1.0,

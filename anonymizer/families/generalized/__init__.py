@@ -15,6 +15,8 @@ full-domain at a given level vector             :func:`.full_domain.full_domain`
 frequency set, lattice, node checks             :mod:`.lattice.frequency_set`, :mod:`.lattice.lattice`  lattice/
 optimal full-domain search (bisection on        :func:`.lattice.optimal.optimal`                    lattice/
 monotone models)
+SafePub, (ε, δ)-differential privacy (Bild et    :func:`.lattice.safepub.safepub`, scores in         safepub/
+al. 2018: Alg. 1 sampling, Alg. 2 search)        :mod:`.lattice.safepub_scores`
 PrivacyFrost2 (paper 003: Algs. 1-3, scoring    :mod:`.lattice.privacyfrost2`, :mod:`.lattice.scoring`  lattice/
 Eqs. 4-6, pre-sampling, partial-domain)
 lattice evaluation (paper 001 Def. 9: k, DCP,   :mod:`.lattice.evaluate`                            lattice/evaluate/
@@ -44,6 +46,8 @@ FAMILY = Family(
                 "full-domain": frozenset({"seed", "levels"}),
                 "privacyfrost2": frozenset({"seed", "priorities", "min_level", "scoring", "d", "p", "presample",
                                             "partial", "tie_break"}),
-                "optimal": frozenset({"seed", "min_level"})},
+                "optimal": frozenset({"seed", "min_level"}),
+                # no seed: SafePub's sample and draws are never replayable (:mod:`.lattice.safepub`)
+                "safepub": frozenset({"epsilon", "delta", "search_epsilon", "steps", "score", "selection"})},
     models=frozenset(GENERIC_MODELS + POPULATION_MODELS), parts=("classes",), gate=True,
     refuses={"mondrian": frozenset(POPULATION_MODELS), "top-down": frozenset(POPULATION_MODELS)}, package=__name__)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 
 from anonymizer.errors import SpecError
 from anonymizer.families.base import options_of
+from anonymizer.families.generalized.lattice.safepub_scores import SCORES
 from anonymizer.fields import choice, flag, mapping_field, per_qi
 from anonymizer.numbers import number
 
@@ -21,6 +22,8 @@ LABELS = ("hierarchy", "values")
 SCORINGS = ("basic", "eta", "log")
 #: PrivacyFrost2's tie-break of equal scores (paper 003; :mod:`.lattice.scoring`)
 TIE_BREAKS = ("none", "basic")
+#: how SafePub picks the published node among its walk's pivots (:mod:`.lattice.safepub`)
+SELECTIONS = ("exponential", "best")
 
 
 def _per_qi(kind: str, minimum: dict, what: str) -> dict:
@@ -49,6 +52,17 @@ SCHEMA: Mapping[str, dict] = {
     "partial": {"type": "boolean", "default": False, "description": "PrivacyFrost2: partial-domain de-generalization"},
     "tie_break": {"enum": list(TIE_BREAKS), "default": "none",
                   "description": "PrivacyFrost2: how equal eta or log scores are told apart"},
+    "epsilon": {"type": "number", "exclusiveMinimum": 0,
+                "description": "SafePub: the release's epsilon of (epsilon, delta)-differential privacy, search included"},
+    "delta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
+              "description": "SafePub: delta of (epsilon, delta)-differential privacy (below 1 / rows)"},
+    "search_epsilon": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
+                       "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
+    "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
+    "score": {"enum": list(SCORES), "default": "loss", "description": "SafePub: the score function of the search"},
+    "selection": {"enum": list(SELECTIONS), "default": "exponential",
+                  "description": "SafePub: the published pivot drawn by the exponential mechanism, or ARX's best "
+                                 "(not covered by epsilon)"},
 }
 
 
@@ -86,6 +100,12 @@ class Options:
     presample: Mapping[str, Any] | None = None
     partial: bool = False
     tie_break: str = "none"
+    epsilon: float = 0.0
+    delta: float = 0.0
+    search_epsilon: float = 0.1
+    steps: int = 300
+    score: str = "loss"
+    selection: str = "exponential"
 
 
 def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
@@ -117,7 +137,30 @@ def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
                    per_qi(v.get("levels", {}), "algorithm.levels", quasi, int, "a whole number >= 0"), priorities,
                    per_qi(v.get("min_level", {}), "algorithm.min_level", quasi, int, "a whole number >= 0"),
                    scoring, float(d or 0.0), p, _presample(v.get("presample"), quasi),
-                   flag(v.get("partial", False), "algorithm.partial"), tie_break)
+                   flag(v.get("partial", False), "algorithm.partial"), tie_break,
+                   **(_safepub(v) if name == "safepub" else {}))
+
+
+def _safepub(v: dict) -> dict:
+    """SafePub's options (:mod:`.lattice.safepub`): ε and δ required, the search's part of ε
+    below ε."""
+    for name in ("epsilon", "delta"):
+        if name not in v:
+            raise SpecError(f"algorithm.{name}", "is required for safepub ((epsilon, delta)-differential privacy)")
+    epsilon = number(v["epsilon"], "algorithm.epsilon", 0, low_open=True, what="a positive number (epsilon of DP)")
+    delta = number(v["delta"], "algorithm.delta", 0, 1, low_open=True, high_open=True,
+                   what="a number between 0 and 1 (delta of DP; below 1 / rows)")
+    search = number(v.get("search_epsilon", 0.1), "algorithm.search_epsilon", 0, low_open=True,
+                    what="a positive number below epsilon")
+    if search >= epsilon:
+        raise SpecError("algorithm.search_epsilon", f"must be below epsilon ({epsilon}): the rest of epsilon "
+                                                    "is the sampling's and k-anonymity's", search)
+    steps = v.get("steps", 300)
+    number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
+    return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
+            "score": choice(v.get("score", "loss"), "algorithm.score", SCORES, "SafePub's score function"),
+            "selection": choice(v.get("selection", "exponential"), "algorithm.selection", SELECTIONS,
+                                "how SafePub picks the published node among its pivots")}
 
 
 def _presample(value: Any, quasi: set[str]) -> dict | None:

@@ -20,6 +20,7 @@ from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups,
                                                         counterfeit_column, followed, invariant, merge)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
+from anonymizer.families.generalized.lattice.safepub import safepub
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
@@ -46,6 +47,7 @@ ALGORITHMS: dict[str, Callable[[Engine, Plan, bool], AlgorithmResult]] = {
     "full-domain": lambda engine, plan, write: full_domain(engine, plan),
     "privacyfrost2": lambda engine, plan, write: privacyfrost2(engine, plan),
     "optimal": lambda engine, plan, write: optimal(engine, plan),
+    "safepub": lambda engine, plan, write: safepub(engine, plan),
 }
 
 
@@ -215,6 +217,12 @@ def summary_lines(r: ReleaseResult) -> list[str]:
         if a.get("partial_rounds"):
             lowered = sum(p["classes"] for p in a["partial_rounds"])
             lines.append(f"  partial       {lowered} class-level de-generalizations in {len(a['partial_rounds'])} steps")
+    if "safepub" in a:    # (ε, δ)-DP (lattice.safepub)
+        s = a["safepub"]
+        levels = ", ".join(f"{q} {lv}" for q, lv in s["levels"].items())
+        lines.append(f"  SafePub       ({fmt(s['epsilon'])}, {s['delta']:g})-differential privacy: search epsilon "
+                     f"{fmt(s['search_epsilon'])}, sampling beta {fmt(s['beta'])}, k {s['k']}; node {levels} "
+                     f"({s['score']} score, {s['steps']} steps, {s['selection']} selection)")
     if u:
         shown = [("NCP per cell", "ncp"), ("NCP(T)", "ncp_sum"), ("loss (ARX)", "loss"),
                  ("discernibility C_DM", "discernibility"), ("C_AVG", "cavg")]

@@ -1,0 +1,156 @@
+"""SafePub (Bild, Kuhn and Prasser, "SafePub: A Truthful Data Anonymization Algorithm With
+Strong Privacy Guarantees", PoPETs 2018(1)): an (ε, δ)-differentially private release of
+truthful, generalized rows, as ARX 3.9.2 implements it (``EDDifferentialPrivacy`` with
+``DataDependentEDDPAlgorithm``).
+
+Algorithm 1 (SafePub), as here:
+
+1. **random sampling** (line 1): every row is kept with probability β, by a draw keyed with the
+   release's fresh secret (``safepub/sample.sql.j2``); the key is never stored;
+2. **search** (line 2, Algorithm 2): a walk down the full-domain lattice from its top node.
+   Each step adds the predecessors (one level finer on one QI) of the pivot to the
+   candidates, removes the pivot, and draws the next pivot from the candidates by the
+   exponential mechanism (:mod:`anonymizer.dp.exponential`) over their scores
+   (:mod:`.safepub_scores`), each computed on the sampled rows (``safepub/scores.sql.j2``,
+   one statement per step for the new predecessors). The search's budget ε_search is
+   subtracted from ε first, as ARX does; β and k come from the rest, ε_anon
+   (:mod:`anonymizer.dp.safepub_parameters`);
+3. **generalization and suppression** (lines 3-4): the sampled rows at the chosen node, every
+   class under k suppressed; the release's verification re-checks k-anonymity in SQL.
+
+**Which pivot is published.** ARX keeps the pivot with the best score
+(``AbstractAlgorithm.trackOptimum``): a choice made on the data without noise, which ε does
+not cover (one person can tip which of two pivots scores best). Here the choice is, by
+default (``selection: exponential``), one more draw of the exponential mechanism over the
+walk's pivots, paid from the search's budget: half of ε_search for the walk's steps (each
+``ε_search / (2 steps)``), half for the choice. ``selection: best`` is ARX's choice, for
+comparison with ARX: the whole ε_search goes to the walk (``ε_search / steps`` a step) and
+the release warns that ε does not cover the choice.
+
+Nothing of the draws is kept: the audit records ε, δ, ε_search, β, k, the score, the number of
+steps and the node published, never the sample, its size, the pivots or their scores
+(:func:`anonymizer.release.run._record` keeps no count of the input for a DP release).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+from anonymizer.dp import exponential
+from anonymizer.dp.safepub_parameters import SafePubParameters, derive, threshold
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine
+from anonymizer.errors import DataError
+from anonymizer.families.generalized import options
+from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
+from anonymizer.families.generalized.lattice.lattice import Node, at_node, drop_failing, publish_levels
+from anonymizer.families.generalized.lattice.safepub_scores import Classes, score
+from anonymizer.families.generalized.result import AlgorithmResult
+from anonymizer.plan import Plan
+
+SELECTIONS = ("exponential", "best")
+
+
+def parameters(a: options.Options) -> SafePubParameters:
+    """β and k of a SafePub release: derived from ε_anon = ε - ε_search (ARX's
+    ``EDDifferentialPrivacy.initialize``)."""
+    return derive(a.epsilon - a.search_epsilon, a.delta)
+
+
+def safepub(engine: Engine, plan: Plan) -> AlgorithmResult:
+    """Sample, search, generalize and suppress (module docstring); writes ``assign``."""
+    start = time.perf_counter()
+    a = options.of(plan)
+    p = parameters(a)
+    sample = engine.work("safepub_sample")
+    engine.run("families/generalized/safepub/sample.sql.j2", plan.key.params(threshold=threshold(p.beta)),
+               target=sample, base=plan.base)                                          # Alg. 1, line 1
+    sampled = replace(plan, base=sample)
+    freq = build_frequency_set(engine, sampled)
+    with engine.small(freq.size):
+        walk = Walk(engine, plan, freq, p.k, a)
+        node = walk.search()                                                           # Alg. 1, line 2
+    rows = at_node(engine, freq, node)                                                 # Alg. 1, lines 3-4
+    drop_failing(engine, sampled, freq, rows, node)
+    assign, classes = publish_levels(engine, sampled, rows)
+    kept = engine.count(assign)
+    if not kept:   # the published rows say as much: nothing outside epsilon
+        raise DataError(plan.source, f"safepub (epsilon {a.epsilon}, delta {a.delta:g}): every row is suppressed: each class of "
+                        f"the sample (a share beta = {p.beta:.4f} of the rows) holds fewer than k = {p.k} rows even at "
+                        f"the node drawn ({walk.levels(node)}); SafePub needs far more rows than k, or coarser "
+                        "hierarchies, or a larger delta")
+    engine.say(f"safepub: node {walk.levels(node)} after {walk.steps} steps ({walk.evaluated} nodes scored)")
+    notes = {"levels": walk.levels(node), "epsilon": a.epsilon, "delta": a.delta, "search_epsilon": a.search_epsilon,
+             "anonymization_epsilon": p.epsilon, "beta": p.beta, "k": p.k, "score": a.score, "steps": walk.steps,
+             "selection": a.selection}
+    warnings = [] if a.selection != "best" else [
+        f"selection: best publishes the pivot with the best {a.score} score, a choice made on the data without "
+        f"noise (ARX's): epsilon = {a.epsilon} covers the sample and the search's steps, not that choice"]
+    return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept),
+                           presampled=plan.base_rows - freq.rows, rounds=walk.steps,
+                           seconds=time.perf_counter() - start, notes={"safepub": notes, "warnings": warnings},
+                           labels="hier-rows")
+
+
+@dataclass
+class Walk:
+    """SafePub's search (Algorithm 2) over one frequency set of sampled rows."""
+
+    engine: Engine
+    plan: Plan
+    freq: FrequencySet
+    k: int
+    options: options.Options
+    scores: dict[Node, float] = field(default_factory=dict)
+    steps: int = 0
+    evaluated: int = 0
+
+    def levels(self, node: Node) -> dict[str, int]:
+        return {q.name: lv for q, lv in zip(self.plan.qis, node)}
+
+    def search(self) -> Node:
+        """The walk, then the published pivot (module docstring)."""
+        a = self.options
+        walk_epsilon = a.search_epsilon if a.selection == "best" else a.search_epsilon / 2
+        per_step = walk_epsilon / a.steps
+        pivot: Node = tuple(self.freq.heights)                       # Alg. 2: the top node first
+        self._score([pivot])
+        pivots, candidates = [pivot], {pivot}
+        for _ in range(a.steps):
+            finer = [pivot[:i] + (lv - 1,) + pivot[i + 1:] for i, lv in enumerate(pivot) if lv > 0]
+            self._score([n for n in finer if n not in self.scores])
+            candidates.update(finer)
+            candidates.discard(pivot)
+            if not candidates:                                       # the bottom reached, every node taken
+                break
+            ordered = sorted(candidates)                             # the draw's order: the nodes', not the data's
+            pivot = exponential.choose(ordered, [self.scores[n] for n in ordered], per_step)
+            pivots.append(pivot)
+            self.steps += 1
+        seen = sorted(set(pivots))
+        if a.selection == "best":                                    # ARX's trackOptimum: best score, then lowest level
+            return max(seen, key=lambda n: (self.scores[n], -sum(n)))
+        return exponential.choose(seen, [self.scores[n] for n in seen], a.search_epsilon - walk_epsilon)
+
+    def __post_init__(self) -> None:
+        """The frequency set with each node's cell loss beside it (``safepub/cell_losses.sql.j2``)."""
+        self._qis = [{"code": ident(q.code), "hier": q.hier,
+                      "nodes": [ident(self.freq.node(q.index, j)) for j in range(q.height + 1)],
+                      "losses": [ident(f"c{q.index}_{j}") for j in range(q.height + 1)]} for q in self.plan.qis]
+        self._cells = self.engine.work("safepub_cells")
+        self.engine.run("families/generalized/safepub/cell_losses.sql.j2", {f"dom{q.index}": q.m for q in self.plan.qis},
+                        target=self._cells, freq=self.freq.table, qis=self._qis)
+
+    def _score(self, nodes: list[Node]) -> None:
+        """Score ``nodes`` in one statement (``safepub/scores.sql.j2``)."""
+        if not nodes:
+            return
+        name = self.options.score
+        for row in self.engine.rows("families/generalized/safepub/scores.sql.j2", {"k": self.k}, freq=self._cells,
+                                    nodes=nodes, qis=self._qis, squares=name == "entropy"):
+            at, kept, classes, squares, loss, *per_qi = row
+            found = Classes(int(kept), int(classes), int(squares), float(loss), tuple(int(s) for s in per_qi))
+            node = nodes[int(at)]
+            self.scores[node] = score(name, node, self.freq.heights, found, self.plan.rows, self.k)
+        self.evaluated += len(nodes)

@@ -1,0 +1,76 @@
+"""SafePub's score functions (Bild, Kuhn and Prasser, PoPETs 2018, section 5): how good a
+generalization is, computed on the sampled rows with SafePub's k-anonymity (classes under k
+suppressed), each divided by its sensitivity, so that the exponential mechanism weighs a
+node by ``exp(ε · score / 2)`` (:mod:`anonymizer.dp.exponential`).
+
+The formulas, their normalization and the treatment of rows (a sampled row in a class under k
+and a row left out of the sample both count as suppressed) are ARX 3.9.2's ``getScore`` of
+the metric named, which implements the paper; ``n`` is the input's rows, ``d`` the QIs:
+
+============== ===================================================  ========================================
+score          value (higher is better)                             ARX
+============== ===================================================  ========================================
+loss           -(sum of kept cells' loss + suppressed * d)          ``MetricMDNMLoss``
+               / (d (k - 1)); a cell's loss (hi - lo) / (m - 1)
+precision      -(sum over QIs of kept * level / height              ``MetricMDNMPrecision``
+               + suppressed) / (d (k - 1))
+discernibility -(sum of kept classes' size^2 + n * suppressed)      ``MetricSDNMDiscernability``
+               / (n (k^2 / (k - 1) + 1))
+aecs           kept classes + 1 if any row is suppressed             ``MetricSDAECS`` (sensitivity 1)
+entropy        -(sum over QIs of: sum over kept values below the     ``MetricMDNUEntropyPrecomputed``
+               root of count^2, + n * rows suppressed or at the
+               root) / (n d (k^2 / (k - 1) + 1))
+============== ===================================================  ========================================
+
+The loss of a cell is ours (:func:`~anonymizer.families.generalized.lattice.lattice.rows_loss`,
+the loss every release reports), where ARX reads its domain shares; both lie in [0, 1], which
+is what the sensitivity ``d (k - 1)`` needs. The sixth score of the paper (a classifier's
+accuracy on a target column) is not offered.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: the score functions a SafePub release may name (``algorithm.score``)
+SCORES = ("loss", "precision", "discernibility", "aecs", "entropy")
+
+
+@dataclass(frozen=True)
+class Classes:
+    """What :func:`score` reads of one node's classes of sampled rows (``scores.sql.j2``).
+
+    Attributes:
+        kept_rows: rows in classes of at least k.
+        kept_classes: those classes.
+        sum_squares: the sum of their sizes squared.
+        loss_sum: the sum over their rows and QIs of the cell's loss.
+        squares: per QI, the sum over its values below the root of (kept rows holding it)^2
+            (read for ``entropy`` only).
+    """
+
+    kept_rows: int
+    kept_classes: int
+    sum_squares: int
+    loss_sum: float
+    squares: tuple[int, ...] = ()
+
+
+def score(name: str, node: tuple[int, ...], heights: tuple[int, ...], c: Classes, n: int, k: int) -> float:
+    """The score ``name`` of ``node`` (module docstring); ``n``: the input's rows, ``k``: SafePub's k."""
+    d = len(node)
+    suppressed = n - c.kept_rows
+    spread = k * k / (k - 1) + 1 if k > 1 else 5.0     # ARX's sensitivity factor of the squared scores
+    if name == "loss":
+        return -(c.loss_sum + suppressed * d) / (d * max(k - 1, 1))
+    if name == "precision":
+        generalized = sum(c.kept_rows * lv / h for lv, h in zip(node, heights) if h)
+        return -(generalized + suppressed * d) / (d * max(k - 1, 1))
+    if name == "discernibility":
+        return -(c.sum_squares + n * suppressed) / (n * spread)
+    if name == "aecs":
+        return float(c.kept_classes + (1 if suppressed else 0))
+    if name == "entropy":
+        total = sum(n * n if lv == h else sq + n * suppressed for lv, h, sq in zip(node, heights, c.squares))
+        return -total / (n * d) / spread
+    raise ValueError(f"unknown SafePub score {name!r} (one of {', '.join(SCORES)})")

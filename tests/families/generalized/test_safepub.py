@@ -1,0 +1,179 @@
+"""SafePub (Bild, Kuhn and Prasser, PoPETs 2018) as a release: published, verified and audited
+with nothing read from the input beyond epsilon; its sample drawn from a secret; its scores
+against an independent pandas computation of ARX's definitions; its spec's rules."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import duckdb
+import pandas as pd
+import pytest
+
+from anonymizer.api import anonymize
+from anonymizer.dp.audit import WITHHELD
+from anonymizer.dp.safepub_parameters import derive, threshold
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.families.generalized import options
+from anonymizer.families.generalized.lattice.frequency_set import build_frequency_set
+from anonymizer.families.generalized.lattice.safepub import Walk
+from anonymizer.plan import prepare
+from anonymizer.randomness import ReleaseKey
+from anonymizer.spec.parse import load_spec
+from tests.families.generalized.conftest import ADULT
+
+QIS = ["age", "sex", "race", "education"]
+
+
+def _spec(**algorithm) -> dict:
+    columns = {q: {"role": "quasi", "hierarchy": {"csv": str(ADULT / f"adult_hierarchy_{q}.csv")}} for q in QIS}
+    columns["age"]["type"] = "numeric"
+    return {"release": "adult_dp", "source": {"table": "adult"}, "columns": columns, "default_role": "insensitive",
+            "algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, **algorithm}, "output": {"view": "adult_dp"}}
+
+
+@pytest.fixture
+def adult():
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true)")
+    yield con
+    con.close()
+
+
+def test_a_release_publishes_k_anonymous_rows_and_audits_no_count_of_its_input(adult):
+    from pycanon import anonymity
+
+    first = anonymize(_spec(), adult)
+    p = derive(0.9, 1e-5)
+    assert first.models == [{"model": f"{p.k}-anonymity", "figure": first.models[0]["figure"], "holds": True}]
+    frame = adult.execute(f"SELECT {', '.join(f'{q!r}'.replace(chr(39), chr(34)) for q in QIS)} "
+                          "FROM published.adult_dp").df().reset_index(drop=True)
+    assert len(frame) == first.rows_out and anonymity.k_anonymity(frame, QIS) >= p.k   # pycanon, the oracle
+    again = anonymize(_spec(), adult)      # the same spec and source: a new version, a new sample
+    assert (first.version, again.version, again.unchanged) == (1, 2, False)
+    rows = adult.execute("SELECT version, source_fingerprint, rows_in, suppressed, timings, figures, parameters "
+                         "FROM _anon_releases._audit ORDER BY version").fetchall()
+    for version, fingerprint, rows_in, suppressed, timings, figures, parameters in rows:
+        assert (fingerprint, rows_in, suppressed, json.loads(timings)) == (WITHHELD, None, None, {})
+        assert "utility" not in json.loads(figures)
+        chosen = json.loads(parameters)["chosen"]["safepub"]
+        assert (chosen["k"], chosen["beta"], chosen["epsilon"], chosen["delta"]) == (p.k, p.beta, 1.0, 1e-5)
+        assert set(chosen["levels"]) == set(QIS) and json.loads(parameters)["randomness"] == "secret"
+
+
+def test_two_runs_draw_two_samples(adult):
+    """The published rows of two runs of one spec (each row's non-QI columns, which SafePub
+    publishes unchanged, as a multiset) differ: a fresh secret each run."""
+    seen = []
+    for _ in range(2):
+        anonymize(_spec(), adult)
+        seen.append(adult.execute("SELECT fnlwgt_like FROM (SELECT hash(occupation, workclass, \"salary-class\", "
+                                  "\"native-country\", \"marital-status\") AS fnlwgt_like FROM published.adult_dp) "
+                                  "ORDER BY 1").fetchall())
+    assert seen[0] != seen[1]
+
+
+def test_best_selection_warns_that_epsilon_does_not_cover_it(adult):
+    result = anonymize(_spec(selection="best", steps=20), adult)
+    assert any("selection: best" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(("change", "field"), [
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "seed": 7}}, "algorithm.seed"),
+    ({"models": [{"type": "k-anonymity", "k": 5}]}, "models"),
+    ({"suppression_limit": 0.5}, "suppression_limit"),
+    ({"history": "invariant"}, "history.guarantee"),
+    ({"history": {"guarantee": "independent", "person": "fnlwgt"}}, "history.person"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "search_epsilon": 1.0}}, "algorithm.search_epsilon"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0}}, "algorithm.delta"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1.0}}, "algorithm.delta"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification"}}, "algorithm.score"),
+])
+def test_spec_rules(change, field):
+    spec = {**_spec(), **change}
+    with pytest.raises(SpecError) as err:
+        load_spec(spec)
+    assert err.value.field == field or str(err.value).startswith(field)
+
+
+def test_the_sample_keeps_each_row_with_probability_beta_under_a_fresh_secret():
+    """200,000 rows at beta 0.3: the kept count within 6 standard deviations of beta n, and two
+    keys' samples overlapping as two independent ones do (beta^2 n)."""
+    con = duckdb.connect()
+    engine = Engine(con)
+    n, beta = 200_000, 0.3
+    con.execute(f"CREATE TABLE base AS SELECT range AS __rid FROM range({n})")
+    kept = []
+    for name in ("a", "b"):
+        engine.run("families/generalized/safepub/sample.sql.j2", ReleaseKey.fresh().params(threshold=threshold(beta)),
+                   target=name, base="base")
+        kept.append(con.execute(f"SELECT count(*) FROM {name}").fetchone()[0])
+    sd = math.sqrt(n * beta * (1 - beta))
+    assert all(abs(k - beta * n) < 6 * sd for k in kept)
+    both = con.execute("SELECT count(*) FROM a JOIN b USING (__rid)").fetchone()[0]
+    assert abs(both - beta * beta * n) < 6 * math.sqrt(n * beta * beta * (1 - beta * beta))
+
+
+def _hierarchy(q: str) -> pd.DataFrame:
+    return pd.read_csv(ADULT / f"adult_hierarchy_{q}.csv", sep=";", header=None, dtype=str)
+
+
+@pytest.mark.parametrize("score", ["loss", "precision", "discernibility", "aecs", "entropy"])
+def test_scores_are_arxs_definitions_computed_apart(score):
+    """Every score of a few nodes, from the SQL aggregates (scores.sql.j2), against pandas over the
+    rows and ARX's formulas (MetricMDNMLoss, MetricMDNMPrecision, MetricSDNMDiscernability,
+    MetricSDAECS, MetricMDNUEntropyPrecomputed ``getScore``), with no row sampled away."""
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
+                "LIMIT 3000")
+    engine = Engine(con)
+    plan = prepare(engine, load_spec(_spec(score=score)))
+    k = plan.models[0].k
+    freq = build_frequency_set(engine, plan)
+    walk = Walk(engine, plan, freq, k, options.of(plan))
+    heights = freq.heights
+    nodes = [tuple(heights), (0, 0, 0, 0), (1, 1, 0, 1), (3, 0, 1, 2), (2, 1, 1, 0)]
+    walk._score(nodes)
+    rows = con.execute("SELECT * FROM adult").df()
+    n, d = len(rows), len(QIS)
+    maps = {q: _hierarchy(q) for q in QIS}
+    for node in nodes:
+        gen = pd.DataFrame({q: rows[q].astype(str).map(dict(zip(maps[q][0], maps[q][lv]))) for q, lv in zip(QIS, node)})
+        sizes = gen.groupby(QIS).size()
+        kept_sizes = sizes[sizes >= k]
+        keep = gen.set_index(QIS).index.isin(kept_sizes.index)
+        kept, suppressed = int(keep.sum()), n - int(keep.sum())
+        if score == "loss":
+            total = 0.0
+            for q, lv in zip(QIS, node):
+                values = rows[q].astype(str)
+                m = values.nunique()
+                covered = values.groupby(gen[q]).nunique()      # the data's values under each node
+                total += ((gen[q][keep].map(covered.to_dict()).astype(float) - 1) / (m - 1)).sum()
+            want = -(total + suppressed * d) / (d * (k - 1))
+        elif score == "precision":
+            want = -sum(kept * lv / h + suppressed for lv, h in zip(node, heights)) / d / (k - 1)
+        elif score == "discernibility":
+            want = -(int((kept_sizes ** 2).sum()) + n * suppressed) / (n * (k * k / (k - 1) + 1))
+        elif score == "aecs":
+            want = len(kept_sizes) + (1 if suppressed else 0)
+        else:
+            total = 0
+            for q, lv, h in zip(QIS, node, heights):
+                total += n * n if lv == h else int((gen[q][keep].value_counts() ** 2).sum()) + n * suppressed
+            want = -total / (n * d) / (k * k / (k - 1) + 1)
+        assert walk.scores[node] == pytest.approx(want, rel=1e-9), node
+
+
+def test_a_table_too_small_for_k_is_a_clear_data_error():
+    """70 rows, k = 59: a sample of about 42 rows (the chance of 59 is below 1e-9) leaves no class
+    of k at any node."""
+    from anonymizer.errors import DataError
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
+                "LIMIT 70")
+    with pytest.raises(DataError, match="every row is suppressed"):
+        anonymize(_spec(steps=5), con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
