@@ -145,3 +145,25 @@ class ExportError(AnonymizerError):
     def __init__(self, path: object, problem: str):
         self.path, self.problem = str(path), problem
         super().__init__(f"export {path}: {problem}")
+
+
+class BudgetExhausted(AnonymizerError):
+    """A differentially private run would spend more than its budget has left; refused before
+    any work (:mod:`anonymizer.dp.ledger`).
+
+    Args:
+        account: the budget's account (the release, or the recipient the spec names).
+        asked: the (epsilon, delta) the run would spend.
+        left: the (epsilon, delta) the account has left.
+        total: the account's total since its last refresh.
+    """
+
+    kind = "privacy"
+
+    def __init__(self, account: str, asked: tuple[float, float], left: tuple[float, float],
+                 total: tuple[float, float]):
+        self.account, self.asked, self.left, self.total = account, asked, left, total
+        super().__init__(f"budget {account}: this run would spend epsilon {asked[0]:g} and delta {asked[1]:g}, and "
+                         f"only epsilon {left[0]:g} and delta {left[1]:g} are left of epsilon {total[0]:g} and delta "
+                         f"{total[1]:g}; nothing was run. A budget is renewed only by `anonymizer budget refresh "
+                         f"{account} --reason TEXT` (audited)")

@@ -88,6 +88,19 @@ class KeyMap:
 
 
 @dataclass(frozen=True)
+class Budget:
+    """``budget:`` of a differentially private release (:mod:`anonymizer.dp.ledger`): the total
+    ``epsilon`` and ``delta`` its account may spend until an audited refresh, the account
+    (``recipient``, when the spec names who receives the release, else the release's name),
+    and what one version ``spends``."""
+
+    epsilon: float
+    delta: float
+    account: str
+    spends: tuple[float, float]
+
+
+@dataclass(frozen=True)
 class Target:
     """Where a release's versions live and what they promise together: its name, its
     ``output``, its ``history`` and the views its family publishes besides the main one
@@ -98,6 +111,7 @@ class Target:
     output: Output
     history: History = field(default_factory=History)
     parts: tuple[str, ...] = ()
+    budget: Budget | None = None
 
     @property
     def view(self) -> str:

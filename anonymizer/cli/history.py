@@ -140,6 +140,11 @@ def format_history(found: dict) -> str:
             lines.append("    achieved  " + ", ".join(f"{m['model']} {_n(m['figure'])}" for m in v["models"]))
         if v.get("combination"):
             lines.append("    versions  " + across(v["combination"]))
+        if v.get("privacy_budget"):
+            b = v["privacy_budget"]
+            lines.append(f"    budget    spent epsilon {b['epsilon']:g}, delta {b['delta']:g} of account {b['account']}: "
+                         f"cumulative epsilon {b['cumulative_epsilon']:g} of {b['total_epsilon']:g}, delta "
+                         f"{b['cumulative_delta']:g} of {b['total_delta']:g}")
         lines.append(f"    rows      {_kept(v['rows_in'])} in, {v['rows_out']} out, {_kept(v['suppressed'])} suppressed; "
                      f"snapshot {v['snapshot']}" + (f" (pruned {str(v['pruned_at'])[:19]})" if v["pruned_at"] else ""))
     return "\n".join(lines)

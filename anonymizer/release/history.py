@@ -109,8 +109,26 @@ def history(engine: Engine, schema: str, release: str) -> dict:
         "snapshot": r["snapshot"], "pruned_at": r.get("pruned_at"), "current": r["version"] == current,
         "library_version": r.get("library_version"), "engine_version": r.get("engine_version"),
         "combination": summary(r.get("figures"), r.get("parameters")),
+        "privacy_budget": _spent(engine, schema, release, r),
     } for r in rows]
     return {"release": release, "view": last["view_name"], "current": current, "versions": entries}
+
+
+def _spent(engine: Engine, schema: str, release: str, row: dict) -> dict | None:
+    """What a differentially private version spent from its budget (:mod:`anonymizer.dp.ledger`):
+    ``{account, epsilon, delta, cumulative_epsilon, cumulative_delta, total_epsilon, total_delta}``;
+    ``None`` for any other version."""
+    from anonymizer.dp import ledger
+    account = ((row.get("parameters") or {}).get("budget") or {}).get("account")
+    if account is None:
+        return None
+    found = ledger.read(engine, None, schema, account)
+    for e in found.cumulative() if found else []:
+        if e["event"] == "spend" and e["release"] == release and e["version"] == row["version"]:
+            return {"account": account, "epsilon": e["epsilon"], "delta": e["delta"],
+                    "cumulative_epsilon": e["spent"][0], "cumulative_delta": e["spent"][1],
+                    "total_epsilon": e["total"][0], "total_delta": e["total"][1]}
+    return None
 
 
 # -- rollback --------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from anonymizer.errors import ExportError, SpecError, UnsupportedError
 from anonymizer.plan import (Plan, check_suppression, load_source, prepare, resolve_columns, source_relation,
                              source_shown, spec_fingerprint)
 from anonymizer.source_profile import profile_source
+from anonymizer.dp import ledger
 from anonymizer.dp.audit import withheld
 from anonymizer.spec.differential import DIFFERENTIAL
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
@@ -134,6 +135,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     start = time.perf_counter()
     if engine.capabilities.drops_stale_work:
         drop_stale_work(engine)
+    if not dry_run:   # a differentially private run its budget cannot pay for: refused before any work
+        ledger.check(engine, spec.target)
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)
@@ -228,10 +231,12 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                 combination.keep_state(engine, target, gated, version)
                 if people is not None:
                     keys.keep(engine, target, people, version)
+            inside = [] if gated is None else [lambda v: combination.remember(engine, target, gated, v)]
+            if target.budget is not None:   # a DP version's spending, in the transaction that publishes it
+                inside.append(lambda v: ledger.spend(engine, target, v))
             published = publish(engine, target, ready.table, ready.columns, record, parts=ready.parts,
                                 order=ready.order, join=ready.join,
-                                remember=None if gated is None else
-                                lambda v: combination.remember(engine, target, gated, v))
+                                remember=(lambda v: _each(inside, v)) if inside else None)
             if gated is not None:
                 combination.forget_older(engine, target, published.version)
                 keys.forget_older(engine, target, published.version)
@@ -243,6 +248,12 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                          ready.classes, ready.checks, ready.measures, ready.utility, clock,
                          {"name": plan.algorithm, **ready.algorithm}, views, dry_run=dry_run, warnings=warned,
                          published_as=None if dry_run else (target.output.schema, target.output.view))
+
+
+def _each(steps: list[Callable[[int], None]], version: int) -> None:
+    """Each of ``steps`` with the version being published (inside its transaction)."""
+    for step in steps:
+        step(version)
 
 
 @dataclass
@@ -315,7 +326,8 @@ def _record(plan: Plan, prints: dict, figures: dict, rows_out: int, suppressed: 
             "parameters": {"source": source, "models": [str(m) for m in plan.models], "algorithm": options,
                            "chosen": picked,
                            "randomness": plan.key.kind, "suppression_limit": plan.suppression_limit,
-                           "nulls": plan.nulls},
+                           "nulls": plan.nulls,
+                           **({"budget": asdict(plan.target.budget)} if plan.target.budget else {})},
             "figures": figures, "rows_in": plan.rows if rows_in is None else rows_in, "rows_out": rows_out, "suppressed": suppressed,
             "timings": clock}
     # a differentially private release keeps nothing read from its input beyond ε (anonymizer.dp.audit)

@@ -2,15 +2,19 @@
 changes in a spec: its model is derived, not declared (k-anonymity with SafePub's k, from ε
 and δ), every class under k is suppressed whatever their number (``suppression_limit: 1``),
 and its versions compose by their ε in the budget, not by the cross-version gate
-(``history: independent``; no person key, whose state would be read from the input)."""
+(``history: independent``; no person key, whose state would be read from the input). It
+declares its ``budget:`` (:func:`budget`, :mod:`anonymizer.dp.ledger`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from anonymizer.errors import SpecError
+from anonymizer.fields import mapping_field, name_field
 from anonymizer.models import KAnonymity, PrivacyModel
+from anonymizer.numbers import number
 from anonymizer.spec.types import Algorithm
+from anonymizer.target import Budget
 
 #: the algorithms whose releases are differentially private
 DIFFERENTIAL = ("safepub",)
@@ -48,3 +52,34 @@ def history(value: Any) -> Any:
         raise SpecError("history.person", "a SafePub release follows no person across versions (its gate would "
                                           "record figures read from the input, outside epsilon)", value["person"])
     return value
+
+
+def spends(algorithm: Algorithm) -> tuple[float, float]:
+    """The (epsilon, delta) one version of a DP release spends (its algorithm's)."""
+    return float(algorithm.options.epsilon), float(algorithm.options.delta)
+
+
+def budget(value: Any, release: str, algorithm: Algorithm) -> Budget | None:
+    """``budget: {epsilon: E, delta: D, recipient: NAME}``: required of a DP release, refused of
+    any other; one version's spending must fit in it."""
+    if algorithm.name not in DIFFERENTIAL:
+        if value is not None:
+            raise SpecError("budget", f"is a differentially private release's ({', '.join(DIFFERENTIAL)}); "
+                                      f"{algorithm.name} spends none", value)
+        return None
+    if value is None:
+        raise SpecError("budget", "is required of a differentially private release: the total epsilon and delta "
+                                  "its versions may spend, e.g. budget: {epsilon: 10, delta: 1.0e-4}")
+    v = mapping_field(value, "budget", {"epsilon", "delta", "recipient"})
+    for name in ("epsilon", "delta"):
+        if name not in v:
+            raise SpecError(f"budget.{name}", "is required (the total its versions may spend)")
+    epsilon = float(number(v["epsilon"], "budget.epsilon", 0, low_open=True, what="a positive number"))
+    delta = float(number(v["delta"], "budget.delta", 0, 1, high_open=True, what="a number in [0, 1)"))
+    recipient = name_field(v["recipient"], "budget.recipient") if v.get("recipient") is not None else None
+    spent = spends(algorithm)
+    if spent[0] > epsilon or spent[1] > delta:
+        raise SpecError("budget", f"one version spends epsilon {spent[0]:g} and delta {spent[1]:g}, more than the "
+                                  f"budget's total (epsilon {epsilon:g}, delta {delta:g})", v)
+    return Budget(epsilon, delta, recipient or release, spent)
+

@@ -57,8 +57,9 @@ numeric QI may declare ``domain: [L, U]`` when its domain is wider than the valu
 Differential privacy (SafePub, :mod:`anonymizer.families.generalized.lattice.safepub`):
 ``algorithm: {name: safepub, epsilon: 1, delta: 1.0e-5}`` (options ``search_epsilon``,
 ``steps``, ``score``, ``selection``; never a seed) derives its model, k-anonymity with SafePub's
-k, so ``models:`` is left out; ``suppression_limit`` is 1 and ``history`` independent
-(:mod:`.differential`).
+k, so ``models:`` is left out; ``suppression_limit`` is 1 and ``history`` independent; its
+``budget: {epsilon: 10, delta: 1.0e-4, recipient: NAME}`` is what its versions may spend
+together (:mod:`.differential`, :mod:`anonymizer.dp.ledger`).
 """
 
 from __future__ import annotations
@@ -177,6 +178,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         engine=_engine(data.get("engine", {}), base),
         backend=_backend(data.get("engine", {}), base),
         history=_history(history, columns),
+        budget=differential.budget(data.get("budget"), release, algorithm),
     )
 
 

@@ -242,5 +242,13 @@ def spec_schema() -> dict:
             "output": _output(),
             "engine": _engine(),
             "history": _history(),
+            "budget": _text("a differentially private release's budget: the total epsilon and delta its versions may "
+                            "spend, renewed only by `anonymizer budget refresh`", type="object",
+                            additionalProperties=False, required=["epsilon", "delta"],
+                            properties={"epsilon": {"type": "number", "exclusiveMinimum": 0},
+                                        "delta": {"type": "number", "minimum": 0, "exclusiveMaximum": 1},
+                                        "recipient": {"type": "string", "minLength": 1,
+                                                      "description": "who receives the releases: one budget "
+                                                                     "for every release naming them"}}),
         },
     }

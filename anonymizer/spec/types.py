@@ -13,7 +13,7 @@ from anonymizer import families
 from anonymizer.engine.choice import EngineChoice
 from anonymizer.engine.settings import Settings
 from anonymizer.hierarchy.spec import Hierarchy
-from anonymizer.target import History, Output, Target
+from anonymizer.target import Budget, History, Output, Target
 
 if TYPE_CHECKING:
     from anonymizer.families.base import Family
@@ -137,6 +137,7 @@ class ReleaseSpec:
     engine: Settings = field(default_factory=Settings)
     backend: EngineChoice = field(default_factory=EngineChoice)   # which engine runs it (DuckDB by default)
     history: History = field(default_factory=History)
+    budget: Budget | None = None        # a differentially private release's (anonymizer.dp.ledger)
 
     # -- views --------------------------------------------------------------------
     def by_role(self, role: str) -> tuple[Column, ...]:
@@ -158,7 +159,7 @@ class ReleaseSpec:
     @property
     def target(self) -> Target:
         """Where the release's versions live (:class:`Target`)."""
-        return Target(self.release, self.output, self.history, self.algorithm.family.parts)
+        return Target(self.release, self.output, self.history, self.algorithm.family.parts, self.budget)
 
     def spec_hash(self) -> str:
         """A stable hash of the spec as written (key order does not matter). ``output.export``

@@ -129,7 +129,9 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     con.execute('CREATE TABLE "dp table" AS SELECT w.* FROM "my table" AS w, range(100)')
     safepub = {k: v for k, v in WEIRD.items() if k not in ("models", "suppression_limit", "history")}
     anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={"name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5,
-                                                       "score": "entropy"}), con)
+                                                       "score": "entropy"}, budget={"epsilon": 4, "delta": 1e-2}), con)
+    anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={     # the ledger read again
+        "name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5}, budget={"epsilon": 4, "delta": 1e-2}), con)
     # paper 002's MSB (msb/ templates), on names that need quoting, seeded and in vector order
     for name, seed in (("mmdcf-mslf", 3), ("msdcf", None)):
         anonymize(dict(WEIRD, release=f"w_{name}", suppression_limit=1.0,

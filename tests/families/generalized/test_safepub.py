@@ -31,7 +31,8 @@ def _spec(**algorithm) -> dict:
     columns = {q: {"role": "quasi", "hierarchy": {"csv": str(ADULT / f"adult_hierarchy_{q}.csv")}} for q in QIS}
     columns["age"]["type"] = "numeric"
     return {"release": "adult_dp", "source": {"table": "adult"}, "columns": columns, "default_role": "insensitive",
-            "algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, **algorithm}, "output": {"view": "adult_dp"}}
+            "algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, **algorithm}, "output": {"view": "adult_dp"},
+            "budget": {"epsilon": 10.0, "delta": 1e-4}}
 
 
 @pytest.fixture

@@ -1,0 +1,160 @@
+"""The budget ledger: what the differentially private releases of an account have spent.
+
+An **account** is a release's name, or the ``recipient`` its spec names (one budget for every
+release that recipient receives). Its events live in ``<snapshot_schema>._budget`` beside the
+audit (``templates/publish/budget_*.sql.j2``):
+
+- ``open``: the account's totals (ε, δ), written by the first version that spends from it, from
+  its spec's ``budget:``;
+- ``spend``: one published version's ε and δ, written in the transaction that publishes it
+  (:func:`anonymizer.release.publish.publish`), so that a version is never published without
+  its spending, nor spending recorded for a version that did not publish;
+- ``refresh``: new totals, written only by ``anonymizer budget refresh ACCOUNT --reason TEXT``
+  (:func:`refresh`); spending counts from the last ``open`` or ``refresh``.
+
+Versions compose sequentially (Dwork and Roth 2014, Theorem 3.16): what an account has spent is
+the sum of its versions' ε and of their δ since its last refresh. A run that would take an
+account past its totals is refused before any work (:func:`check`, :class:`BudgetExhausted`),
+and so is a spec whose totals differ from the account's: only ``refresh`` changes them. Sums are
+``math.fsum`` (correctly rounded) and compared with the totals as they are: never above them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from anonymizer.engine.names import in_catalog
+from anonymizer.engine.session import Engine
+from anonymizer.errors import BudgetExhausted, SpecError
+from anonymizer.release.publish import owned
+from anonymizer.target import Target
+
+#: the ledger's table, in the snapshot schema beside the audit
+BUDGET = "_budget"
+#: its columns (a relation of that name without them is someone else's)
+BUDGET_CORE = ("account", "seq", "event", "epsilon", "delta")
+
+
+@dataclass(frozen=True)
+class Account:
+    """An account as its events say: its totals since the last ``open`` or ``refresh``, what
+    was spent since then, and every event (dicts, oldest first)."""
+
+    name: str
+    total: tuple[float, float]
+    spent: tuple[float, float]
+    events: list[dict]
+
+    @property
+    def left(self) -> tuple[float, float]:
+        return max(self.total[0] - self.spent[0], 0.0), max(self.total[1] - self.spent[1], 0.0)
+
+    def cumulative(self) -> list[dict]:
+        """The events with ``spent`` (what the account had spent after each, since its last
+        open or refresh) and ``total`` (its totals then)."""
+        out: list[dict] = []
+        spent: list[list[float]] = [[], []]
+        total = (0.0, 0.0)
+        for e in self.events:
+            if e["event"] in ("open", "refresh"):
+                spent, total = [[], []], (e["epsilon"], e["delta"])
+            else:
+                spent[0].append(e["epsilon"])
+                spent[1].append(e["delta"])
+            out.append({**e, "spent": (math.fsum(spent[0]), math.fsum(spent[1])), "total": total})
+        return out
+
+
+def budget_table(catalog: str | None, schema: str) -> str:
+    """The quoted ledger table of a snapshot schema."""
+    return in_catalog(catalog, schema, BUDGET)
+
+
+def read(engine: Engine, catalog: str | None, schema: str, account: str) -> Account | None:
+    """The account's events, or ``None`` (no ledger, or no event of it)."""
+    if not owned(engine, catalog, schema, BUDGET, BUDGET_CORE):
+        return None
+    names = ["account", "seq", "event", "release", "version", "epsilon", "delta", "reason", "created_at"]
+    events = [dict(zip(names, r)) for r in engine.rows("publish/budget_rows.sql.j2", {"account": account},
+                                                       budget=budget_table(catalog, schema), all=False)]
+    if not events:
+        return None
+    return _account(account, events)
+
+
+def accounts(engine: Engine, catalog: str | None, schema: str) -> list[Account]:
+    """Every account of a snapshot schema's ledger."""
+    if not owned(engine, catalog, schema, BUDGET, BUDGET_CORE):
+        return []
+    names = ["account", "seq", "event", "release", "version", "epsilon", "delta", "reason", "created_at"]
+    by: dict[str, list[dict]] = {}
+    for r in engine.rows("publish/budget_rows.sql.j2", budget=budget_table(catalog, schema), all=True):
+        by.setdefault(r[0], []).append(dict(zip(names, r)))
+    return [_account(name, events) for name, events in by.items()]
+
+
+def _account(name: str, events: list[dict]) -> Account:
+    last = max(i for i, e in enumerate(events) if e["event"] in ("open", "refresh"))
+    since = events[last + 1:]
+    spent = (math.fsum(e["epsilon"] for e in since), math.fsum(e["delta"] for e in since))
+    return Account(name, (events[last]["epsilon"], events[last]["delta"]), spent, events)
+
+
+def check(engine: Engine, target: Target) -> Account | None:
+    """Refuse, before any work, a run of ``target`` that its budget cannot pay for, or whose
+    spec declares other totals than its account's (module docstring)."""
+    b = target.budget
+    if b is None:
+        return None
+    account = read(engine, target.output.catalog, target.output.snapshot_schema, b.account)
+    if account is None:
+        return None          # opened by this run's version, from the spec
+    if account.total != (b.epsilon, b.delta):
+        raise SpecError("budget", f"account {b.account} has a budget of epsilon {account.total[0]:g} and delta "
+                                  f"{account.total[1]:g}; this spec declares epsilon {b.epsilon:g} and delta "
+                                  f"{b.delta:g}. A budget changes only by `anonymizer budget refresh {b.account} "
+                                  "--epsilon E --delta D --reason TEXT` (audited)", {"epsilon": b.epsilon,
+                                                                                      "delta": b.delta})
+    after = (math.fsum([account.spent[0], b.spends[0]]), math.fsum([account.spent[1], b.spends[1]]))
+    if after[0] > account.total[0] or after[1] > account.total[1]:
+        raise BudgetExhausted(b.account, b.spends, account.left, account.total)
+    return account
+
+
+def spend(engine: Engine, target: Target, version: int) -> None:
+    """Record a version's spending (and the account's opening, if this is its first event):
+    called inside the transaction that publishes the version."""
+    b = target.budget
+    assert b is not None
+    catalog, schema = target.output.catalog, target.output.snapshot_schema
+    table = budget_table(catalog, schema)
+    owned(engine, catalog, schema, BUDGET, BUDGET_CORE)
+    engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
+    if check(engine, target) is None:   # again, in the transaction: another run may have spent since
+        _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {target.release}")
+    _event(engine, table, b.account, "spend", target.release, version, b.spends, None)
+
+
+def refresh(engine: Engine, catalog: str | None, schema: str, account: str, total: tuple[float, float] | None,
+            reason: str) -> Account:
+    """Start the account afresh (``anonymizer budget refresh``): its totals ``total`` (``None``:
+    the same as before), spending counted from now; ``reason`` is kept with the event."""
+    found = read(engine, catalog, schema, account)
+    if found is None:
+        raise SpecError("ACCOUNT", "has no budget in this database's ledger (a budget opens with the first "
+                                   "differentially private version that spends from it)", account)
+    if not reason.strip():
+        raise SpecError("--reason", "must say why the budget is renewed (it is kept in the ledger)")
+    with engine.transaction():
+        _event(engine, budget_table(catalog, schema), account, "refresh", None, None, total or found.total, reason)
+    refreshed = read(engine, catalog, schema, account)
+    assert refreshed is not None
+    return refreshed
+
+
+def _event(engine: Engine, table: str, account: str, event: str, release: str | None, version: int | None,
+           amounts: tuple[float, float], reason: str | None) -> None:
+    engine.run("publish/budget_insert.sql.j2", {"account": account, "event": event, "release": release,
+                                                "version": version, "epsilon": amounts[0], "delta": amounts[1],
+                                                "reason": reason}, budget=table)
