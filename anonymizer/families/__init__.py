@@ -62,7 +62,8 @@ def _declared() -> tuple[Family, ...]:
     from anonymizer.families.generalized import FAMILY as generalized
     from anonymizer.families.identity_reserved import FAMILY as identity_reserved
     from anonymizer.families.lgb import FAMILY as lgb
-    return generalized, anatomy, lgb, identity_reserved
+    from anonymizer.families.aggregates import FAMILY as aggregates
+    return generalized, anatomy, lgb, identity_reserved, aggregates
 
 
 FAMILIES: tuple[Family, ...] = _declared()

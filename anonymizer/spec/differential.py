@@ -17,25 +17,28 @@ from anonymizer.spec.types import Algorithm
 from anonymizer.target import Budget
 
 #: the algorithms whose releases are differentially private
-DIFFERENTIAL = ("safepub",)
+DIFFERENTIAL = ("safepub", "dp-aggregates")
 
 
 def derived_models(data: dict, algorithm: Algorithm) -> tuple[PrivacyModel, ...]:
-    """SafePub's k-anonymity, the model its release verifies; ``models:`` must be left out."""
+    """SafePub's k-anonymity, the model its release verifies (dp-aggregates: none, its cells
+    hold no row); ``models:`` must be left out."""
     from anonymizer.families.generalized.lattice.safepub import parameters
     if data.get("models") is not None:
-        raise SpecError("models", "SafePub derives its model from algorithm.epsilon and algorithm.delta "
-                                  "(k-anonymity with its k): leave models out", data["models"])
-    return (KAnonymity(parameters(algorithm.options).k),)
+        raise SpecError("models", f"{algorithm.name} is differentially private: its guarantee is epsilon and delta "
+                                  "(SafePub derives k-anonymity from them): leave models out", data["models"])
+    return (KAnonymity(parameters(algorithm.options).k),) if algorithm.name == "safepub" else ()
 
 
 def suppression(data: dict) -> float:
-    """``suppression_limit``: 1 (every class under k is suppressed, whatever their number)."""
+    """``suppression_limit``: 1 (SafePub suppresses every class under k, whatever their number;
+    dp-aggregates suppresses nothing, it bounds each person's rows)."""
     value = data.get("suppression_limit", 1.0)
     if value != 1:
-        raise SpecError("suppression_limit", "SafePub suppresses every class under its k, however many rows they "
-                                             "hold (a limit would make the release depend on the data outside "
-                                             "epsilon): leave it out or set 1", value)
+        raise SpecError("suppression_limit", "a differentially private release suppresses what its mechanism says "
+                                             "(SafePub: every class under its k), however many rows (a limit would "
+                                             "make it depend on the data outside epsilon): leave it out or set 1",
+                        value)
     return 1.0
 
 
@@ -45,11 +48,11 @@ def history(value: Any) -> Any:
         return "independent"
     guarantee = value if isinstance(value, str) else value.get("guarantee", "invariant") if isinstance(value, dict) else None
     if guarantee == "invariant":
-        raise SpecError("history.guarantee", "a SafePub release's versions compose by their epsilon (the budget), "
+        raise SpecError("history.guarantee", "a differentially private release's versions compose by their epsilon (the budget), "
                                              "not by the cross-version gate: use independent, or leave history out",
                         guarantee)
     if isinstance(value, dict) and value.get("person") is not None:
-        raise SpecError("history.person", "a SafePub release follows no person across versions (its gate would "
+        raise SpecError("history.person", "a differentially private release follows no person across versions (its gate would "
                                           "record figures read from the input, outside epsilon)", value["person"])
     return value
 

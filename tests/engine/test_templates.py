@@ -130,6 +130,13 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     safepub = {k: v for k, v in WEIRD.items() if k not in ("models", "suppression_limit", "history")}
     anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={"name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5,
                                                        "score": "entropy"}, budget={"epsilon": 4, "delta": 1e-2}), con)
+    aggregates = {"source": {"table": "dp table"}, "budget": {"epsilon": 4, "delta": 1e-2},
+                  "columns": {"my col": "quasi", 'a"b': "quasi", "select": {"role": "sensitive", "type": "numeric"},
+                              "ssn": "individual", "note": "identifier"}}
+    for keys in ("private", {"my col": ["z0", "z1"], 'a"b': ["flu", "cold"]}):   # dp-aggregates (aggregates/)
+        anonymize(dict(aggregates, release="w agg", algorithm={
+            "name": "dp-aggregates", "epsilon": 1, "delta": 1e-4, "keys": keys, "groups_per_person": 2,
+            "measures": ["count", {"mean": "select", "bounds": [0, 100]}]}, output={"view": "w agg"}), con)
     anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={     # the ledger read again
         "name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5}, budget={"epsilon": 4, "delta": 1e-2}), con)
     # paper 002's MSB (msb/ templates), on names that need quoting, seeded and in vector order
