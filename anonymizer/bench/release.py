@@ -45,8 +45,18 @@ SENSITIVE = "salary"
 TABLE = "adult_like"
 
 
-def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threads: int | None = None) -> dict:
-    """The benchmark's release spec (see the module docstring)."""
+#: the algorithms ``bench release`` runs (``--algorithm``)
+ALGORITHMS = ("mondrian", "safepub", "dp-aggregates")
+#: dp-aggregates' two dimensions and its measured column (bounds 1 to 99 hours)
+DP_DIMENSIONS, DP_MEASURED = ("education", "sex"), "hours_per_week"
+
+
+def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threads: int | None = None,
+                 algorithm: str = "mondrian") -> dict:
+    """The benchmark's release spec (see the module docstring). ``safepub``: the same QIs,
+    epsilon 1, delta 1e-5 (the sensitive column passed through unchanged); ``dp-aggregates``:
+    counts and the mean of hours_per_week by education and sex, at most 2 cells and 2 rows a
+    cell per ``person`` (each person holds about 3 rows of the table), epsilon 1, delta 1e-6."""
     columns: dict = {q: {"role": "quasi", "type": "numeric" if q == "age" else "categorical"} for q in QIS}
     columns[SENSITIVE] = "sensitive"
     spec: dict = {"release": "bench_release", "source": {"table": TABLE}, "columns": columns,
@@ -54,6 +64,17 @@ def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threa
                   "models": [{"type": "k-anonymity", "k": k},
                              {"type": "distinct-l-diversity", "l": l, "sensitive": SENSITIVE}],
                   "algorithm": {"name": "mondrian"}, "output": {"view": "bench_release"}}
+    if algorithm == "safepub":
+        del spec["models"]
+        spec.update(algorithm={"name": "safepub", "epsilon": 1.0, "delta": 1e-5},
+                    budget={"epsilon": 1e9, "delta": 0.5})
+    elif algorithm == "dp-aggregates":
+        del spec["models"]
+        spec.update(columns={**{d: "quasi" for d in DP_DIMENSIONS}, "person": "individual",
+                             DP_MEASURED: {"role": "sensitive", "type": "numeric"}},
+                    algorithm={"name": "dp-aggregates", "epsilon": 1.0, "delta": 1e-6, "groups_per_person": 2,
+                               "rows_per_group": 2, "measures": ["count", {"mean": DP_MEASURED, "bounds": [1, 99]}]},
+                    budget={"epsilon": 1e9, "delta": 0.5})
     engine = {k: v for k, v in (("memory_limit", memory_limit), ("threads", threads)) if v is not None}
     if engine:
         spec["engine"] = engine
@@ -62,7 +83,7 @@ def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threa
 
 def run_release_bench(rows_list, repeat: int = 1, memory_limit: str | None = None, threads: int | None = None,
                       directory: str | Path | None = None, k: int = 10, l: int = 2,
-                      progress: bool = False) -> Iterator[dict]:
+                      progress: bool = False, algorithm: str = "mondrian") -> Iterator[dict]:
     """Yield one dict per run (see :func:`_release_run` for its keys).
 
     Args:
@@ -73,6 +94,7 @@ def run_release_bench(rows_list, repeat: int = 1, memory_limit: str | None = Non
         directory: where the generated sources stay (reused when present); ``None``: a
             temporary directory removed at the end.
         progress: the runs' progress lines on stderr.
+        algorithm: one of :data:`ALGORITHMS` (:func:`release_spec`).
     """
     with bench_directory(directory) as where:
         for rows in rows_list:
@@ -81,7 +103,8 @@ def run_release_bench(rows_list, repeat: int = 1, memory_limit: str | None = Non
                 in_child({"task": "generate", "db": str(db), "rows": int(rows)})
             for _ in range(repeat):
                 yield in_child({"task": "release", "db": str(db), "rows": int(rows), "k": k, "l": l,
-                              "memory_limit": memory_limit, "threads": threads, "progress": progress})
+                              "memory_limit": memory_limit, "threads": threads, "progress": progress,
+                              "algorithm": algorithm})
 
 
 @contextmanager
@@ -118,6 +141,9 @@ def _generate(db: str, rows: int) -> dict:
     with duckdb.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
         make_adult_like(con, TABLE, rows, seed=rows)
+        # a person key for dp-aggregates: about three rows a person, scattered over the table
+        con.execute(f"ALTER TABLE {TABLE} ADD COLUMN person BIGINT")
+        con.execute(f"UPDATE {TABLE} SET person = hash(rowid) % {max(rows // 3, 1)}")
         con.execute("CHECKPOINT")
     return {"task": "generate", "rows": rows, "seconds": round(time.perf_counter() - start, 2)}
 
@@ -164,7 +190,7 @@ def rss(pid: int | str = "self") -> int:
 
 
 def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, threads: int | None,
-                 progress: bool = False) -> dict:
+                 progress: bool = False, algorithm: str = "mondrian") -> dict:
     """One run: the scan, then the whole release. Keys: bench, rows, seconds (the release),
     scan_seconds, ratio, peak_rss_mb (the process's peak), duckdb_peak_mb and spilled_peak_mb
     (sampled), steps (the release's per-phase seconds), rows_out, classes, rounds, k, l
@@ -175,17 +201,17 @@ def _release_run(db: str, rows: int, k: int, l: int, memory_limit: str | None, t
     from anonymizer.engine.names import ident
     with duckdb.connect(db) as con:
         con.execute("SET enable_progress_bar = false")
-        scan = scan_time(Engine(con), ident(TABLE), QIS)
+        scan = scan_time(Engine(con), ident(TABLE), DP_DIMENSIONS if algorithm == "dp-aggregates" else QIS)
         say = (lambda m: print(f"· {rows} rows: {m}", file=sys.stderr, flush=True)) if progress else None
         with _Sampler(con) as sampler:
             start = time.perf_counter()
-            result = anonymize(release_spec(k, l, memory_limit, threads), con, force=True, progress=say)
+            result = anonymize(release_spec(k, l, memory_limit, threads, algorithm), con, force=True, progress=say)
             seconds = time.perf_counter() - start
-        for schema in ("published", "_anon_releases"):
+        for schema in ("published", "_anon_releases"):   # the budget ledger too
             con.execute(f"DROP SCHEMA IF EXISTS {ident(schema)} CASCADE")
         con.execute("CHECKPOINT")
     measured = (result.measures.get("sensitive") or {}).get(SENSITIVE, {})
-    return {"bench": "release", "rows": rows, "seconds": round(seconds, 2), "scan_seconds": round(scan, 3),
+    return {"bench": "release", "algorithm": algorithm, "rows": rows, "seconds": round(seconds, 2), "scan_seconds": round(scan, 3),
             "ratio": round(seconds / scan, 1) if scan else None,
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
             "duckdb_peak_mb": round(sampler.duckdb_peak / 2**20),
@@ -240,7 +266,7 @@ def _main(argv: list[str]) -> None:
         out = _generate(task["db"], task["rows"])
     else:
         out = _release_run(task["db"], task["rows"], task["k"], task["l"], task["memory_limit"], task["threads"],
-                           task.get("progress", False))
+                           task.get("progress", False), task.get("algorithm", "mondrian"))
     print(json.dumps(out), flush=True)
 
 

@@ -106,9 +106,13 @@ bench.add_command(p003, "lattice")   # paper 003's Table 2 grid: the same comman
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Keep the generated source databases here and reuse them (default: a temporary directory, "
                    "removed at the end).")
+@click.option("--algorithm", type=click.Choice(("mondrian", "safepub", "dp-aggregates")), default="mondrian",
+              show_default=True, help="mondrian (k, distinct l = 2 on salary); safepub (epsilon 1, delta 1e-5, the "
+                                      "same QIs); dp-aggregates (count and mean hours_per_week by education and sex, "
+                                      "a person's rows bounded, epsilon 1).")
 @quiet_option("No progress lines.")
 def release(rows: tuple[int, ...], k: int, repeat: int, memory_limit: str | None, data_dir: str | None,
-            quiet: bool) -> None:
+            algorithm: str, quiet: bool) -> None:
     """Time whole releases at scale: Mondrian, k = --k, distinct l = 2 on salary, the six QIs
     age, workclass, education, marital_status, occupation, sex (other columns dropped), from
     a source generated once per size into a DuckDB file, each run in a fresh process:
@@ -119,12 +123,13 @@ def release(rows: tuple[int, ...], k: int, repeat: int, memory_limit: str | None
     Examples:
       anonymizer bench release --rows 1000000 --rows 10000000 --repeat 3
       anonymizer bench release --rows 100000000 --repeat 1 --memory-limit 8GB --data-dir /big/disk
+      anonymizer bench release --rows 10000000 --algorithm dp-aggregates --repeat 3
     """
     from anonymizer.bench.release import format_release_bench, run_release_bench
     from anonymizer.spec.parse import memory_limit as checked_limit
     limit = None if memory_limit is None else checked_limit(memory_limit, "--memory-limit")
     stream(run_release_bench(list(rows), repeat=repeat, memory_limit=limit, directory=data_dir, k=k,
-                             progress=not quiet), format_release_bench)
+                             progress=not quiet, algorithm=algorithm), format_release_bench)
 
 
 def _spark_conf(ctx, param, values: tuple[str, ...]) -> dict[str, str]:

@@ -52,10 +52,13 @@ SCHEMA: Mapping[str, dict] = {
     "partial": {"type": "boolean", "default": False, "description": "PrivacyFrost2: partial-domain de-generalization"},
     "tie_break": {"enum": list(TIE_BREAKS), "default": "none",
                   "description": "PrivacyFrost2: how equal eta or log scores are told apart"},
+    # epsilon and delta: SafePub's and dp-aggregates' (anonymizer.families.aggregates.options), one schema
     "epsilon": {"type": "number", "exclusiveMinimum": 0,
-                "description": "SafePub: the release's epsilon of (epsilon, delta)-differential privacy, search included"},
-    "delta": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1,
-              "description": "SafePub: delta of (epsilon, delta)-differential privacy (below 1 / rows)"},
+                "description": "safepub, dp-aggregates: epsilon of (epsilon, delta)-differential privacy (SafePub's "
+                               "search included)"},
+    "delta": {"type": "number", "minimum": 0, "exclusiveMaximum": 1,
+              "description": "safepub, dp-aggregates: delta of (epsilon, delta)-differential privacy (below 1 / rows; "
+                             "SafePub's above 0)"},
     "search_epsilon": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
                        "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
