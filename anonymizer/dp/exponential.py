@@ -1,6 +1,9 @@
-"""The exponential mechanism (McSherry and Talwar, FOCS 2007) as SafePub uses it: candidate
-``i`` is drawn with probability proportional to ``exp(ε · u_i / 2)``, where ``u_i`` is its
-score already divided by the score's sensitivity (:mod:`~anonymizer.families.generalized.lattice.safepub_scores`).
+"""Private selection: the exponential mechanism (McSherry and Talwar, FOCS 2007) as SafePub
+uses it, candidate ``i`` drawn with probability proportional to ``exp(ε · u_i / 2)``, where
+``u_i`` is its score already divided by the score's sensitivity
+(:mod:`~anonymizer.families.generalized.lattice.safepub_scores`); and permute-and-flip
+(McKenna and Sheldon, NeurIPS 2020), ε-DP under the same condition and never worse in
+expected score (:func:`permute_and_flip`), which draws SafePub's published node.
 
 The draw comes from the operating system's CSPRNG (:class:`secrets.SystemRandom`): nothing
 seeds it and nothing of it is stored, so no one, us included, can replay a selection.
@@ -44,6 +47,21 @@ def choose(candidates: Sequence[T], scores: Sequence[float], epsilon: float, rng
         if u < running:
             return candidate
     return candidates[max(i for i, w in enumerate(weights) if w > 0)]   # u at the sum's rounding edge
+
+
+def permute_and_flip(candidates: Sequence[T], scores: Sequence[float], epsilon: float, rng=SYSTEM) -> T:
+    """One candidate drawn by permute-and-flip with budget ``epsilon``: the candidates in a
+    random order, each taken with probability ``exp(ε (u_i - max u) / 2)`` (the best surely),
+    the first taken returned (McKenna and Sheldon 2020, Algorithm 1, scores of sensitivity 1)."""
+    if not candidates or len(candidates) != len(scores):
+        raise ValueError("permute-and-flip needs as many scores as candidates, and at least one")
+    weights = _weights(scores, epsilon)
+    order = list(range(len(candidates)))
+    rng.shuffle(order)
+    while True:
+        for i in order:
+            if weights[i] >= 1.0 or rng.random() < weights[i]:
+                return candidates[i]
 
 
 def _weights(scores: Sequence[float], epsilon: float) -> list[float]:

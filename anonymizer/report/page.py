@@ -7,6 +7,8 @@ no script, so it reads the same offline, attached to a mail or archived with the
 
 from __future__ import annotations
 
+import json
+
 import importlib.metadata
 from typing import Any
 
@@ -91,8 +93,10 @@ def page(header: dict[str, Any], spec_text: str, notes: list[str], row: dict[str
         "timings": timings, "total": timings.get("total", sum(phases.values())),
         "timings_plot": plots.bars(list(phases), list(phases.values()), "seconds per phase", unit=" s")
         if phases else None,
-        "history": [dict(h, across=summary(h.get("figures"), h.get("parameters"))) for h in history],
+        "history": [dict(h, across=summary(h.get("figures"), h.get("parameters")), spent=spent)
+                    for h, spent in zip(history, _spending(history))],
     }
+    context["dp"] = any(h["spent"] for h in context["history"])
     context["history_plot"] = plots.history(context["history"])
     return _HTML.get_template("report/page.html.j2").render(**context)
 
@@ -120,3 +124,24 @@ def _numbers(value: Any) -> bool:
     """Whether ``value`` is a non-empty mapping of numbers (a figure per attribute)."""
     return isinstance(value, dict) and bool(value) and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in value.values())
+
+
+def _spending(history: list[dict[str, Any]]) -> list[dict[str, float] | None]:
+    """Per version, what a differentially private version spent (its spec's ε and δ) and the
+    sum over the release's versions so far (sequential composition: what whoever holds them
+    all holds, refreshes of the budget included); ``None`` for any other version."""
+    out: list[dict[str, float] | None] = []
+    total = [0.0, 0.0]
+    for h in history:
+        parameters = h.get("parameters") or {}
+        if isinstance(parameters, str):
+            parameters = json.loads(parameters)
+        spends = (parameters.get("budget") or {}).get("spends")
+        if not spends:
+            out.append(None)
+            continue
+        total = [total[0] + spends[0], total[1] + spends[1]]
+        out.append({"epsilon": spends[0], "delta": spends[1], "cumulative_epsilon": total[0],
+                    "cumulative_delta": total[1]})
+    return out
+

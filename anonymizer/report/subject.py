@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import sqlglot
-import yaml
 from sqlglot import exp
 
 from anonymizer.engine.names import ident, in_catalog, table
@@ -29,6 +28,7 @@ from anonymizer.release.publish import Join
 from anonymizer.report.gather import view_parts
 from anonymizer.spec.parse import load_spec
 from anonymizer.spec.types import ReleaseSpec
+from anonymizer.spec.yaml_text import read_yaml
 
 
 def release_spec(row: dict[str, Any], given: str | None) -> tuple[ReleaseSpec, str, list[str]]:
@@ -54,7 +54,7 @@ def release_spec(row: dict[str, Any], given: str | None) -> tuple[ReleaseSpec, s
         raise SpecError("--spec", f"is needed: the audit row of release {row['release']!r} version "
                                   f"{row.get('version')} does not hold its spec text (it was published before the "
                                   "audit recorded it); give the release's spec file")
-    raw = yaml.safe_load(text)
+    raw = read_yaml(text)
     columns = {name: {k: v for k, v in col.items() if k != "hierarchy"} if isinstance(col, dict) else col
                for name, col in (raw.get("columns") or {}).items()}
     return load_spec({**raw, "columns": columns}), text, notes

@@ -77,6 +77,7 @@ from anonymizer.errors import SpecError
 from anonymizer.numbers import number
 from anonymizer.spec.algorithm import pair, parse_algorithm
 from anonymizer.spec import differential
+from anonymizer.spec.yaml_text import read_yaml
 from anonymizer.spec.columns import parse_columns, parse_models
 from anonymizer.fields import mapping_field, name_field, path_or_uri, relative_path, table_format
 from anonymizer.spec.types import MAX_THREADS, ReleaseSpec, Source
@@ -85,18 +86,6 @@ from anonymizer.target import EXPORT_FORMATS, GUARANTEES, Export, History, KeyMa
 
 
 # -- parsing ---------------------------------------------------------------------
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """A safe YAML loader that rejects a key given twice in one mapping (PyYAML keeps the last)."""
-
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if key in seen:
-                raise SpecError(f"line {key_node.start_mark.line + 1}", f"key {key!r} is given twice")
-            seen.add(key)
-        return super().construct_mapping(node, deep=deep)
-
 
 def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | None = None) -> ReleaseSpec:
     """Read and validate a spec from a YAML file path, YAML text, or a dict.
@@ -116,7 +105,7 @@ def load_spec(source: str | Path | Mapping[str, Any], base_dir: str | Path | Non
     else:
         text, base = _read_text(source, base_dir)
         try:
-            data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader
+            data = read_yaml(text)
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "YAML"

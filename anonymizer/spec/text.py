@@ -10,6 +10,7 @@ from typing import Any
 import yaml
 
 from anonymizer.spec.types import ReleaseSpec
+from anonymizer.spec.yaml_text import read_yaml
 
 _SEED = (re.compile(r"^[ \t]*['\"]?seed['\"]?[ \t]*:[^\n]*(\n|$)", re.MULTILINE),   # a line of its own
          re.compile(r",\s*['\"]?seed['\"]?\s*:\s*[^,}\n]*"),                          # in a {...}, not first
@@ -28,7 +29,7 @@ def spec_text(spec: ReleaseSpec) -> str:
         for pattern in _SEED:
             cut = pattern.sub("", cut)
         try:
-            if yaml.safe_load(cut) == raw:
+            if read_yaml(cut) == raw:
                 return cut
         except yaml.YAMLError:
             pass
@@ -47,7 +48,7 @@ def without_comments(text: str) -> str:
     comment may say what the recipient should not learn: the source, who asked, why); the
     keys keep their order. Text that does not parse (no spec) is returned as it is."""
     try:
-        data = yaml.safe_load(text)
+        data = read_yaml(text)
     except yaml.YAMLError:
         return text
     if not isinstance(data, dict):

@@ -23,7 +23,7 @@ def test_bench_prints_json_lines(invoke):
 @pytest.mark.parametrize("target, own, foreign", [
     ("mondrian", ["--rows", "--k", "--qis", "--repeat"], ["--algorithm", "--dims", "--memory-limit", "--data"]),
     ("k-check", ["--rows", "--k", "--qis", "--repeat"], ["--algorithm", "--quiet"]),
-    ("release", ["--rows", "--k", "--memory-limit", "--data-dir", "--quiet"], ["--qis", "--algorithm"]),
+    ("release", ["--rows", "--k", "--memory-limit", "--data-dir", "--quiet", "--algorithm"], ["--qis"]),
     ("msb", ["--algorithm", "--dims", "--batch"], ["--k", "--model", "--l"]),
     ("lgb", ["--algorithm", "--k"], ["--dims", "--qis", "--model"]),
     ("ir", ["--algorithm", "--l", "--model", "--qis"], ["--k", "--dims", "--batch"]),

@@ -68,3 +68,22 @@ def test_the_loss_test_catches_a_broken_mechanism():
 def test_bad_input_is_refused(bad):
     with pytest.raises(ValueError):
         exponential.choose(*bad)
+
+
+def _flips(scores, factor=0.5, n=DRAWS):
+    eps = EPSILON * factor / 0.5
+    return sum(exponential.permute_and_flip(range(len(scores)), scores, eps) == 0 for _ in range(n))
+
+
+def test_permute_and_flip_keeps_the_privacy_loss_within_epsilon():
+    d, d_prime = _neighbours()
+    assert loss_lower_bound(_flips(d_prime), DRAWS, _flips(d), DRAWS) <= EPSILON
+
+
+def test_the_loss_test_catches_a_broken_permute_and_flip():
+    d, d_prime = _neighbours()
+    assert loss_lower_bound(_flips(d_prime, 1.0), DRAWS, _flips(d, 1.0), DRAWS) > EPSILON
+
+
+def test_permute_and_flip_takes_the_best_when_epsilon_is_large():
+    assert all(exponential.permute_and_flip(["a", "b", "c"], [0.0, 50.0, 1.0], 10.0) == "b" for _ in range(100))

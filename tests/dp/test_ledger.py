@@ -127,3 +127,14 @@ def test_a_syntactic_release_takes_no_budget():
     with pytest.raises(SpecError, match="budget"):
         load_spec({"release": "r", "source": {"table": "t"}, "columns": {"a": "quasi"},
                    "models": [{"type": "k-anonymity", "k": 2}], "budget": {"epsilon": 1, "delta": 0}})
+
+
+def test_the_html_report_says_the_cumulative_epsilon(db, tmp_path):
+    budget = {"epsilon": 5, "delta": 1e-4}
+    _run(db, budget=budget)
+    _run(db, budget=budget)
+    page = tmp_path / "r.html"
+    done = CliRunner().invoke(main, ["report", "adult_dp", "--db", str(db), "--html", str(page)])
+    assert done.exit_code == 0, done.output
+    text = page.read_text(encoding="utf-8")
+    assert "cumulative ε 1, δ 1e-05" in text and "cumulative ε 2, δ 2e-05" in text

@@ -23,7 +23,7 @@ SCORINGS = ("basic", "eta", "log")
 #: PrivacyFrost2's tie-break of equal scores (paper 003; :mod:`.lattice.scoring`)
 TIE_BREAKS = ("none", "basic")
 #: how SafePub picks the published node among its walk's pivots (:mod:`.lattice.safepub`)
-SELECTIONS = ("exponential", "best")
+SELECTIONS = ("private", "best")
 
 
 def _per_qi(kind: str, minimum: dict, what: str) -> dict:
@@ -63,9 +63,9 @@ SCHEMA: Mapping[str, dict] = {
                        "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
     "score": {"enum": list(SCORES), "default": "loss", "description": "SafePub: the score function of the search"},
-    "selection": {"enum": list(SELECTIONS), "default": "exponential",
-                  "description": "SafePub: the published pivot drawn by the exponential mechanism, or ARX's best "
-                                 "(not covered by epsilon)"},
+    "selection": {"enum": list(SELECTIONS), "default": "private",
+                  "description": "SafePub: private (a uniform walk, the published pivot drawn by permute-and-flip "
+                                 "at search_epsilon) or best (ARX's: the best pivot, a choice epsilon does not cover)"},
 }
 
 
@@ -108,7 +108,7 @@ class Options:
     search_epsilon: float = 0.1
     steps: int = 300
     score: str = "loss"
-    selection: str = "exponential"
+    selection: str = "private"
 
 
 def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
@@ -162,7 +162,7 @@ def _safepub(v: dict) -> dict:
     number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
             "score": choice(v.get("score", "loss"), "algorithm.score", SCORES, "SafePub's score function"),
-            "selection": choice(v.get("selection", "exponential"), "algorithm.selection", SELECTIONS,
+            "selection": choice(v.get("selection", "private"), "algorithm.selection", SELECTIONS,
                                 "how SafePub picks the published node among its pivots")}
 
 
