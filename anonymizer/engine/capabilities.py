@@ -47,6 +47,8 @@ class Capabilities:
             of a table beside them).
         temp_schema: the schema a connection's temporary views live in, as the parts of its
             name (DuckDB's ``temp.main``; a temporary view of Spark's has a one-part name).
+        differential: a differentially private release runs here (SafePub, dp-aggregates:
+            their keyed sample and draws, their noisy cells, their ledger), tested on it.
     """
 
     recursive_loops: bool
@@ -59,6 +61,7 @@ class Capabilities:
     aggregates_apart: bool = False
     publishes_in_place: bool = False
     lateral_range: bool = True
+    differential: bool = True
     temp_schema: tuple[str, ...] = ("temp", "main")
 
     def one_statement(self, asof: bool = False) -> bool:
@@ -76,4 +79,5 @@ DUCKDB = Capabilities(recursive_loops=True, asof_in_recursive=False, rowid=True,
 #: releases in its catalog only (no other database file, no export), aggregates on its driver
 SPARK = Capabilities(recursive_loops=False, asof_in_recursive=False, rowid=False, table_layout=True,
                      drops_stale_work=False, output_database=False, export=False,
-                     aggregates_apart=True, publishes_in_place=True, lateral_range=False, temp_schema=())
+                     aggregates_apart=True, publishes_in_place=True, lateral_range=False, temp_schema=(),
+                     differential=False)

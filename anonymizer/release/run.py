@@ -200,10 +200,14 @@ def _check_same_source(engine: Engine, spec: ReleaseSpec, named: str | None) -> 
 
 
 def _refuse_outputs(spec: ReleaseSpec, engine: Engine) -> None:
-    """The outputs ``engine`` cannot write (another DuckDB file, an export), refused before any work."""
+    """The outputs ``engine`` cannot write (another DuckDB file, an export), and the algorithms it does not
+    run (differential privacy off DuckDB), refused before any work."""
     if spec.output.database is not None and not engine.capabilities.output_database:
         raise SpecError("output.database", f"is a DuckDB file; on {engine.name} the release goes to its catalog "
                                            "(output.schema)", str(spec.output.database))
+    if spec.algorithm.name in DIFFERENTIAL and not engine.capabilities.differential:
+        raise UnsupportedError(f"{spec.algorithm.name} (differential privacy) runs on DuckDB only for now; run it "
+                               f"without engine: {{name: {engine.name}}}")
     if spec.output.export is not None and not engine.capabilities.export:
         raise UnsupportedError(f"output.export (a copy of the release as one file) is not supported on {engine.name} "
                                "yet; read the published view with the engine's own writer")

@@ -58,8 +58,11 @@ def history(value: Any) -> Any:
 
 
 def spends(algorithm: Algorithm) -> tuple[float, float]:
-    """The (epsilon, delta) one version of a DP release spends (its algorithm's)."""
-    return float(algorithm.options.epsilon), float(algorithm.options.delta)
+    """The (epsilon, delta) one version of a DP release spends (its algorithm's): dp-aggregates
+    with public keys and Laplace noise is pure epsilon-DP and spends no delta."""
+    o = algorithm.options
+    pure = algorithm.name == "dp-aggregates" and o.keys is not None and o.noise == "laplace"
+    return float(o.epsilon), 0.0 if pure else float(o.delta)
 
 
 def budget(value: Any, release: str, algorithm: Algorithm) -> Budget | None:

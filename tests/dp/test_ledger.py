@@ -138,3 +138,16 @@ def test_the_html_report_says_the_cumulative_epsilon(db, tmp_path):
     assert done.exit_code == 0, done.output
     text = page.read_text(encoding="utf-8")
     assert "cumulative ε 1, δ 1e-05" in text and "cumulative ε 2, δ 2e-05" in text
+
+
+def test_a_dp_release_is_refused_off_duckdb_before_any_work():
+    """Spark's engine declares no differential capability: a DP release names the engine it needs."""
+    from types import SimpleNamespace
+
+    from anonymizer.engine.capabilities import SPARK
+    from anonymizer.errors import UnsupportedError
+    from anonymizer.release.run import _refuse_outputs
+    from anonymizer.spec.parse import load_spec
+    spark = SimpleNamespace(capabilities=SPARK, name="spark")
+    with pytest.raises(UnsupportedError, match="runs on DuckDB only"):
+        _refuse_outputs(load_spec({**_spec(), "budget": {"epsilon": 5, "delta": 1e-4}}), spark)

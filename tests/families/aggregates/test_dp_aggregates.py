@@ -125,3 +125,9 @@ def test_spec_rules(change, field):
     with pytest.raises(SpecError) as err:
         load_spec(_spec(**change))
     assert str(err.value).startswith(field)
+
+
+def test_public_keys_with_laplace_noise_spend_no_delta():
+    spec = load_spec(_spec(keys={"sex": ["F", "M"], "region": ["north"]}))
+    assert spec.budget.spends == (1.0, 0.0)
+    assert load_spec(_spec()).budget.spends == (1.0, 1e-6)
