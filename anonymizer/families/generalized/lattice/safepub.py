@@ -22,8 +22,9 @@ Algorithm 1 (SafePub), as here:
 not cover (one person can tip which of two pivots scores best). Here, by default
 (``selection: private``), the whole of ε_search pays for that choice instead: the walk draws
 each pivot uniformly among the candidates (the exponential mechanism at ε = 0: at ARX's
-budgets, ``ε_search / steps`` a step, its weights differ by under 10 % across the candidates
-of Adult, so the walk was nearly uniform already), and the published node is drawn among the
+budget, ``ε_search / steps`` a step, the weights of any two nodes of Adult's lattice differ by
+a factor of at most 1.27 at 37 steps and 1.03 at 300, the scores spanning 178 at ε = 1, so the
+walk was nearly uniform already), and the published node is drawn among the
 walk's distinct pivots by permute-and-flip (:func:`anonymizer.dp.exponential.permute_and_flip`)
 at ε_search. Only the pivots are scored, a batch of nodes a statement. On Adult at ε = 1 this
 publishes a loss of 0.727 in the mean over 200 simulated runs at 300 steps, where ARX's choice
