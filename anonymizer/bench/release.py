@@ -39,6 +39,8 @@ from typing import Iterator
 
 import duckdb
 
+from anonymizer.demo import data_path
+
 #: the six QIs of the benchmark (the first six of :data:`anonymizer.bench.harness.BENCH_QIS`) and the sensitive column
 QIS = ("age", "workclass", "education", "marital_status", "occupation", "sex")
 SENSITIVE = "salary"
@@ -53,8 +55,9 @@ DP_DIMENSIONS, DP_MEASURED = ("education", "sex"), "hours_per_week"
 
 def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threads: int | None = None,
                  algorithm: str = "mondrian") -> dict:
-    """The benchmark's release spec (see the module docstring). ``safepub``: the same QIs,
-    epsilon 1, delta 1e-5 (the sensitive column passed through unchanged); ``dp-aggregates``:
+    """The benchmark's release spec (see the module docstring). ``safepub``: the same QIs with
+    ARX's Adult hierarchy files, epsilon 1, delta 1e-5, the precision score (the sensitive column
+    passed through unchanged); ``dp-aggregates``:
     counts and the mean of hours_per_week by education and sex, at most 2 cells and 2 rows a
     cell per ``person`` (each person holds about 3 rows of the table), epsilon 1, delta 1e-6."""
     columns: dict = {q: {"role": "quasi", "type": "numeric" if q == "age" else "categorical"} for q in QIS}
@@ -64,8 +67,10 @@ def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threa
                   "models": [{"type": "k-anonymity", "k": k},
                              {"type": "distinct-l-diversity", "l": l, "sensitive": SENSITIVE}],
                   "algorithm": {"name": "mondrian"}, "output": {"view": "bench_release"}}
-    if algorithm == "safepub":
+    if algorithm == "safepub":   # every QI with ARX's Adult hierarchy file (SafePub's rule)
         del spec["models"]
+        for q in QIS:
+            spec["columns"][q]["hierarchy"] = {"csv": str(data_path(f"arx_adult/adult_hierarchy_{q.replace('_', '-')}.csv"))}
         spec.update(algorithm={"name": "safepub", "epsilon": 1.0, "delta": 1e-5},
                     budget={"epsilon": 1e9, "delta": 0.5})
     elif algorithm == "dp-aggregates":

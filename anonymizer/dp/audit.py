@@ -22,7 +22,7 @@ from __future__ import annotations
 #: the source fingerprint a DP release's audit row records: no digest ever equals it
 WITHHELD = "withheld: differential privacy"
 #: the figures of a DP release's audit row that are read from its published rows only
-KEPT_FIGURES = ("models", "k", "classes", "warnings", "combination", "views", "safepub")
+KEPT_FIGURES = ("models", "k", "classes", "combination", "views", "safepub")
 
 
 def withheld(record: dict) -> dict:

@@ -55,8 +55,8 @@ def release_spec(row: dict[str, Any], given: str | None) -> tuple[ReleaseSpec, s
                                   f"{row.get('version')} does not hold its spec text (it was published before the "
                                   "audit recorded it); give the release's spec file")
     raw = read_yaml(text)
-    columns = {name: {k: v for k, v in col.items() if k != "hierarchy"} if isinstance(col, dict) else col
-               for name, col in (raw.get("columns") or {}).items()}
+    columns = {name: {k: v for k, v in col.items() if k != "hierarchy" or _readable(v)} if isinstance(col, dict)
+               else col for name, col in (raw.get("columns") or {}).items()}
     return load_spec({**raw, "columns": columns}), text, notes
 
 
@@ -122,3 +122,11 @@ def _version_query(view_sql: str, schema: str, snapshot: str) -> str:
         raise SpecError("figures.view_sql", f"of {schema}.{snapshot} does not read that version's snapshots only; "
                                             "the report cannot show it", view_sql)
     return query.sql(dialect="duckdb", identify=True)
+
+
+def _readable(hierarchy: Any) -> bool:
+    """Whether a column's hierarchy is kept when the report reads a spec back from the audit: a
+    hierarchy file found from here (SafePub refuses a quasi-identifier without one); any other
+    hierarchy is left out, as the report draws no hierarchy."""
+    return isinstance(hierarchy, dict) and isinstance(hierarchy.get("csv"), str) and Path(hierarchy["csv"]).is_file()
+

@@ -62,7 +62,8 @@ SCHEMA: Mapping[str, dict] = {
     "search_epsilon": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
                        "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
-    "score": {"enum": list(SCORES), "default": "loss", "description": "SafePub: the score function of the search"},
+    "score": {"enum": list(SCORES), "default": "precision",
+              "description": "SafePub: the score function of the search (selection private: precision or aecs)"},
     "selection": {"enum": list(SELECTIONS), "default": "private",
                   "description": "SafePub: private (a uniform walk, the published pivot drawn by permute-and-flip "
                                  "at search_epsilon) or best (ARX's: the best pivot, a choice epsilon does not cover)"},
@@ -107,7 +108,7 @@ class Options:
     delta: float = 0.0
     search_epsilon: float = 0.1
     steps: int = 300
-    score: str = "loss"
+    score: str = "precision"
     selection: str = "private"
 
 
@@ -161,7 +162,7 @@ def _safepub(v: dict) -> dict:
     steps = v.get("steps", 300)
     number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
-            "score": choice(v.get("score", "loss"), "algorithm.score", SCORES, "SafePub's score function"),
+            "score": choice(v.get("score", "precision"), "algorithm.score", SCORES, "SafePub's score function"),
             "selection": choice(v.get("selection", "private"), "algorithm.selection", SELECTIONS,
                                 "how SafePub picks the published node among its pivots")}
 
@@ -206,6 +207,8 @@ def pair(name: str, options: Options, models: tuple[PrivacyModel, ...], columns:
         for c in columns:
             if c.role == "quasi" and c.name not in options.levels:
                 raise SpecError(f"algorithm.levels.{c.name}", "is required for full-domain generalization")
+    if name == "safepub":
+        _safepub_pairs(options, columns)
     if options.partial:
         for i, m in enumerate(models):
             if m.needs_population:
@@ -219,3 +222,29 @@ def mondrian_inputs(plan: Plan) -> Inputs:
     ``algorithm:`` options Mondrian reads."""
     a = of(plan)
     return Inputs(plan.k, plan.models, a.relaxed, a.split, a.labels)
+
+
+#: SafePub's score functions whose value depends only on the node, the hierarchies' heights and the
+#: counts of rows kept and suppressed: their sensitivities hold whatever the data (see _safepub_pairs)
+PRIVATE_SCORES = ("precision", "aecs")
+
+
+def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
+    """SafePub's own rules: every QI's hierarchy a file (its nodes, levels and heights fixed
+    before the data is read; one built from the data, by its range, counts or clusters, would
+    publish intervals that move with one person); and, with the private selection, a score whose
+    sensitivity holds: ``loss`` and ``entropy`` read each QI's number of values in the data and
+    ``discernibility`` the row count, so one person moves every node's score by more than the
+    bound the mechanism is scaled to (they are ARX's, offered with ``selection: best`` only)."""
+    for c in columns:
+        if c.role == "quasi" and (c.hierarchy is None or c.hierarchy.kind != "csv"):
+            raise SpecError(f"columns.{c.name}.hierarchy", "SafePub needs a hierarchy file (csv: ARX's form) on "
+                                                           "every quasi-identifier: a hierarchy built from the data "
+                                                           "would move with one person, outside epsilon",
+                            None if c.hierarchy is None else c.hierarchy.kind)
+    if options.selection == "private" and options.score not in PRIVATE_SCORES:
+        raise SpecError("algorithm.score", f"with selection: private, one of {', '.join(PRIVATE_SCORES)}: {options.score} "
+                                           "reads the data's own domain or size, so its sensitivity does not hold "
+                                           "(ARX's score; it runs with selection: best, which epsilon does not cover)",
+                        options.score)
+

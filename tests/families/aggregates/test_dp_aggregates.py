@@ -131,3 +131,13 @@ def test_public_keys_with_laplace_noise_spend_no_delta():
     spec = load_spec(_spec(keys={"sex": ["F", "M"], "region": ["north"]}))
     assert spec.budget.spends == (1.0, 0.0)
     assert load_spec(_spec()).budget.spends == (1.0, 1e-6)
+
+
+def test_the_audit_keeps_no_value_of_the_data(con):
+    """A person's own extreme value (98.5 hours) appears nowhere in the audit: the checks record
+    the declared bounds, not what the rows hold."""
+    _table(con)
+    con.execute("INSERT INTO visits VALUES (999999, 'F', 'north', 98.5)")
+    anonymize(_spec(), con)
+    row = con.execute("SELECT figures::VARCHAR || parameters::VARCHAR FROM _anon_releases._audit").fetchone()[0]
+    assert "98.5" not in row and "98.49" not in row and "[0, 100]" in row.replace(".0", "")

@@ -77,7 +77,7 @@ def test_two_runs_draw_two_samples(adult):
 
 
 def test_best_selection_warns_that_epsilon_does_not_cover_it(adult):
-    result = anonymize(_spec(selection="best", steps=20), adult)
+    result = anonymize(_spec(selection="best", score="loss", steps=20), adult)
     assert any("selection: best" in w for w in result.warnings)
 
 
@@ -91,6 +91,9 @@ def test_best_selection_warns_that_epsilon_does_not_cover_it(adult):
     ({"algorithm": {"name": "safepub", "epsilon": 1.0}}, "algorithm.delta"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1.0}}, "algorithm.delta"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification"}}, "algorithm.score"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "loss"}}, "algorithm.score"),
+    ({"columns": {"age": {"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}}}},
+     "columns.age.hierarchy"),
 ])
 def test_spec_rules(change, field):
     spec = {**_spec(), **change}
@@ -130,7 +133,7 @@ def test_scores_are_arxs_definitions_computed_apart(score):
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
                 "LIMIT 3000")
     engine = Engine(con)
-    plan = prepare(engine, load_spec(_spec(score=score)))
+    plan = prepare(engine, load_spec(_spec(score=score, selection="best")))
     k = plan.models[0].k
     freq = build_frequency_set(engine, plan)
     walk = Walk(engine, plan, freq, k, options.of(plan))
