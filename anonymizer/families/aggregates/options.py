@@ -130,9 +130,9 @@ def pair(name: str, options: Options, models: tuple[PrivacyModel, ...], columns:
         if m.column is None:
             continue
         c = by_name.get(m.column)
-        if c is None or c.role != "sensitive":
-            raise SpecError(f"algorithm.measures[{i}]", "must name a column with role 'sensitive' (the values "
-                                                        "aggregated)", m.column)
+        if c is None or c.role != "sensitive" or c.type != "numeric":
+            raise SpecError(f"algorithm.measures[{i}]", "must name a column with role 'sensitive' and type "
+                                                        "'numeric' (the values aggregated)", m.column)
     for c in columns:
         if c.role == "insensitive":
             raise SpecError(f"columns.{c.name}.role", "dp-aggregates publishes cells, no row: a column is a "

@@ -24,6 +24,9 @@ SCORINGS = ("basic", "eta", "log")
 TIE_BREAKS = ("none", "basic")
 #: how SafePub picks the published node among its walk's pivots (:mod:`.lattice.safepub`)
 SELECTIONS = ("private", "best")
+#: the range of SafePub's epsilon less its search's, for which beta and k are derived (in a few seconds
+#: at most, at delta 1e-6 and epsilon 3: :func:`anonymizer.dp.safepub_parameters.derive` sums binomial tails)
+ANONYMIZATION_EPSILON = (0.02, 3.0)
 
 
 def _per_qi(kind: str, minimum: dict, what: str) -> dict:
@@ -159,6 +162,12 @@ def _safepub(v: dict) -> dict:
     if search >= epsilon:
         raise SpecError("algorithm.search_epsilon", f"must be below epsilon ({epsilon}): the rest of epsilon "
                                                     "is the sampling's and k-anonymity's", search)
+    if not ANONYMIZATION_EPSILON[0] <= epsilon - search <= ANONYMIZATION_EPSILON[1]:
+        raise SpecError("algorithm.epsilon", f"less search_epsilon ({search:g}) must lie between "
+                                             f"{ANONYMIZATION_EPSILON[0]:g} and {ANONYMIZATION_EPSILON[1]:g}: SafePub's "
+                                             "beta and k are derived for that range (below it the derivation takes "
+                                             "seconds and k passes the rows of most tables; above it k passes 300)",
+                        epsilon)
     steps = v.get("steps", 300)
     number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),

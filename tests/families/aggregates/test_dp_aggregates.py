@@ -141,3 +141,10 @@ def test_the_audit_keeps_no_value_of_the_data(con):
     anonymize(_spec(), con)
     row = con.execute("SELECT figures::VARCHAR || parameters::VARCHAR FROM _anon_releases._audit").fetchone()[0]
     assert "98.5" not in row and "98.49" not in row and "[0, 100]" in row.replace(".0", "")
+
+
+def test_a_measured_column_must_be_declared_numeric():
+    spec = _spec()
+    spec["columns"] = {**spec["columns"], "hours": "sensitive"}
+    with pytest.raises(SpecError, match="type 'numeric'"):
+        load_spec(spec)

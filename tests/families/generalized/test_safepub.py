@@ -181,3 +181,9 @@ def test_a_table_too_small_for_k_is_a_clear_data_error():
     with pytest.raises(DataError, match="every row is suppressed"):
         anonymize(_spec(steps=5), con)
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize(("epsilon", "search"), [(0.11, 0.1), (3.5, 0.1)])
+def test_epsilon_outside_the_derived_range_is_refused(epsilon, search):
+    with pytest.raises(SpecError, match="between 0.02 and 3"):
+        load_spec(_spec(epsilon=epsilon, search_epsilon=search))
