@@ -11,8 +11,10 @@ the engines, history guarantees and export formats. ``anonymizer schema`` prints
 
 Example:
     >>> s = spec_schema()
-    >>> s["required"], "mondrian" in s["properties"]["algorithm"]["anyOf"][0]["enum"]
-    (['release', 'source', 'columns', 'models'], True)
+    >>> s["required"], s["then"]["required"], "mondrian" in s["properties"]["algorithm"]["anyOf"][0]["enum"]
+    (['release', 'source', 'columns'], ['models'], True)
+
+``models`` is required unless the algorithm is differentially private (it derives its own).
 """
 
 from __future__ import annotations
