@@ -15,12 +15,16 @@ audit (``templates/publish/budget_*.sql.j2``):
 Versions compose sequentially (Dwork and Roth 2014, Theorem 3.16): what an account has spent is
 the sum of its versions' ε and of their δ since its last refresh. A run that would take an
 account past its totals is refused before any work (:func:`check`, :class:`BudgetExhausted`),
-and so is a spec whose totals differ from the account's: only ``refresh`` changes them. Sums are
+and so is a spec whose totals differ from the account's: only ``refresh`` changes them. A
+release keeps its account: a spec naming another account than its earlier versions spent from
+(their audit rows' ``parameters.budget``), or a ledger that lost that account, is refused too
+(the versions compose whatever the account says). Sums are
 ``math.fsum`` (correctly rounded) and compared with the totals as they are: never above them.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -101,14 +105,26 @@ def _account(name: str, events: list[dict]) -> Account:
     return Account(name, (events[last]["epsilon"], events[last]["delta"]), spent, events)
 
 
-def check(engine: Engine, target: Target) -> Account | None:
+def check(engine: Engine, target: Target, publishing: bool = False) -> Account | None:
     """Refuse, before any work, a run of ``target`` that its budget cannot pay for, or whose
     spec declares other totals than its account's (module docstring)."""
     b = target.budget
     if b is None:
         return None
     account = read(engine, target.output.catalog, target.output.snapshot_schema, b.account)
+    # the release's earlier account, read before any work (``publishing``: inside the transaction
+    # that writes this version's audit row, which names this run's own account)
+    before = None if publishing else _earlier_account(engine, target)
+    if before is not None and before != b.account:
+        raise SpecError("budget.recipient", f"release {target.release} spent from account {before} in its earlier "
+                                            f"versions; this spec names account {b.account}. The versions compose "
+                                            "whatever the account: keep the release's account (a budget changes "
+                                            "only by `anonymizer budget refresh`)", b.account)
     if account is None:
+        if before is not None:   # its account's events are gone: what the versions spent is unknown
+            raise SpecError("budget", f"release {target.release} spent from account {before}, which the ledger "
+                                      f"({target.output.snapshot_schema}.{BUDGET}) no longer holds: restore it; "
+                                      "nothing is run")
         return None          # opened by this run's version, from the spec
     if account.total != (b.epsilon, b.delta):
         raise SpecError("budget", f"account {b.account} has a budget of epsilon {account.total[0]:g} and delta "
@@ -122,6 +138,16 @@ def check(engine: Engine, target: Target) -> Account | None:
     return account
 
 
+def _earlier_account(engine: Engine, target: Target) -> str | None:
+    """The account the release's latest DP version spent from (its audit row's ``parameters.budget``)."""
+    from anonymizer.release.publish import latest
+    last = latest(engine, target)
+    parameters = (last or {}).get("parameters") or {}
+    if isinstance(parameters, str):
+        parameters = json.loads(parameters)
+    return (parameters.get("budget") or {}).get("account")
+
+
 def spend(engine: Engine, target: Target, version: int) -> None:
     """Record a version's spending (and the account's opening, if this is its first event):
     called inside the transaction that publishes the version."""
@@ -131,7 +157,7 @@ def spend(engine: Engine, target: Target, version: int) -> None:
     table = budget_table(catalog, schema)
     owned(engine, catalog, schema, BUDGET, BUDGET_CORE)
     engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
-    if check(engine, target) is None:   # again, in the transaction: another run may have spent since
+    if check(engine, target, publishing=True) is None:   # again, in the transaction: another run may have spent since
         _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {target.release}")
     _event(engine, table, b.account, "spend", target.release, version, b.spends, None)
 

@@ -151,3 +151,16 @@ def test_a_dp_release_is_refused_off_duckdb_before_any_work():
     spark = SimpleNamespace(capabilities=SPARK, name="spark")
     with pytest.raises(UnsupportedError, match="runs on DuckDB only"):
         _refuse_outputs(load_spec({**_spec(), "budget": {"epsilon": 5, "delta": 1e-4}}), spark)
+
+
+def test_a_release_keeps_its_account(db):
+    """The versions compose whatever the account: naming another recipient, or losing the ledger,
+    does not start the release afresh."""
+    _run(db, budget={"epsilon": 1.5, "delta": 1e-4})
+    with pytest.raises(SpecError, match="spent from account adult_dp"):
+        _run(db, budget={"epsilon": 1.5, "delta": 1e-4, "recipient": "someone-else"})
+    con = duckdb.connect(str(db))
+    con.execute("DROP TABLE _anon_releases._budget")
+    con.close()
+    with pytest.raises(SpecError, match="no longer holds"):
+        _run(db, budget={"epsilon": 1.5, "delta": 1e-4})
