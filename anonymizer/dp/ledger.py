@@ -172,6 +172,11 @@ def refresh(engine: Engine, catalog: str | None, schema: str, account: str, tota
                                    "differentially private version that spends from it)", account)
     if not reason.strip():
         raise SpecError("--reason", "must say why the budget is renewed (it is kept in the ledger)")
+    if total is not None:
+        if not (math.isfinite(total[0]) and total[0] > 0):
+            raise SpecError("--epsilon", "must be a finite number above 0", total[0])
+        if not (math.isfinite(total[1]) and 0 <= total[1] < 1):
+            raise SpecError("--delta", "must be a number in [0, 1)", total[1])
     with engine.transaction():
         _event(engine, budget_table(catalog, schema), account, "refresh", None, None, total or found.total, reason)
     refreshed = read(engine, catalog, schema, account)

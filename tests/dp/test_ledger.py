@@ -164,3 +164,12 @@ def test_a_release_keeps_its_account(db):
     con.close()
     with pytest.raises(SpecError, match="no longer holds"):
         _run(db, budget={"epsilon": 1.5, "delta": 1e-4})
+
+
+@pytest.mark.parametrize(("option", "value"), [("--epsilon", "nan"), ("--epsilon", "inf"), ("--epsilon", "1e400"),
+                                               ("--delta", "nan")])
+def test_refresh_refuses_totals_that_are_not_finite(db, option, value):
+    _run(db, budget={"epsilon": 1.5, "delta": 1e-4})
+    done = CliRunner().invoke(main, ["budget", "refresh", "adult_dp", "--db", str(db), "--reason", "r", option, value])
+    assert done.exit_code == 2 and option in done.output
+    assert [e[1] for e in _events(db)] == ["open", "spend"]   # nothing written
