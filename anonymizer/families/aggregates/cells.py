@@ -25,6 +25,7 @@ import pandas as pd
 from anonymizer.dp import noise
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
 from anonymizer.families.aggregates import options
 from anonymizer.plan import Plan
 
@@ -96,6 +97,12 @@ def cells(engine: Engine, plan: Plan) -> Cells:
     dims = [{"code": ident(q.code), "dom": q.dom, "name": ident(f"d{q.index}"), "type": engine.columns(q.dom)["value"]}
             for q in plan.qis]
     keys = {f"keys{q.index}": list(a.keys[q.name]) for q in plan.qis} if a.keys is not None else {}
+    for qi, d in zip(plan.qis, dims):   # a public key of another type than its dimension's: the user's to fix
+        if keys and engine.execute(f"SELECT count(*) FILTER (WHERE TRY_CAST(k AS {d['type']}) IS NULL) "
+                                   "FROM unnest($k) AS t(k)", {"k": keys[f"keys{qi.index}"]},
+                                   template="<public keys>").fetchone()[0]:
+            raise SpecError(f"algorithm.keys.{qi.name}", f"must be values of the column's type ({d['type']})",
+                            keys[f"keys{qi.index}"])
     engine.run("families/aggregates/cells.sql.j2", keys, target=true, bounded=bounded, qis=dims,
                values=[v["name"] for v in values], public=a.keys is not None)
     g, r = a.groups_per_person, a.rows_per_group

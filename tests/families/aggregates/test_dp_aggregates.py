@@ -148,3 +148,13 @@ def test_a_measured_column_must_be_declared_numeric():
     spec["columns"] = {**spec["columns"], "hours": "sensitive"}
     with pytest.raises(SpecError, match="type 'numeric'"):
         load_spec(spec)
+
+
+def test_public_keys_of_another_type_are_the_users_error(con):
+    _table(con)
+    con.execute("ALTER TABLE visits ADD COLUMN grp INTEGER DEFAULT 1")
+    spec = _spec(keys={"sex": ["F", "M"], "grp": ["a", "b"]})
+    spec["columns"] = {**{k: v for k, v in spec["columns"].items() if k != "region"}, "grp": "quasi"}
+    with pytest.raises(SpecError, match="algorithm.keys.grp"):
+        anonymize(spec, con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
