@@ -12,7 +12,7 @@ from typing import Any
 #: public name -> the module defining it
 _HOME = {"AnonymizerError": "errors", "DataError": "errors", "PrivacyCheckFailed": "errors",
          "SpecError": "errors", "TemplateError": "errors", "ReleaseSpec": "spec", "load_spec": "spec",
-         "anonymize": "api"}
+         "anonymize": "api", "dp_count": "dp.queries", "dp_sum": "dp.queries", "dp_mean": "dp.queries"}
 
 __all__ = [*_HOME, "macros"]
 

@@ -42,6 +42,11 @@
 --   anon_ncp_numeric(published, original, qis)            QI: attribute, released, suppressed, ncp_sum, ncp
 --   anon_ncp_categorical(published, original, qis)        QI: attribute, released, suppressed, ncp_sum, ncp
 --   anon_release(name, version := NULL, audit := '_anon_releases._audit')   the audit row of a release
+-- Table macros (differentially private counts, sums and means; the noise is a parameter)
+--   anon_dp_count(tbl, dims, person, noise, ...)         cell: its dims, count
+--   anon_dp_sum(tbl, dims, person, value, lo, hi, noise, ...)   cell: its dims, sum
+--   anon_dp_mean(tbl, dims, person, value, lo, hi, count_noise, sum_noise, ...)   cell: its dims, count, mean
+--   anon_dp_cells(tbl, dims, person, ...)                cell: the TRUE bounded aggregates (never publish them)
 -- Scalar macros (generalize one value)
 --   anon_interval(x, w), anon_interval_low(x, w), anon_interval_high(x, w)
 --   anon_mask(s, n), anon_top_code(x, top), anon_bottom_code(x, bottom), anon_date_trunc(d, unit)
@@ -503,6 +508,164 @@ FROM query_table(audit) AS a
 WHERE a.release = name AND (version IS NULL OR a.version = version)
 ORDER BY a.version DESC
 LIMIT 1;
+
+-- ---------------------------------------------------------------------------------------
+-- Differential privacy: counts, sums and means by cells of `dims`, each person's contribution
+-- bounded first (the dp-aggregates algorithm of anonymizer/families/aggregates, in plain SQL).
+--
+-- No macro draws noise: SQL has no secret, unreplayable source (random() follows setseed()).
+-- The noise is a parameter, a list of whole numbers, one per cell, drawn by the caller from
+-- a cryptographically secure source at the scale the sensitivity and epsilon set:
+-- anonymizer.dp_count / dp_sum / dp_mean (Python) and `anonymizer dp count|sum|mean` draw
+-- it, spend epsilon from the budget ledger, and call these macros. A noise list used twice
+-- is no longer private: draw a fresh one for every query.
+--
+-- Contribution bounding: each `person` (a column name) keeps at most groups_per_person
+-- cells and rows_per_group rows in each, chosen by md5(key || person || cell) and md5(key ||
+-- row), a function of that person's rows alone (so one person changes at most
+-- groups_per_person cells, by at most rows_per_group rows each). A measured value is clamped
+-- to [lo, hi] and rounded to a grid of 2^20 steps of max(|lo|, |hi|) (its units), so a row
+-- adds at most 2^20 units to a sum. Sensitivities (L1): count G R, sum G R 2^20 units,
+-- persons per cell (private selection) G.
+--
+-- Cells: `keys` (a table whose columns include `dims`) declares them, each published, empty
+-- ones too; without `keys` the cells are the data's, each published only when its count of
+-- persons plus selection_noise reaches `threshold` (private selection: a cell one person
+-- makes appears with probability at most delta). The i-th cell, in the order of its dims
+-- (as anon_dp_cells numbers them), takes the i-th draw of every noise list.
+
+-- anon_dp_cells(tbl, dims, person, value, lo, hi, groups_per_person, rows_per_group, keys,
+-- key): one row per cell: i (its number), cell (STRUCT of the dims), persons, rows, units (the
+-- sum of `value` in units). The TRUE aggregates of the bounded rows: for the noisy macros and
+-- for tests; never publish them.
+CREATE OR REPLACE MACRO anon_dp_cells(tbl, dims, person, value := NULL, lo := NULL, hi := NULL,
+                                      groups_per_person := 1, rows_per_group := 1, keys := NULL,
+                                      key := '') AS TABLE
+WITH picked AS (
+    SELECT struct_pack(*COLUMNS(lambda x_: list_contains(dims, x_))) AS __cell,
+           to_json(struct_pack(*COLUMNS(lambda x_: x_ = person)))::VARCHAR AS __person,
+           md5(key || to_json(struct_pack(*COLUMNS(*)))::VARCHAR) AS __draw,
+           struct_pack(*COLUMNS(lambda x_: x_ = coalesce(value, person))) AS __value
+    FROM query_table(tbl)
+    WHERE (SELECT ok FROM anon_require(tbl, dims, 'dims'))
+      AND (SELECT ok FROM anon_require(tbl, [person], 'person'))
+      AND (SELECT ok FROM anon_dp_require(groups_per_person, rows_per_group, value, lo, hi))
+),
+r AS (
+    SELECT __cell, __person, __draw,
+           CASE WHEN value IS NULL THEN 0
+                ELSE round(least(greatest(struct_extract(__value, coalesce(value, person))::DOUBLE, lo), hi)
+                           / (greatest(abs(lo), abs(hi)) / 1048576))::BIGINT END AS __units
+    FROM picked
+),
+cells_of_person AS (
+    SELECT __person, __cell,
+           row_number() OVER (PARTITION BY __person ORDER BY md5(key || __person || __cell::VARCHAR)) AS __nth
+    FROM (SELECT DISTINCT __person, __cell FROM r)
+),
+bounded AS (
+    SELECT r.*, row_number() OVER (PARTITION BY r.__person, r.__cell ORDER BY r.__draw) AS __nth
+    FROM r
+    JOIN cells_of_person AS c ON c.__person = r.__person AND c.__cell IS NOT DISTINCT FROM r.__cell
+                              AND c.__nth <= groups_per_person
+),
+totals AS (
+    SELECT list_transform(dims, lambda d_: to_json(__cell) ->> d_) AS __match,
+           count(DISTINCT __person) AS persons, count(*) AS rows, sum(__units)::BIGINT AS units
+    FROM bounded
+    WHERE __nth <= rows_per_group
+    GROUP BY __cell
+),
+declared AS (
+    SELECT cell, row_number() OVER (ORDER BY match) AS i, match
+    FROM (SELECT DISTINCT struct_pack(*COLUMNS(lambda x_: list_contains(dims, x_))) AS cell,
+                 list_transform(dims, lambda d_: to_json(cell) ->> d_) AS match
+          FROM query_table(coalesce(keys, tbl))
+          WHERE (SELECT ok FROM anon_require(coalesce(keys, tbl), dims, 'dims')))
+)
+SELECT i, cell, coalesce(persons, 0) AS persons, coalesce(rows, 0) AS rows, coalesce(units, 0) AS units
+FROM declared
+LEFT JOIN totals ON totals.__match IS NOT DISTINCT FROM declared.match
+ORDER BY i;
+
+-- anon_dp_require(groups_per_person, rows_per_group, value, lo, hi): one row (ok = true), or an
+-- error naming the parameter: the bounds whole numbers >= 1, lo < hi given with a value.
+CREATE OR REPLACE MACRO anon_dp_require(groups_per_person, rows_per_group, value, lo, hi) AS TABLE
+SELECT CASE
+    WHEN NOT (groups_per_person::DOUBLE >= 1 AND groups_per_person::DOUBLE = floor(groups_per_person::DOUBLE))
+        THEN error('groups_per_person: must be a whole number of at least 1')
+    WHEN NOT (rows_per_group::DOUBLE >= 1 AND rows_per_group::DOUBLE = floor(rows_per_group::DOUBLE))
+        THEN error('rows_per_group: must be a whole number of at least 1')
+    WHEN value IS NOT NULL AND NOT coalesce(isfinite(lo::DOUBLE) AND isfinite(hi::DOUBLE) AND lo::DOUBLE < hi::DOUBLE, false)
+        THEN error('lo, hi: the bounds of ' || value || ' must be finite numbers with lo < hi (never read from the data)')
+    ELSE true
+END AS ok;
+
+-- anon_dp_noisy(...): every noisy figure of the cells published (the three macros below pick
+-- theirs): cell, count (rows + count_noise[i], at least 0), sum ((units + sum_noise[i]) units)
+-- and mean (sum over count, clamped to [lo, hi]). Without keys, only the cells whose persons +
+-- selection_noise[i] reach threshold. A noise list shorter than the cells is an error.
+CREATE OR REPLACE MACRO anon_dp_noisy(tbl, dims, person, count_noise, sum_noise, value, lo, hi, keys,
+                                      selection_noise, threshold, groups_per_person, rows_per_group, key) AS TABLE
+WITH c AS (
+    SELECT * FROM anon_dp_cells(tbl, dims, person, value := value, lo := lo, hi := hi,
+                                groups_per_person := groups_per_person, rows_per_group := rows_per_group,
+                                keys := keys, key := key)
+),
+checked AS (
+    SELECT CASE
+        WHEN keys IS NULL AND (selection_noise IS NULL OR threshold IS NULL)
+            THEN error('selection_noise, threshold: the cells are the data''s (no keys): give the noise and the '
+                       || 'threshold of the private selection, or declare the cells with keys')
+        WHEN len(coalesce(count_noise, [])) < (SELECT count(*) FROM c) AND count_noise IS NOT NULL
+            THEN error('noise: a list shorter than the cells (one draw per cell)')
+        WHEN len(coalesce(sum_noise, [])) < (SELECT count(*) FROM c) AND sum_noise IS NOT NULL
+            THEN error('noise: a list shorter than the cells (one draw per cell)')
+        WHEN keys IS NULL AND len(selection_noise) < (SELECT count(*) FROM c)
+            THEN error('selection_noise: a list shorter than the cells (one draw per cell)')
+        ELSE true
+    END AS ok
+),
+noisy AS (
+    SELECT cell,
+           greatest(rows + count_noise[i], 0) AS count,
+           (units + sum_noise[i]) * (greatest(abs(lo), abs(hi)) / 1048576) AS sum
+    FROM c
+    WHERE (SELECT ok FROM checked)
+      AND (keys IS NOT NULL OR persons + selection_noise[i] >= threshold)
+)
+SELECT cell, count, sum, least(greatest(sum / greatest(count, 1), lo), hi) AS mean
+FROM noisy
+UNION ALL   -- no rows; the checks run even when a filter above keeps none
+SELECT NULL, NULL, NULL, NULL WHERE NOT (SELECT ok FROM checked);
+
+-- anon_dp_count(tbl, dims, person, noise, keys := NULL, selection_noise := NULL,
+-- threshold := NULL, groups_per_person := 1, rows_per_group := 1, key := ''): one row per
+-- cell published: its dims, count. noise: discrete Laplace of scale G R / epsilon.
+CREATE OR REPLACE MACRO anon_dp_count(tbl, dims, person, noise, keys := NULL, selection_noise := NULL,
+                                      threshold := NULL, groups_per_person := 1, rows_per_group := 1,
+                                      key := '') AS TABLE
+SELECT unnest(cell), count
+FROM anon_dp_noisy(tbl, dims, person, noise, NULL, NULL, NULL, NULL, keys, selection_noise, threshold,
+                   groups_per_person, rows_per_group, key);
+
+-- anon_dp_sum(tbl, dims, person, value, lo, hi, noise, ...): one row per cell published: its
+-- dims, sum of `value` clamped to [lo, hi]. noise: in units, scale G R 2^20 / epsilon.
+CREATE OR REPLACE MACRO anon_dp_sum(tbl, dims, person, value, lo, hi, noise, keys := NULL,
+                                    selection_noise := NULL, threshold := NULL, groups_per_person := 1,
+                                    rows_per_group := 1, key := '') AS TABLE
+SELECT unnest(cell), sum
+FROM anon_dp_noisy(tbl, dims, person, NULL, noise, value, lo, hi, keys, selection_noise, threshold,
+                   groups_per_person, rows_per_group, key);
+
+-- anon_dp_mean(tbl, dims, person, value, lo, hi, count_noise, sum_noise, ...): one row per cell
+-- published: its dims, count and mean of `value` (noisy sum over noisy count, clamped).
+CREATE OR REPLACE MACRO anon_dp_mean(tbl, dims, person, value, lo, hi, count_noise, sum_noise, keys := NULL,
+                                     selection_noise := NULL, threshold := NULL, groups_per_person := 1,
+                                     rows_per_group := 1, key := '') AS TABLE
+SELECT unnest(cell), count, mean
+FROM anon_dp_noisy(tbl, dims, person, count_noise, sum_noise, value, lo, hi, keys, selection_noise, threshold,
+                   groups_per_person, rows_per_group, key);
 
 -- ---------------------------------------------------------------------------------------
 -- Scalar macros: generalize one value (the same labels the hierarchy builders produce)

@@ -57,7 +57,7 @@ from anonymizer.cli.interrupts import stoppable
 COMMANDS = {"run": "run", "validate": "run", "check": "check", "report": "report",
             "history": "history", "rollback": "history", "prune": "history", "hierarchy": "hierarchy",
             "macros": "macros", "sql": "sql", "bench": "bench", "demo": "run", "reproduce": "reproduce",
-            "schema": "schema", "budget": "budget"}
+            "schema": "schema", "budget": "budget", "dp": "dp"}
 #: whether the command line asked for ``--json`` (so a failure prints its JSON object too)
 JSON = "anonymizer.cli.json"
 

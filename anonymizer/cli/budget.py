@@ -94,7 +94,8 @@ def _format(a) -> str:
     for e in a.cumulative():
         when = str(e["created_at"])[:19]
         if e["event"] == "spend":
-            lines.append(f"  {when}  spend    {e['release']} v{e['version']}: epsilon {e['epsilon']:g}, delta "
+            run = f"v{e['version']}" if e["version"] is not None else f"({e['reason']})"
+            lines.append(f"  {when}  spend    {e['release']} {run}: epsilon {e['epsilon']:g}, delta "
                          f"{e['delta']:g} (cumulative epsilon {e['spent'][0]:g} of {e['total'][0]:g})")
         else:
             lines.append(f"  {when}  {e['event']:<8} totals epsilon {e['epsilon']:g}, delta {e['delta']:g}"

@@ -6,9 +6,12 @@ audit (``templates/publish/budget_*.sql.j2``):
 
 - ``open``: the account's totals (ε, δ), written by the first version that spends from it, from
   its spec's ``budget:``;
-- ``spend``: one published version's ε and δ, written in the transaction that publishes it
-  (:func:`anonymizer.release.publish.publish`), so that a version is never published without
-  its spending, nor spending recorded for a version that did not publish;
+- ``spend``: one run's ε and δ, written in a transaction of its own when the mechanism starts
+  (:func:`spend`, before the sample or the noise is drawn), its version set in the transaction
+  that publishes it (:func:`settle`). A run that fails after the mechanism started (every
+  sampled row suppressed, a stop, a crash) has spent all the same: its event keeps no version.
+  Retrying until a run works would otherwise publish a version chosen by a data-dependent
+  event at no cost;
 - ``refresh``: new totals, written only by ``anonymizer budget refresh ACCOUNT --reason TEXT``
   (:func:`refresh`); spending counts from the last ``open`` or ``refresh``.
 
@@ -105,16 +108,14 @@ def _account(name: str, events: list[dict]) -> Account:
     return Account(name, (events[last]["epsilon"], events[last]["delta"]), spent, events)
 
 
-def check(engine: Engine, target: Target, publishing: bool = False) -> Account | None:
+def check(engine: Engine, target: Target) -> Account | None:
     """Refuse, before any work, a run of ``target`` that its budget cannot pay for, or whose
     spec declares other totals than its account's (module docstring)."""
     b = target.budget
     if b is None:
         return None
     account = read(engine, target.output.catalog, target.output.snapshot_schema, b.account)
-    # the release's earlier account, read before any work (``publishing``: inside the transaction
-    # that writes this version's audit row, which names this run's own account)
-    before = None if publishing else _earlier_account(engine, target)
+    before = _earlier_account(engine, target)   # the account the release's earlier versions spent from
     if before is not None and before != b.account:
         raise SpecError("budget.recipient", f"release {target.release} spent from account {before} in its earlier "
                                             f"versions; this spec names account {b.account}. The versions compose "
@@ -148,18 +149,33 @@ def _earlier_account(engine: Engine, target: Target) -> str | None:
     return (parameters.get("budget") or {}).get("account")
 
 
-def spend(engine: Engine, target: Target, version: int) -> None:
-    """Record a version's spending (and the account's opening, if this is its first event):
-    called inside the transaction that publishes the version."""
+def spend(engine: Engine, target: Target, release: str, note: str = "run started; no version published") -> int:
+    """Record a run's spending before its mechanism starts (in a transaction of its own, the
+    account opened first if this is its first event; checked again inside it: another run may
+    have spent since): its ``seq``, which :func:`settle` gives the version it publishes. ``note``:
+    the event's reason until then (a query, :mod:`anonymizer.dp.queries`, keeps it)."""
     b = target.budget
     assert b is not None
     catalog, schema = target.output.catalog, target.output.snapshot_schema
     table = budget_table(catalog, schema)
     owned(engine, catalog, schema, BUDGET, BUDGET_CORE)
-    engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
-    if check(engine, target, publishing=True) is None:   # again, in the transaction: another run may have spent since
-        _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {target.release}")
-    _event(engine, table, b.account, "spend", target.release, version, b.spends, None)
+    with engine.transaction():
+        engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
+        if check(engine, target) is None:
+            _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {release}")
+        _event(engine, table, b.account, "spend", release, None, b.spends, note)
+        found = read(engine, catalog, schema, b.account)
+    assert found is not None
+    return int(found.events[-1]["seq"])
+
+
+def settle(engine: Engine, target: Target, seq: int, version: int) -> None:
+    """Give the spend event ``seq`` (:func:`spend`) the version it published: called inside the
+    transaction that publishes the version."""
+    b = target.budget
+    assert b is not None
+    engine.run("publish/budget_settle.sql.j2", {"account": b.account, "seq": seq, "version": version},
+               budget=budget_table(target.output.catalog, target.output.snapshot_schema))
 
 
 def refresh(engine: Engine, catalog: str | None, schema: str, account: str, total: tuple[float, float] | None,

@@ -130,6 +130,10 @@ class FamilySteps(ABC, Generic[Result, Built, Checked]):
         """The algorithm (the paper's rounds), continuing from ``history`` (what the pipeline
         read of the release's earlier versions); the driver then applies the suppression gate."""
 
+    def refuse(self, engine: Engine, plan: Plan) -> None:
+        """Refuse, before the algorithm starts (a DP run spends then), what the user's spec asks
+        that the prepared plan cannot give: facts of the schema, never of the rows."""
+
     def check_versions(self, plan: Plan) -> None:
         """Refuse, before any work, what the family's signatures cannot keep across versions
         (called when the release keeps them)."""

@@ -135,8 +135,11 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
     start = time.perf_counter()
     if engine.capabilities.drops_stale_work:
         drop_stale_work(engine)
-    if not dry_run:   # a differentially private run its budget cannot pay for: refused before any work
-        ledger.check(engine, spec.target)
+    if spec.target.budget is not None and dry_run:
+        raise SpecError("dry run", "a differentially private release draws its sample or noise in every run, and "
+                                     "a dry run would show what it drew without spending: run it (each run spends "
+                                     "from the budget), or dry-run a copy of the spec with another algorithm")
+    ledger.check(engine, spec.target)   # a differentially private run its budget cannot pay for: refused before any work
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)
@@ -173,13 +176,16 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
                 plan = prepare(engine, spec, source, profile, in_place=None if dry_run else placed(engine, spec.target))
-            try:
-                ready = verified(engine, plan, family.steps(), clock).ready
+            try:   # a DP run spends when its mechanism starts, whether it publishes or not (ledger.spend)
+                steps = family.steps()
+                steps.refuse(engine, plan)
+                spent = None if spec.target.budget is None else ledger.spend(engine, spec.target, spec.release)
+                ready = verified(engine, plan, steps, clock).ready
                 if dry_run and inspect is not None:
                     inspect(engine, plan, ready)
                 return _finish(engine, plan, clock, start, {"spec_hash": spec_hash, "fingerprint": source_print,
                                                             "spec_text": spec_text(spec), "source": named}, ready,
-                               dry_run, people)
+                               dry_run, people, spent)
             finally:   # a candidate written to publish in place that did not publish (renamed, it is gone)
                 if plan.in_place is not None:
                     engine.drop(plan.in_place)
@@ -214,10 +220,11 @@ def _refuse_outputs(spec: ReleaseSpec, engine: Engine) -> None:
 
 
 def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict, ready: Verified,
-            dry_run: bool, people: keys.Keys | None = None) -> ReleaseResult:
+            dry_run: bool, people: keys.Keys | None = None, spent: int | None = None) -> ReleaseResult:
     """The one publishing step of every family: the snapshot(s), the view(s) and the audit
     row in one transaction (:func:`~anonymizer.release.publish.publish`), or, in a dry run, nothing.
-    ``people``: the source's person keys, recorded beside the private state (:mod:`anonymizer.versions.keys`)."""
+    ``people``: the source's person keys, recorded beside the private state (:mod:`anonymizer.versions.keys`);
+    ``spent``: a DP run's spend event (:func:`anonymizer.dp.ledger.spend`), given the version published."""
     target = plan.target
     views = [part_view(target, part) for part, _, _ in ready.parts]
     warned = weaker(ready.measures, ready.checks) + list(ready.algorithm.get("warnings", []))   # + the algorithm's own
@@ -236,8 +243,8 @@ def _finish(engine: Engine, plan: Plan, clock: dict, start: float, prints: dict,
                 if people is not None:
                     keys.keep(engine, target, people, version)
             inside = [] if gated is None else [lambda v: combination.remember(engine, target, gated, v)]
-            if target.budget is not None:   # a DP version's spending, in the transaction that publishes it
-                inside.append(lambda v: ledger.spend(engine, target, v))
+            if spent is not None:   # the run's spending names the version, in the transaction that publishes it
+                inside.append(lambda v: ledger.settle(engine, target, spent, v))
             published = publish(engine, target, ready.table, ready.columns, record, parts=ready.parts,
                                 order=ready.order, join=ready.join,
                                 remember=(lambda v: _each(inside, v)) if inside else None)

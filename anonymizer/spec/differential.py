@@ -76,6 +76,17 @@ def budget(value: Any, release: str, algorithm: Algorithm) -> Budget | None:
     if value is None:
         raise SpecError("budget", "is required of a differentially private release: the total epsilon and delta "
                                   "its versions may spend, e.g. budget: {epsilon: 10, delta: 1.0e-4}")
+    epsilon, delta, recipient = budget_fields(value)
+    spent = spends(algorithm)
+    if spent[0] > epsilon or spent[1] > delta:
+        raise SpecError("budget", f"one version spends epsilon {spent[0]:g} and delta {spent[1]:g}, more than the "
+                                  f"budget's total (epsilon {epsilon:g}, delta {delta:g})", value)
+    return Budget(epsilon, delta, recipient or release, spent)
+
+
+def budget_fields(value: Any) -> tuple[float, float, str | None]:
+    """``budget: {epsilon, delta, recipient}`` read and checked: the totals and the recipient
+    (``None`` when not named)."""
     v = mapping_field(value, "budget", {"epsilon", "delta", "recipient"})
     for name in ("epsilon", "delta"):
         if name not in v:
@@ -83,9 +94,5 @@ def budget(value: Any, release: str, algorithm: Algorithm) -> Budget | None:
     epsilon = float(number(v["epsilon"], "budget.epsilon", 0, low_open=True, what="a positive number"))
     delta = float(number(v["delta"], "budget.delta", 0, 1, high_open=True, what="a number in [0, 1)"))
     recipient = name_field(v["recipient"], "budget.recipient") if v.get("recipient") is not None else None
-    spent = spends(algorithm)
-    if spent[0] > epsilon or spent[1] > delta:
-        raise SpecError("budget", f"one version spends epsilon {spent[0]:g} and delta {spent[1]:g}, more than the "
-                                  f"budget's total (epsilon {epsilon:g}, delta {delta:g})", v)
-    return Budget(epsilon, delta, recipient or release, spent)
+    return epsilon, delta, recipient
 

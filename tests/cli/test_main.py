@@ -13,7 +13,7 @@ import pytest
 from anonymizer.cli import COMMANDS, main
 
 TASKS = ["run", "validate", "check", "report", "history", "rollback", "prune", "hierarchy", "macros", "sql", "bench", "demo", "reproduce",
-         "schema", "budget"]
+         "schema", "budget", "dp"]
 
 
 def commands(group: click.Group = main, path: tuple[str, ...] = ()):

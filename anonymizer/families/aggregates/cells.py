@@ -74,10 +74,38 @@ def with_noise(values: list[int], q: Quantity, epsilon: Fraction, delta: float, 
     return [v + noise.discrete_laplace(scale) for v in values], float(scale)
 
 
+def counted(column: str, g: int, r: int) -> Quantity:
+    """A count of rows, each person in at most ``g`` cells with ``r`` rows each."""
+    return Quantity(column, Fraction(g * r), Fraction(g * r * r))
+
+
+def summed(column: str, g: int, r: int) -> Quantity:
+    """A sum in units (a row adds at most :data:`UNITS`), bounded as :func:`counted`."""
+    return Quantity(column, Fraction(g * r * UNITS), Fraction(g * r * r * UNITS * UNITS))
+
+
+def selection(cells: int, g: int, epsilon: Fraction, delta: float) -> tuple[list[int], int, Fraction]:
+    """The private selection of the data's cells: one noise draw per cell for its count of
+    persons (sensitivity ``g``), the threshold ``τ`` the noisy count must reach, and the scale."""
+    scale = noise.laplace_scale(g, epsilon)
+    return [noise.discrete_laplace(scale) for _ in range(cells)], noise.selection_threshold(scale, g, delta), scale
+
+
 def steps_of(m: options.Measure | tuple[str, tuple[float, float]]) -> float:
     """The grid step of a measured value: its largest magnitude over :data:`UNITS`."""
     bounds = m.bounds if isinstance(m, options.Measure) else m[1]
     return max(abs(bounds[0]), abs(bounds[1])) / UNITS
+
+
+def check_keys(engine: Engine, plan: Plan) -> None:
+    """Refuse public keys of another type than their dimension's column (the user's to fix)."""
+    public = options.of(plan).keys or {}
+    for q in plan.qis if public else []:
+        kind = engine.columns(q.dom)["value"]
+        if engine.execute(f"SELECT count(*) FILTER (WHERE TRY_CAST(k AS {kind}) IS NULL) FROM unnest($k) AS t(k)",
+                          {"k": list(public[q.name])}, template="<public keys>").fetchone()[0]:
+            raise SpecError(f"algorithm.keys.{q.name}", f"must be values of the column's type ({kind})",
+                            list(public[q.name]))
 
 
 def cells(engine: Engine, plan: Plan) -> Cells:
@@ -97,18 +125,11 @@ def cells(engine: Engine, plan: Plan) -> Cells:
     dims = [{"code": ident(q.code), "dom": q.dom, "name": ident(f"d{q.index}"), "type": engine.columns(q.dom)["value"]}
             for q in plan.qis]
     keys = {f"keys{q.index}": list(a.keys[q.name]) for q in plan.qis} if a.keys is not None else {}
-    for qi, d in zip(plan.qis, dims):   # a public key of another type than its dimension's: the user's to fix
-        if keys and engine.execute(f"SELECT count(*) FILTER (WHERE TRY_CAST(k AS {d['type']}) IS NULL) "
-                                   "FROM unnest($k) AS t(k)", {"k": keys[f"keys{qi.index}"]},
-                                   template="<public keys>").fetchone()[0]:
-            raise SpecError(f"algorithm.keys.{qi.name}", f"must be values of the column's type ({d['type']})",
-                            keys[f"keys{qi.index}"])
     engine.run("families/aggregates/cells.sql.j2", keys, target=true, bounded=bounded, qis=dims,
                values=[v["name"] for v in values], public=a.keys is not None)
     g, r = a.groups_per_person, a.rows_per_group
-    quantities = ([Quantity("rows", Fraction(g * r), Fraction(g * r * r))] if any(m.kind != "sum" for m in a.measures)
-                  else []) + [Quantity(f"m{j}", Fraction(g * r * UNITS), Fraction(g * r * r * UNITS * UNITS))
-                              for j, _ in enumerate(valued)]
+    quantities = ([counted("rows", g, r)] if any(m.kind != "sum" for m in a.measures) else []) + \
+        [summed(f"m{j}", g, r) for j, _ in enumerate(valued)]
     shares = len(quantities) + (1 if a.keys is None else 0)
     epsilon = Fraction(a.epsilon) / shares
     gaussian = a.noise == "gaussian"
@@ -118,10 +139,8 @@ def cells(engine: Engine, plan: Plan) -> Cells:
                    "epsilon_each": float(epsilon), "groups_per_person": g, "rows_per_group": r,
                    "keys": "private" if a.keys is None else "public"}
     if a.keys is None:                                        # private keys: a noisy threshold on persons
-        scale = noise.laplace_scale(g, epsilon)
-        tau = noise.selection_threshold(scale, g, delta)
-        persons = [p + noise.discrete_laplace(scale) for p in frame["persons"]]
-        frame = frame[[n >= tau for n in persons]].reset_index(drop=True)
+        draws, tau, scale = selection(len(frame), g, epsilon, delta)
+        frame = frame[[p + d >= tau for p, d in zip(frame["persons"], draws)]].reset_index(drop=True)
         notes.update(threshold=tau, selection_scale=float(scale))
     noisy: dict[str, list[int]] = {}
     for q in quantities:

@@ -9,7 +9,7 @@ from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
 from anonymizer.errors import PrivacyCheckFailed
 from anonymizer.families.aggregates import options
-from anonymizer.families.aggregates.cells import UNITS, Cells, cells, measured, steps_of
+from anonymizer.families.aggregates.cells import UNITS, Cells, cells, check_keys, measured, steps_of
 from anonymizer.plan import Plan
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
 from anonymizer.versions.continuation import Continuation
@@ -77,6 +77,7 @@ class Steps(FamilySteps[Cells, Cells, list[dict]]):
     label = "dp-aggregates"
     run, build, verify = staticmethod(run), staticmethod(build), staticmethod(verify)
     released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
+    refuse = staticmethod(check_keys)
 
 
 STEPS = Steps()

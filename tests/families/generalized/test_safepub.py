@@ -171,15 +171,31 @@ def test_scores_are_arxs_definitions_computed_apart(score):
         assert walk.scores[node] == pytest.approx(want, rel=1e-9), node
 
 
-def test_a_table_too_small_for_k_is_a_clear_data_error():
+def test_a_table_too_small_for_k_is_a_clear_data_error_and_the_run_has_spent():
     """70 rows, k = 59: a sample of about 42 rows (the chance of 59 is below 1e-9) leaves no class
-    of k at any node."""
+    of k at any node. The mechanism ran (its output is empty), so the run spent its epsilon: a
+    retry until a run works costs every try (the review's finding 5)."""
     from anonymizer.errors import DataError
     con = duckdb.connect()
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
                 "LIMIT 70")
-    with pytest.raises(DataError, match="every row is suppressed"):
-        anonymize(_spec(steps=5), con)
+    for _ in range(2):
+        with pytest.raises(DataError, match="every row is suppressed.*has spent"):
+            anonymize(_spec(steps=5), con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases' "
+                       "AND table_name = '_audit'").fetchone()[0] == 0
+    assert con.execute("SELECT event, version, epsilon, reason FROM _anon_releases._budget ORDER BY seq").fetchall() == [
+        ("open", None, 10.0, "opened by adult_dp"),
+        ("spend", None, 1.0, "run started; no version published"),
+        ("spend", None, 1.0, "run started; no version published")]
+
+
+def test_a_dry_run_is_refused_it_would_show_the_draws_without_spending():
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
+                "LIMIT 100")
+    with pytest.raises(SpecError, match="dry run.*without spending"):
+        anonymize(_spec(steps=5), con, publish=False)
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
 
 

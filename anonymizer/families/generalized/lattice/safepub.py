@@ -88,10 +88,11 @@ def safepub(engine: Engine, plan: Plan) -> AlgorithmResult:
     drop_failing(engine, sampled, freq, rows, node)
     assign, classes = publish_levels(engine, sampled, rows)
     kept = engine.count(assign)
-    if not kept:   # the published rows say as much: nothing outside epsilon
+    if not kept:   # the mechanism's output is empty (post-processing: nothing outside epsilon); the run has spent
         raise DataError(plan.source, f"safepub (epsilon {a.epsilon}, delta {a.delta:g}): every row is suppressed: each class of "
                         f"the sample (a share beta = {p.beta:.4f} of the rows) holds fewer than k = {p.k} rows at the "
-                        "node drawn; SafePub needs far more rows than k, or coarser hierarchies, or a larger delta")
+                        "node drawn; SafePub needs far more rows than k, or coarser hierarchies, or a larger delta. "
+                        "This run has spent its epsilon and delta all the same (anonymizer budget show)")
     engine.say(f"safepub: node {walk.levels(node)} after {walk.steps} steps ({walk.evaluated} nodes scored)")
     notes = {"levels": walk.levels(node), "epsilon": a.epsilon, "delta": a.delta, "search_epsilon": a.search_epsilon,
              "anonymization_epsilon": p.epsilon, "beta": p.beta, "k": p.k, "score": a.score, "steps": walk.steps,
