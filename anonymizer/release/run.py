@@ -139,6 +139,9 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         raise SpecError("dry run", "a differentially private release draws its sample or noise in every run, and "
                                      "a dry run would show what it drew without spending: run it (each run spends "
                                      "from the budget), or dry-run a copy of the spec with another algorithm")
+    if spec.target.budget is not None and keep_work:
+        raise SpecError("--keep-work", "would keep a differentially private run's sample, true cells and draws in the "
+                                       "database, beside the release; a DP release keeps no work")
     ledger.check(engine, spec.target)   # a differentially private run its budget cannot pay for: refused before any work
     with engine.workspace():
         engine.say(f"release {spec.release}: loading {spec.source.table}")

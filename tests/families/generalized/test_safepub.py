@@ -190,12 +190,15 @@ def test_a_table_too_small_for_k_is_a_clear_data_error_and_the_run_has_spent():
         ("spend", None, 1.0, "run started; no version published")]
 
 
-def test_a_dry_run_is_refused_it_would_show_the_draws_without_spending():
+def test_a_dry_run_and_kept_work_are_refused_they_would_show_the_draws_without_spending():
+    from anonymizer.release.run import run_release
     con = duckdb.connect()
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
                 "LIMIT 100")
     with pytest.raises(SpecError, match="dry run.*without spending"):
         anonymize(_spec(steps=5), con, publish=False)
+    with pytest.raises(SpecError, match="--keep-work.*keeps no work"):
+        run_release(load_spec(_spec(steps=5)), con, keep_work=True)
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
 
 
