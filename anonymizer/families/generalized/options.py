@@ -66,7 +66,7 @@ SCHEMA: Mapping[str, dict] = {
                        "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
     "score": {"enum": list(SCORES), "default": "precision",
-              "description": "SafePub: the score function of the search (selection private: precision or aecs)"},
+              "description": "SafePub: the score function of the search (selection private: loss, precision or aecs)"},
     "selection": {"enum": list(SELECTIONS), "default": "private",
                   "description": "SafePub: private (a uniform walk, the published pivot drawn by permute-and-flip "
                                  "at search_epsilon) or best (ARX's: the best pivot, a choice epsilon does not cover)"},
@@ -235,16 +235,17 @@ def mondrian_inputs(plan: Plan) -> Inputs:
 
 #: SafePub's score functions whose value depends only on the node, the hierarchies' heights and the
 #: counts of rows kept and suppressed: their sensitivities hold whatever the data (see _safepub_pairs)
-PRIVATE_SCORES = ("precision", "aecs")
+PRIVATE_SCORES = ("loss", "precision", "aecs")
 
 
 def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
     """SafePub's own rules: every QI's hierarchy a file (its nodes, levels and heights fixed
     before the data is read; one built from the data, by its range, counts or clusters, would
     publish intervals that move with one person); and, with the private selection, a score whose
-    sensitivity holds: ``loss`` and ``entropy`` read each QI's number of values in the data and
-    ``discernibility`` the row count, so one person moves every node's score by more than the
-    bound the mechanism is scaled to (they are ARX's, offered with ``selection: best`` only)."""
+    sensitivity holds: ``entropy`` reads the counts of each QI's values in the data and
+    ``discernibility`` squares the row count, so one person moves every node's score by more
+    than the bound the mechanism is scaled to (they are ARX's, offered with ``selection: best``
+    only); ``loss`` reads its cells' shares from the hierarchy files."""
     for c in columns:
         if c.role == "quasi" and (c.hierarchy is None or c.hierarchy.kind != "csv"):
             raise SpecError(f"columns.{c.name}.hierarchy", "SafePub needs a hierarchy file (csv: ARX's form) on "
@@ -253,7 +254,7 @@ def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
                             None if c.hierarchy is None else c.hierarchy.kind)
     if options.selection == "private" and options.score not in PRIVATE_SCORES:
         raise SpecError("algorithm.score", f"with selection: private, one of {', '.join(PRIVATE_SCORES)}: {options.score} "
-                                           "reads the data's own domain or size, so its sensitivity does not hold "
+                                           "reads the data's value counts or size, so its sensitivity does not hold "
                                            "(ARX's score; it runs with selection: best, which epsilon does not cover)",
                         options.score)
 

@@ -58,6 +58,7 @@ from anonymizer.families.generalized import options
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
 from anonymizer.families.generalized.lattice.lattice import Node, at_node, drop_failing, publish_levels
 from anonymizer.families.generalized.lattice.safepub_scores import Classes, score
+from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.families.generalized.result import AlgorithmResult
 from anonymizer.plan import Plan
 
@@ -153,12 +154,17 @@ class Walk:
 
     def __post_init__(self) -> None:
         """The frequency set with each node's cell loss beside it (``safepub/cell_losses.sql.j2``)."""
-        self._qis = [{"code": ident(q.code), "hier": q.hier,
-                      "nodes": [ident(self.freq.node(q.index, j)) for j in range(q.height + 1)],
-                      "losses": [ident(f"c{q.index}_{j}") for j in range(q.height + 1)]} for q in self.plan.qis]
+        self._qis = []
+        for q in self.plan.qis:   # each QI's hierarchy file (SafePub requires one), read again for its leaves
+            h = q.column.hierarchy
+            assert h is not None and h.location is not None   # the spec's rule (options._safepub_pairs)
+            leaves, height = load_leaves(self.engine, f"sp{q.index}", h.location, h.delimiter)
+            self._qis.append({"code": ident(q.code), "hier": q.hier, "leaves": leaves, "file_levels": height,
+                              "nodes": [ident(self.freq.node(q.index, j)) for j in range(q.height + 1)],
+                              "losses": [ident(f"c{q.index}_{j}") for j in range(q.height + 1)]})
         self._cells = self.engine.work("safepub_cells")
-        self.engine.run("families/generalized/safepub/cell_losses.sql.j2", {f"dom{q.index}": q.m for q in self.plan.qis},
-                        target=self._cells, freq=self.freq.table, qis=self._qis)
+        self.engine.run("families/generalized/safepub/cell_losses.sql.j2", target=self._cells, freq=self.freq.table,
+                        qis=self._qis)
 
     def _score(self, nodes: list[Node]) -> None:
         """Score ``nodes`` in one statement (``safepub/scores.sql.j2``)."""

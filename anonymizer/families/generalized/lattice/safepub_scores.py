@@ -11,7 +11,8 @@ the metric named, which implements the paper; ``n`` is the input's rows, ``d`` t
 score          value (higher is better)                             ARX
 ============== ===================================================  ========================================
 loss           -(sum of kept cells' loss + suppressed * d)          ``MetricMDNMLoss``
-               / (d (k - 1)); a cell's loss (hi - lo) / (m - 1)
+               / (d (k - 1)); a cell's loss its share of the file's
+               leaves, (leaves under it - 1) / (leaves - 1)
 precision      -(sum over QIs of kept * level / height              ``MetricMDNMPrecision``
                + suppressed) / (d (k - 1))
 discernibility -(sum of kept classes' size^2 + n * suppressed)      ``MetricSDNMDiscernability``
@@ -22,9 +23,11 @@ entropy        -(sum over QIs of: sum over kept values below the     ``MetricMDN
                root) / (n d (k^2 / (k - 1) + 1))
 ============== ===================================================  ========================================
 
-The loss of a cell is ours (:func:`~anonymizer.families.generalized.lattice.lattice.rows_loss`,
-the loss every release reports), where ARX reads its domain shares; both lie in [0, 1], which
-is what the sensitivity ``d (k - 1)`` needs. The sixth score of the paper (a classifier's
+A cell's loss is read from the hierarchy file alone (``safepub/cell_losses.sql.j2``), as ARX
+reads its domain shares from the hierarchy: a value's loss never depends on which values the
+other rows hold, so one person changes the loss of their own row only, and the sensitivity
+``d (k - 1)`` holds (the review of issue 60 found the data's domain, ``(hi - lo) / (m - 1)``,
+moved a node's score by 103). The sixth score of the paper (a classifier's
 accuracy on a target column) is not offered.
 """
 
