@@ -144,7 +144,8 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
             "name": "dp-aggregates", "epsilon": 1, "delta": 1e-4, "keys": keys, "groups_per_person": 2,
             "measures": ["count", {"mean": "select", "bounds": [0, 100]}]}, output={"view": "w agg"}), con)
     anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={     # the ledger read again
-        "name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5}, budget={"epsilon": 4, "delta": 1e-2}), con)
+        "name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5, "score": "classification", "target": 'a"b'},
+        budget={"epsilon": 4, "delta": 1e-2}), con)
     # paper 002's MSB (msb/ templates), on names that need quoting, seeded and in vector order
     for name, seed in (("mmdcf-mslf", 3), ("msdcf", None)):
         anonymize(dict(WEIRD, release=f"w_{name}", suppression_limit=1.0,

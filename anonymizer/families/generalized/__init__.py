@@ -48,6 +48,6 @@ FAMILY = Family(
                                             "partial", "tie_break"}),
                 "optimal": frozenset({"seed", "min_level"}),
                 # no seed: SafePub's sample and draws are never replayable (:mod:`.lattice.safepub`)
-                "safepub": frozenset({"epsilon", "delta", "search_epsilon", "steps", "score", "selection"})},
+                "safepub": frozenset({"epsilon", "delta", "search_epsilon", "steps", "score", "selection", "target"})},
     models=frozenset(GENERIC_MODELS + POPULATION_MODELS), parts=("classes",), gate=True,
     refuses={"mondrian": frozenset(POPULATION_MODELS), "top-down": frozenset(POPULATION_MODELS)}, package=__name__)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from anonymizer.errors import SpecError
 from anonymizer.families.base import options_of
 from anonymizer.families.generalized.lattice.safepub_scores import SCORES
-from anonymizer.fields import choice, flag, mapping_field, per_qi
+from anonymizer.fields import choice, flag, mapping_field, name_field, per_qi
 from anonymizer.numbers import number
 
 if TYPE_CHECKING:
@@ -67,6 +67,9 @@ SCHEMA: Mapping[str, dict] = {
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
     "score": {"enum": list(SCORES), "default": "precision",
               "description": "SafePub: the score function of the search (selection private: loss, precision or aecs)"},
+    "target": {"type": "string",
+               "description": "SafePub, score classification: the column a classifier would predict (ARX's response "
+                              "variable; sensitive or insensitive, not a quasi-identifier)"},
     "selection": {"enum": list(SELECTIONS), "default": "private",
                   "description": "SafePub: private (a uniform walk, the published pivot drawn by permute-and-flip "
                                  "at search_epsilon) or best (ARX's: the best pivot, a choice epsilon does not cover)"},
@@ -113,6 +116,7 @@ class Options:
     steps: int = 300
     score: str = "precision"
     selection: str = "private"
+    target: str | None = None
 
 
 def parse(name: str, v: dict, quasi: set[str], seed: int | None) -> Options:
@@ -173,7 +177,8 @@ def _safepub(v: dict) -> dict:
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
             "score": choice(v.get("score", "precision"), "algorithm.score", SCORES, "SafePub's score function"),
             "selection": choice(v.get("selection", "private"), "algorithm.selection", SELECTIONS,
-                                "how SafePub picks the published node among its pivots")}
+                                "how SafePub picks the published node among its pivots"),
+            "target": None if v.get("target") is None else name_field(v["target"], "algorithm.target")}
 
 
 def _presample(value: Any, quasi: set[str]) -> dict | None:
@@ -235,7 +240,10 @@ def mondrian_inputs(plan: Plan) -> Inputs:
 
 #: SafePub's score functions whose value depends only on the node, the hierarchies' heights and the
 #: counts of rows kept and suppressed: their sensitivities hold whatever the data (see _safepub_pairs)
-PRIVATE_SCORES = ("loss", "precision", "aecs")
+PRIVATE_SCORES = ("loss", "precision", "aecs", "classification")
+#: what ``algorithm.target`` must be (checked on the spec, and on the plan before the run spends)
+TARGET_ROLE = ("must name a sensitive or insensitive column (a quasi-identifier's values change with the node; an "
+               "identifier is dropped)")
 
 
 def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
@@ -252,6 +260,12 @@ def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
                                                            "every quasi-identifier: a hierarchy built from the data "
                                                            "would move with one person, outside epsilon",
                             None if c.hierarchy is None else c.hierarchy.kind)
+    if (options.score == "classification") != (options.target is not None):
+        raise SpecError("algorithm.target", "names the column the classification score predicts: give it with "
+                                            "score: classification, and only then", options.target)
+    if options.target is not None and options.target in {c.name for c in columns if c.role not in ("sensitive",
+                                                                                                    "insensitive")}:
+        raise SpecError("algorithm.target", TARGET_ROLE, options.target)
     if options.selection == "private" and options.score not in PRIVATE_SCORES:
         raise SpecError("algorithm.score", f"with selection: private, one of {', '.join(PRIVATE_SCORES)}: {options.score} "
                                            "reads the data's value counts or size, so its sensitivity does not hold "

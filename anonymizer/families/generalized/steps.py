@@ -20,7 +20,7 @@ from anonymizer.families.generalized.invariance import (COUNTERFEITS, as_groups,
                                                         counterfeit_column, followed, invariant, merge)
 from anonymizer.families.generalized.lattice.optimal import optimal
 from anonymizer.families.generalized.lattice.privacyfrost2 import privacyfrost2
-from anonymizer.families.generalized.lattice.safepub import safepub
+from anonymizer.families.generalized.lattice.safepub import safepub, safepub_target
 from anonymizer.families.generalized.mondrian import mondrian
 from anonymizer.families.generalized.options import mondrian_inputs
 from anonymizer.families.generalized.result import AlgorithmResult
@@ -238,6 +238,7 @@ class Steps(FamilySteps[AlgorithmResult, Candidate, tuple[Counted, list[dict]]])
     repairable, merge = staticmethod(repairable), staticmethod(merge_groups)
     released, measure, summary_lines = staticmethod(released), staticmethod(measure), staticmethod(summary_lines)
     check_versions = staticmethod(check_invariant)
+    refuse = staticmethod(safepub_target)
 
 
 STEPS = Steps()

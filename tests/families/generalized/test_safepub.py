@@ -91,7 +91,11 @@ def test_best_selection_warns_that_epsilon_does_not_cover_it(adult):
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "search_epsilon": 1.0}}, "algorithm.search_epsilon"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0}}, "algorithm.delta"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1.0}}, "algorithm.delta"),
-    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification"}}, "algorithm.score"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification"}}, "algorithm.target"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "target": "salary-class"}}, "algorithm.target"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification", "target": "age"}},
+     "algorithm.target"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "gini"}}, "algorithm.score"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "entropy"}}, "algorithm.score"),
     ({"columns": {"age": {"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}}}},
      "columns.age.hierarchy"),
@@ -125,7 +129,7 @@ def _hierarchy(q: str) -> pd.DataFrame:
     return pd.read_csv(ADULT / f"adult_hierarchy_{q}.csv", sep=";", header=None, dtype=str)
 
 
-@pytest.mark.parametrize("score", ["loss", "precision", "discernibility", "aecs", "entropy"])
+@pytest.mark.parametrize("score", ["loss", "precision", "discernibility", "aecs", "entropy", "classification"])
 def test_scores_are_arxs_definitions_computed_apart(score):
     """Every score of a few nodes, from the SQL aggregates (scores.sql.j2), against pandas over the
     rows and ARX's formulas (MetricMDNMLoss, MetricMDNMPrecision, MetricSDNMDiscernability,
@@ -134,7 +138,8 @@ def test_scores_are_arxs_definitions_computed_apart(score):
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
                 "LIMIT 3000")
     engine = Engine(con)
-    plan = prepare(engine, load_spec(_spec(score=score, selection="best")))
+    target = {"target": "salary-class"} if score == "classification" else {}
+    plan = prepare(engine, load_spec(_spec(score=score, selection="best", **target)))
     k = plan.models[0].k
     freq = build_frequency_set(engine, plan)
     walk = Walk(engine, plan, freq, k, options.of(plan))
@@ -162,6 +167,9 @@ def test_scores_are_arxs_definitions_computed_apart(score):
             want = -(int((kept_sizes ** 2).sum()) + n * suppressed) / (n * (k * k / (k - 1) + 1))
         elif score == "aecs":
             want = len(kept_sizes) + (1 if suppressed else 0)
+        elif score == "classification":                         # MetricSDClassification: majority votes / k
+            votes = rows[keep].groupby([gen[q][keep] for q in QIS])["salary-class"].agg(lambda v: v.value_counts().max())
+            want = sum(int(v) for v in votes) / k
         else:
             total = 0
             for q, lv, h in zip(QIS, node, heights):
@@ -218,19 +226,30 @@ def _all_scores(con, spec: dict) -> dict:
     return walk.scores
 
 
-@pytest.mark.parametrize("score", ["loss", "precision", "aecs"])
+@pytest.mark.parametrize("score", ["loss", "precision", "aecs", "classification"])
 def test_one_person_moves_every_private_score_by_at_most_its_sensitivity(score, tmp_path):
     """The review's finding 3, as it found it: a hierarchy A, B -> AB; C -> C; * and 12,000
     rows of A or B, with and without one person of C. A cell loss read from the data's domain
     moved node (1)'s score by 103; read from the file, every node's score moves by at most 1,
     the sensitivity the mechanisms are scaled to."""
     (tmp_path / "x.csv").write_text("A;AB;*\nB;AB;*\nC;C;*\n")
-    spec = {**_spec(score=score, selection="best"), "source": {"table": "t"},
-            "columns": {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}}}}
+    target = {"target": "y"} if score == "classification" else {}
+    spec = {**_spec(score=score, selection="best", **target), "source": {"table": "t"},
+            "columns": {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}}, "y": "sensitive"}}
     con = duckdb.connect()
-    con.execute("CREATE TABLE t AS SELECT ['A', 'B'][1 + i % 2] AS x FROM range(12000) t(i)")
+    con.execute("CREATE TABLE t AS SELECT ['A', 'B'][1 + i % 2] AS x, i % 3 AS y FROM range(12000) t(i)")
     without = _all_scores(con, spec)
-    con.execute("INSERT INTO t VALUES ('C')")
+    con.execute("INSERT INTO t VALUES ('C', 1)")
     with_one = _all_scores(con, spec)
     assert sorted(with_one) == sorted(without) == [(0,), (1,), (2,)]
     assert max(abs(with_one[n] - without[n]) for n in with_one) <= 1 + 1e-9
+
+
+def test_the_classification_score_publishes_and_a_target_the_plan_drops_is_refused_before_spending(adult):
+    r = anonymize(_spec(score="classification", target="salary-class", steps=20), adult)
+    assert r.version == 1 and r.algorithm["safepub"]["score"] == "classification"
+    spec = {**_spec(score="classification", target="salary-class", steps=20), "default_role": "identifier"}
+    with pytest.raises(SpecError, match="algorithm.target"):
+        anonymize({**spec, "release": "adult_dp2", "output": {"view": "adult_dp2"}}, adult)
+    spent = adult.execute("SELECT count(*) FROM _anon_releases._budget WHERE event = 'spend'").fetchone()[0]
+    assert spent == 1                                     # the first release's; the refused one spent nothing

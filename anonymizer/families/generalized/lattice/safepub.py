@@ -53,7 +53,7 @@ from anonymizer.dp import exponential
 from anonymizer.dp.safepub_parameters import SafePubParameters, derive, threshold
 from anonymizer.engine.names import ident
 from anonymizer.engine.session import Engine
-from anonymizer.errors import DataError
+from anonymizer.errors import DataError, SpecError
 from anonymizer.families.generalized import options
 from anonymizer.families.generalized.lattice.frequency_set import FrequencySet, build_frequency_set
 from anonymizer.families.generalized.lattice.lattice import Node, at_node, drop_failing, publish_levels
@@ -64,6 +64,14 @@ from anonymizer.plan import Plan
 
 #: nodes scored a statement when the pivots are scored after the walk
 BATCH = 64
+
+
+def safepub_target(engine: Engine, plan: Plan) -> None:
+    """Refuse, before the run spends, a classification target the plan does not keep (a
+    column left to ``default_role`` identifier, or none of the source's)."""
+    target = options.of(plan).target if plan.algorithm == "safepub" else None
+    if target is not None and target not in {k.column.name for k in plan.sensitive + plan.passthrough}:
+        raise SpecError("algorithm.target", options.TARGET_ROLE, target)
 
 
 def parameters(a: options.Options) -> SafePubParameters:
@@ -83,7 +91,7 @@ def safepub(engine: Engine, plan: Plan) -> AlgorithmResult:
     sampled = replace(plan, base=sample)
     freq = build_frequency_set(engine, sampled)
     with engine.small(freq.size):
-        walk = Walk(engine, plan, freq, p.k, a)
+        walk = Walk(engine, sampled, freq, p.k, a)
         node = walk.search()                                                           # Alg. 1, line 2
     rows = at_node(engine, freq, node)                                                 # Alg. 1, lines 3-4
     drop_failing(engine, sampled, freq, rows, node)
@@ -162,8 +170,14 @@ class Walk:
             self._qis.append({"code": ident(q.code), "hier": q.hier, "leaves": leaves, "file_levels": height,
                               "nodes": [ident(self.freq.node(q.index, j)) for j in range(q.height + 1)],
                               "losses": [ident(f"c{q.index}_{j}") for j in range(q.height + 1)]})
+        freq = self.freq.table
+        if self.options.target is not None:   # classification: the frequency set split by the target's values
+            freq = self.engine.work("safepub_target")
+            self.engine.run("families/generalized/safepub/target_freq.sql.j2", target=freq, freq=self.freq.table,
+                            sample=self.plan.base, codes=[ident(q.code) for q in self.plan.qis],
+                            column=ident(self.plan.kept(self.options.target).internal))
         self._cells = self.engine.work("safepub_cells")
-        self.engine.run("families/generalized/safepub/cell_losses.sql.j2", target=self._cells, freq=self.freq.table,
+        self.engine.run("families/generalized/safepub/cell_losses.sql.j2", target=self._cells, freq=freq,
                         qis=self._qis)
 
     def _score(self, nodes: list[Node]) -> None:
@@ -172,9 +186,11 @@ class Walk:
             return
         name = self.options.score
         for row in self.engine.rows("families/generalized/safepub/scores.sql.j2", {"k": self.k}, freq=self._cells,
-                                    nodes=nodes, qis=self._qis, squares=name == "entropy"):
-            at, kept, classes, squares, loss, *per_qi = row
-            found = Classes(int(kept), int(classes), int(squares), float(loss), tuple(int(s) for s in per_qi))
+                                    nodes=nodes, qis=self._qis, squares=name == "entropy",
+                                    target=self.options.target is not None):
+            at, kept, classes, squares, loss, majority, *per_qi = row
+            found = Classes(int(kept), int(classes), int(squares), float(loss), tuple(int(s) for s in per_qi),
+                            int(majority))
             node = nodes[int(at)]
             self.scores[node] = score(name, node, self.freq.heights, found, self.plan.rows, self.k)
         self.evaluated += len(nodes)

@@ -21,14 +21,17 @@ aecs           kept classes + 1 if any row is suppressed             ``MetricSDA
 entropy        -(sum over QIs of: sum over kept values below the     ``MetricMDNUEntropyPrecomputed``
                root of count^2, + n * rows suppressed or at the
                root) / (n d (k^2 / (k - 1) + 1))
+classification (sum over kept classes of the rows holding their      ``MetricSDClassification`` (one
+               most frequent target value) / k                       response variable, not a QI)
 ============== ===================================================  ========================================
 
 A cell's loss is read from the hierarchy file alone (``safepub/cell_losses.sql.j2``), as ARX
 reads its domain shares from the hierarchy: a value's loss never depends on which values the
 other rows hold, so one person changes the loss of their own row only, and the sensitivity
 ``d (k - 1)`` holds (the review of issue 60 found the data's domain, ``(hi - lo) / (m - 1)``,
-moved a node's score by 103). The sixth score of the paper (a classifier's
-accuracy on a target column) is not offered.
+moved a node's score by 103). ``classification`` (the paper's sixth: how well the classes
+predict a target column, ``algorithm.target``) counts the rows a majority vote per class
+classifies right; one row changes it by at most k (a class reaching or leaving size k).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: the score functions a SafePub release may name (``algorithm.score``)
-SCORES = ("loss", "precision", "discernibility", "aecs", "entropy")
+SCORES = ("loss", "precision", "discernibility", "aecs", "entropy", "classification")
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Classes:
         loss_sum: the sum over their rows and QIs of the cell's loss.
         squares: per QI, the sum over its values below the root of (kept rows holding it)^2
             (read for ``entropy`` only).
+        majority: the sum over kept classes of their most frequent target value's rows (read
+            for ``classification`` only).
     """
 
     kept_rows: int
@@ -57,6 +62,7 @@ class Classes:
     sum_squares: int
     loss_sum: float
     squares: tuple[int, ...] = ()
+    majority: int = 0
 
 
 def score(name: str, node: tuple[int, ...], heights: tuple[int, ...], c: Classes, n: int, k: int) -> float:
@@ -76,4 +82,6 @@ def score(name: str, node: tuple[int, ...], heights: tuple[int, ...], c: Classes
     if name == "entropy":
         total = sum(n * n if lv == h else sq + n * suppressed for lv, h, sq in zip(node, heights, c.squares))
         return -total / (n * d) / spread
+    if name == "classification":
+        return c.majority / max(k, 1)
     raise ValueError(f"unknown SafePub score {name!r} (one of {', '.join(SCORES)})")
