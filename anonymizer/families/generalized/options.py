@@ -62,10 +62,11 @@ SCHEMA: Mapping[str, dict] = {
     "delta": {"type": "number", "minimum": 0, "exclusiveMaximum": 1,
               "description": "safepub, dp-aggregates: delta of (epsilon, delta)-differential privacy (below 1 / rows; "
                              "SafePub's above 0)"},
-    "search_epsilon": {"type": "number", "exclusiveMinimum": 0, "default": 0.1,
-                       "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget)"},
+    "search_epsilon": {"type": "number", "exclusiveMinimum": 0,
+                       "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget; default "
+                                      "a tenth of epsilon)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
-    "score": {"enum": list(SCORES), "default": "precision",
+    "score": {"enum": list(SCORES), "default": "loss",
               "description": "SafePub: the score function of the search (selection private: loss, precision or aecs)"},
     "target": {"type": "string",
                "description": "SafePub, score classification: the column a classifier would predict (ARX's response "
@@ -114,7 +115,7 @@ class Options:
     delta: float = 0.0
     search_epsilon: float = 0.1
     steps: int = 300
-    score: str = "precision"
+    score: str = "loss"
     selection: str = "private"
     target: str | None = None
 
@@ -161,7 +162,7 @@ def _safepub(v: dict) -> dict:
     epsilon = number(v["epsilon"], "algorithm.epsilon", 0, low_open=True, what="a positive number (epsilon of DP)")
     delta = number(v["delta"], "algorithm.delta", 0, 1, low_open=True, high_open=True,
                    what="a number between 0 and 1 (delta of DP; below 1 / rows)")
-    search = number(v.get("search_epsilon", 0.1), "algorithm.search_epsilon", 0, low_open=True,
+    search = number(v.get("search_epsilon", epsilon / 10), "algorithm.search_epsilon", 0, low_open=True,
                     what="a positive number below epsilon")
     if search >= epsilon:
         raise SpecError("algorithm.search_epsilon", f"must be below epsilon ({epsilon}): the rest of epsilon "
@@ -175,7 +176,7 @@ def _safepub(v: dict) -> dict:
     steps = v.get("steps", 300)
     number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
-            "score": choice(v.get("score", "precision"), "algorithm.score", SCORES, "SafePub's score function"),
+            "score": choice(v.get("score", "loss"), "algorithm.score", SCORES, "SafePub's score function"),
             "selection": choice(v.get("selection", "private"), "algorithm.selection", SELECTIONS,
                                 "how SafePub picks the published node among its pivots"),
             "target": None if v.get("target") is None else name_field(v["target"], "algorithm.target")}
