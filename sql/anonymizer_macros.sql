@@ -522,7 +522,7 @@ LIMIT 1;
 --
 -- Contribution bounding: each `person` (a column name) keeps at most groups_per_person
 -- cells and rows_per_group rows in each, chosen by md5(key || person || cell) and md5(key ||
--- row), a function of that person's rows alone (so one person changes at most
+-- person || the row's units), a function of that person's rows alone (so one person changes at most
 -- groups_per_person cells, by at most rows_per_group rows each). A measured value is clamped
 -- to [lo, hi] and rounded to a grid of 2^20 steps of max(|lo|, |hi|) (its units), so a row
 -- adds at most 2^20 units to a sum. Sensitivities (L1): count G R, sum G R 2^20 units,
@@ -543,8 +543,7 @@ CREATE OR REPLACE MACRO anon_dp_cells(tbl, dims, person, value := NULL, lo := NU
                                       key := '') AS TABLE
 WITH picked AS (
     SELECT struct_pack(*COLUMNS(lambda x_: list_contains(dims, x_))) AS __cell,
-           to_json(struct_pack(*COLUMNS(lambda x_: x_ = person)))::VARCHAR AS __person,
-           md5(key || to_json(struct_pack(*COLUMNS(*)))::VARCHAR) AS __draw,
+           struct_pack(*COLUMNS(lambda x_: x_ = person)) AS __person,
            struct_pack(*COLUMNS(lambda x_: x_ = coalesce(value, person))) AS __value
     FROM query_table(tbl)
     WHERE (SELECT ok FROM anon_require(tbl, dims, 'dims'))
@@ -552,7 +551,7 @@ WITH picked AS (
       AND (SELECT ok FROM anon_dp_require(groups_per_person, rows_per_group, value, lo, hi))
 ),
 r AS (
-    SELECT __cell, __person, __draw,
+    SELECT __cell, __person,
            CASE WHEN value IS NULL THEN 0
                 ELSE round(least(greatest(struct_extract(__value, coalesce(value, person))::DOUBLE, lo), hi)
                            / (greatest(abs(lo), abs(hi)) / 1048576))::BIGINT END AS __units
@@ -560,11 +559,12 @@ r AS (
 ),
 cells_of_person AS (
     SELECT __person, __cell,
-           row_number() OVER (PARTITION BY __person ORDER BY md5(key || __person || __cell::VARCHAR)) AS __nth
+           row_number() OVER (PARTITION BY __person ORDER BY md5(key || __person::VARCHAR || __cell::VARCHAR)) AS __nth
     FROM (SELECT DISTINCT __person, __cell FROM r)
 ),
-bounded AS (
-    SELECT r.*, row_number() OVER (PARTITION BY r.__person, r.__cell ORDER BY r.__draw) AS __nth
+bounded AS (   -- a person's rows of one cell differ only by their units: the draw orders by those
+    SELECT r.*, row_number() OVER (PARTITION BY r.__person, r.__cell
+                                   ORDER BY md5(key || r.__person::VARCHAR || r.__units::VARCHAR)) AS __nth
     FROM r
     JOIN cells_of_person AS c ON c.__person = r.__person AND c.__cell IS NOT DISTINCT FROM r.__cell
                               AND c.__nth <= groups_per_person

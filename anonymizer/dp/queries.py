@@ -39,6 +39,9 @@ from anonymizer.numbers import number
 from anonymizer.spec.differential import budget_fields
 from anonymizer.target import Budget, Output, Target
 
+#: the column types a sum or a mean reads (and DECIMAL(p, s))
+NUMBERS = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT",
+           "UHUGEINT", "FLOAT", "DOUBLE"}
 #: the query kinds and their noisy quantities per cell (a mean: its count and its sum)
 KINDS = {"count": ("count",), "sum": ("sum",), "mean": ("count", "sum")}
 
@@ -157,10 +160,9 @@ def run(con: duckdb.DuckDBPyConnection, q: Query, budget: dict, schema: str = "_
     _require_columns(con, q)
     macros.install(con, temporary=True)
     args = _arguments(q)
-    try:   # the cells, counted (the table, the columns, the bounds checked by the macro): nothing spent yet
-        cells = int((con.execute(f"SELECT count(*) FROM anon_dp_cells({_call(args)})", args).fetchone() or (0,))[0])
-    except duckdb.Error as e:
-        raise SpecError(q.name, str(e).splitlines()[0]) from None
+    # the cells anon_dp_cells numbers: the declared ones, or the data's (an aggregate, read once)
+    distinct = "SELECT count(*) FROM (SELECT DISTINCT COLUMNS(lambda c: list_contains($dims, c)) FROM query_table($t))"
+    cells = int((con.execute(distinct, {"dims": list(q.by), "t": q.keys or q.table}).fetchone() or (0,))[0])
     ledger.spend(engine, target, q.name, note="a query")   # before any noise is drawn
     draws = noisy(q, cells)
     names = {"count": "count_noise", "sum": "sum_noise"} if q.kind == "mean" else {q.kind: "noise"}
@@ -188,11 +190,13 @@ def noisy(q: Query, cells: int) -> dict[str, list[int]]:
 
 
 def _require_columns(con: duckdb.DuckDBPyConnection, q: Query) -> None:
-    """Refuse a table or a column that is not there, naming it."""
+    """Refuse a table or a column that is not there, naming it, and a measured column that is
+    not a number (before anything is spent)."""
     for table, names in ((q.table, [*q.by, q.person] + ([q.value] if q.value else [])),
                          *(((q.keys, list(q.by)),) if q.keys else ())):
         try:
-            have = [d[0] for d in con.execute("SELECT * FROM query_table($t) LIMIT 0", {"t": table}).description]
+            have = dict(con.execute("SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM query_table($t))",
+                                    {"t": table}).fetchall())
         except duckdb.Error:
             raise SpecError("keys" if table == q.keys else "table", "is not a table or view of this database",
                             table) from None
@@ -200,6 +204,10 @@ def _require_columns(con: duckdb.DuckDBPyConnection, q: Query) -> None:
         if missing:
             raise SpecError("keys" if table == q.keys else "by, person, value",
                             f"{table} has no column {', '.join(missing)} (it has {', '.join(have)})") from None
+    kind = con.execute("SELECT column_type FROM (DESCRIBE SELECT * FROM query_table($t)) WHERE column_name = $c",
+                       {"t": q.table, "c": q.value}).fetchone() if q.value else None
+    if kind is not None and not (kind[0] in NUMBERS or kind[0].startswith("DECIMAL")):
+        raise SpecError("value", f"must be a numeric column ({q.value} is {kind[0]})", q.value)
 
 
 def _arguments(q: Query) -> dict[str, Any]:
@@ -212,9 +220,3 @@ def _arguments(q: Query) -> dict[str, Any]:
     if q.keys is not None:
         out["keys"] = q.keys
     return out
-
-
-def _call(args: dict[str, Any]) -> str:
-    """anon_dp_cells' argument list for ``args`` (three positional, the rest named)."""
-    return "$tbl, $dims, $person" + "".join(f", {k} := ${k}" for k in args if k not in ("tbl", "dims", "person"))
-

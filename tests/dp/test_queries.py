@@ -157,6 +157,8 @@ def test_a_query_the_budget_cannot_pay_is_refused_before_any_draw(visits):
                       keys="regions"), "bounds"),
     (lambda c: dp_count(c, "visits", ["region"], "patient", epsilon=1, budget=BUDGET, keys="regions",
                         rows_per_group=0), "rows_per_group"),
+    (lambda c: dp_mean(c, "visits", ["patient"], "patient", "region", (0, 1), epsilon=1, budget=BUDGET, delta=1e-6),
+     "value: must be a numeric column"),
 ])
 def test_bad_arguments_are_the_users_errors_and_spend_nothing(visits, call, field):
     with pytest.raises(SpecError, match=field):
