@@ -42,6 +42,18 @@ def suppression(data: dict) -> float:
     return 1.0
 
 
+def nulls(data: dict) -> str:
+    """``nulls``: suppress (the default here). A run that stopped on a NULL would publish, or
+    not, by a fact of one row, outside ε; a row with a NULL left out is the row's own
+    transformation, which the guarantee covers."""
+    value = data.get("nulls", "suppress")
+    if value != "suppress":
+        raise SpecError("nulls", "a differentially private release leaves a row with a NULL quasi-identifier out "
+                                 "(whether a run stops on one would tell a fact of one row): leave nulls out or set "
+                                 "suppress", value)
+    return value
+
+
 def history(value: Any) -> Any:
     """``history:`` as SafePub takes it: ``independent`` (the default here) and no person."""
     if value is None:

@@ -144,14 +144,14 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
         raise SpecError("columns", "at least one column must have role 'quasi'")
     algorithm = parse_algorithm(data.get("algorithm", {"name": "mondrian"}), columns, base)
     history = data.get("history")
-    if algorithm.name in differential.DIFFERENTIAL:   # its model derived, its suppression and history fixed
+    nulls = data.get("nulls", "error")
+    if algorithm.name in differential.DIFFERENTIAL:   # its model derived, its suppression, history and NULLs fixed
         models, suppression = differential.derived_models(data, algorithm), differential.suppression(data)
-        history = differential.history(history)
+        history, nulls = differential.history(history), differential.nulls(data)
     else:
         models = parse_models(data.get("models"), columns)
         suppression = data.get("suppression_limit", 0.0)
         number(suppression, "suppression_limit", 0, 1, what="a fraction of rows between 0 and 1")
-    nulls = data.get("nulls", "error")
     pair(algorithm, models, columns)
     return ReleaseSpec(
         release=release,

@@ -253,3 +253,18 @@ def test_the_classification_score_publishes_and_a_target_the_plan_drops_is_refus
         anonymize({**spec, "release": "adult_dp2", "output": {"view": "adult_dp2"}}, adult)
     spent = adult.execute("SELECT count(*) FROM _anon_releases._budget WHERE event = 'spend'").fetchone()[0]
     assert spent == 1                                     # the first release's; the refused one spent nothing
+
+
+def test_nulls_are_suppressed_never_a_reason_to_stop(adult):
+    """A run that stopped on a NULL would publish, or not, by a fact of one row: a DP release
+    leaves those rows out (nulls: suppress, its only setting), and a table smaller than k
+    publishes the mechanism's empty output, having spent, instead of refusing before it."""
+    with pytest.raises(SpecError, match="nulls"):
+        load_spec({**_spec(), "nulls": "error"})
+    adult.execute("UPDATE adult SET age = NULL WHERE rowid < 5")
+    assert anonymize(_spec(steps=5), adult).version == 1
+    small = duckdb.connect()
+    small.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
+                  "LIMIT 40")                            # under k = 59: no refusal before the mechanism
+    with pytest.raises(Exception, match="every row is suppressed.*has spent"):
+        anonymize(_spec(steps=5), small)
