@@ -54,6 +54,8 @@ def number(value: Any, where: str, low: float | None = None, high: float | None 
         raise SpecError(where, f"must be {expected}", value)
     if whole and abs(value) > MAX_WHOLE:
         raise SpecError(where, f"must be {expected}, at most {MAX_WHOLE}", value)
+    if not whole and isinstance(value, int) and abs(value) > 2 ** 1000:   # no float holds it
+        raise SpecError(where, f"must be {expected}, within a float's range", value)
     if low is not None and (value <= low if low_open else value < low):
         raise SpecError(where, f"must be {expected}", value)
     if high is not None and (value >= high if high_open else value > high):

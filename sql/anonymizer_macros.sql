@@ -47,6 +47,7 @@
 --   anon_dp_sum(tbl, dims, person, value, lo, hi, noise, ...)   cell: its dims, sum
 --   anon_dp_mean(tbl, dims, person, value, lo, hi, count_noise, sum_noise, ...)   cell: its dims, count, mean
 --   anon_dp_cells(tbl, dims, person, ...)                cell: the TRUE bounded aggregates (never publish them)
+--   anon_dp_declared(tbl, dims, keys := NULL)            cell: i, cell (the cells the noise lists follow)
 -- Scalar macros (generalize one value)
 --   anon_interval(x, w), anon_interval_low(x, w), anon_interval_high(x, w)
 --   anon_mask(s, n), anon_top_code(x, top), anon_bottom_code(x, bottom), anon_date_trunc(d, unit)
@@ -528,16 +529,28 @@ LIMIT 1;
 -- adds at most 2^20 units to a sum. Sensitivities (L1): count G R, sum G R 2^20 units,
 -- persons per cell (private selection) G.
 --
--- Cells: `keys` (a table whose columns include `dims`) declares them, each published, empty
--- ones too; without `keys` the cells are the data's, each published only when its count of
+-- Cells: `keys` (a table whose columns include `dims`, with their types; public, never derived
+-- from the data: a cell listed there is published even if one person makes it) declares them,
+-- each published, empty ones too; without `keys` the cells are the data's, each published only when its count of
 -- persons plus selection_noise reaches `threshold` (private selection: a cell one person
 -- makes appears with probability at most delta). The i-th cell, in the order of its dims
--- (as anon_dp_cells numbers them), takes the i-th draw of every noise list.
+-- (as anon_dp_declared numbers them), takes the i-th draw of every noise list.
+
+-- anon_dp_declared(tbl, dims, keys): the cells, numbered: i, cell (STRUCT of the dims); the
+-- rows of `keys` (a table declaring them: public, never derived from the data), or without it
+-- the data's own. Cells are compared as typed values, as GROUP BY compares them; whoever draws
+-- the noise counts them here.
+CREATE OR REPLACE MACRO anon_dp_declared(tbl, dims, keys := NULL) AS TABLE
+SELECT row_number() OVER (ORDER BY __cell) AS i, __cell AS cell
+FROM (SELECT DISTINCT struct_pack(*COLUMNS(lambda x_: list_contains(dims, x_))) AS __cell
+      FROM query_table(coalesce(keys, tbl))
+      WHERE (SELECT ok FROM anon_require(coalesce(keys, tbl), dims, 'dims')));
 
 -- anon_dp_cells(tbl, dims, person, value, lo, hi, groups_per_person, rows_per_group, keys,
--- key): one row per cell: i (its number), cell (STRUCT of the dims), persons, rows, units (the
--- sum of `value` in units). The TRUE aggregates of the bounded rows: for the noisy macros and
--- for tests; never publish them.
+-- key): one row per cell of anon_dp_declared: i, cell, persons, rows, units (the sum of
+-- `value` in units). Rows whose person is NULL are left out (they name no one person), and so
+-- are, for a sum or a mean, rows whose value is NULL. The TRUE aggregates of the bounded rows:
+-- for the noisy macros and for tests; never publish them.
 CREATE OR REPLACE MACRO anon_dp_cells(tbl, dims, person, value := NULL, lo := NULL, hi := NULL,
                                       groups_per_person := 1, rows_per_group := 1, keys := NULL,
                                       key := '') AS TABLE
@@ -556,6 +569,8 @@ r AS (
                 ELSE round(least(greatest(struct_extract(__value, coalesce(value, person))::DOUBLE, lo), hi)
                            / (greatest(abs(lo), abs(hi)) / 1048576))::BIGINT END AS __units
     FROM picked
+    WHERE struct_extract(__person, person) IS NOT NULL
+      AND (value IS NULL OR struct_extract(__value, coalesce(value, person)) IS NOT NULL)
 ),
 cells_of_person AS (
     SELECT __person, __cell,
@@ -570,23 +585,15 @@ bounded AS (   -- a person's rows of one cell differ only by their units: the dr
                               AND c.__nth <= groups_per_person
 ),
 totals AS (
-    SELECT list_transform(dims, lambda d_: to_json(__cell) ->> d_) AS __match,
-           count(DISTINCT __person) AS persons, count(*) AS rows, sum(__units)::BIGINT AS units
+    SELECT __cell, count(DISTINCT __person) AS persons, count(*) AS rows, sum(__units)::BIGINT AS units
     FROM bounded
     WHERE __nth <= rows_per_group
     GROUP BY __cell
-),
-declared AS (
-    SELECT cell, row_number() OVER (ORDER BY match) AS i, match
-    FROM (SELECT DISTINCT struct_pack(*COLUMNS(lambda x_: list_contains(dims, x_))) AS cell,
-                 list_transform(dims, lambda d_: to_json(cell) ->> d_) AS match
-          FROM query_table(coalesce(keys, tbl))
-          WHERE (SELECT ok FROM anon_require(coalesce(keys, tbl), dims, 'dims')))
 )
-SELECT i, cell, coalesce(persons, 0) AS persons, coalesce(rows, 0) AS rows, coalesce(units, 0) AS units
-FROM declared
-LEFT JOIN totals ON totals.__match IS NOT DISTINCT FROM declared.match
-ORDER BY i;
+SELECT d.i, d.cell, coalesce(t.persons, 0) AS persons, coalesce(t.rows, 0) AS rows, coalesce(t.units, 0) AS units
+FROM anon_dp_declared(tbl, dims, keys := keys) AS d
+LEFT JOIN totals AS t ON t.__cell IS NOT DISTINCT FROM d.cell
+ORDER BY d.i;
 
 -- anon_dp_require(groups_per_person, rows_per_group, value, lo, hi): one row (ok = true), or an
 -- error naming the parameter: the bounds whole numbers >= 1, lo < hi given with a value.

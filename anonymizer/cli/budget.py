@@ -14,13 +14,15 @@ _schema = click.option("--schema", default="_anon_releases", show_default=True,
 
 @click.group()
 def budget() -> None:
-    """The privacy budgets of differentially private releases (SafePub): what each account (a
-    release, or the recipient its spec names) may spend in epsilon and delta, what its versions
-    spent, and its refreshes. A run that would overspend is refused before any work; only
-    `anonymizer budget refresh` renews a budget, and the ledger keeps why.
+    """The privacy budgets of differentially private releases and queries: what each account (a
+    release, the recipient its spec names, or an account opened for `anonymizer dp` queries) may
+    spend in epsilon and delta, what its versions and queries spent, and its refreshes. A run
+    that would overspend is refused before any work; only `anonymizer budget refresh` renews a
+    budget, and the ledger keeps why.
 
     \b
     Examples:
+      anonymizer budget open ann --epsilon 5 --delta 1e-6 --reason "ann's study, 2027" --db warehouse.duckdb
       anonymizer budget show --db warehouse.duckdb
       anonymizer budget show adult_dp --db warehouse.duckdb --json
       anonymizer budget refresh adult_dp --db warehouse.duckdb --reason "new data-sharing agreement, 2027"
@@ -51,6 +53,33 @@ def show(account: str | None, db: str, schema: str, as_json: bool) -> None:
         click.echo("no budget: no differentially private version was published here")
     for a in found:
         click.echo(_format(a))
+
+
+@budget.command(name="open")
+@click.argument("account")
+@click.option("--epsilon", required=True, type=click.FloatRange(0, min_open=True), help="The account's total epsilon.")
+@click.option("--delta", required=True, type=click.FloatRange(0, 1, max_open=True), help="The account's total delta.")
+@click.option("--reason", required=True, help="Who the account is for and why (kept in the ledger).")
+@db_option(help=_DB)
+@_schema
+@json_option
+def open_(account: str, epsilon: float, delta: float, reason: str, db: str, schema: str, as_json: bool) -> None:
+    """Open ACCOUNT with its total epsilon and delta: the account the differentially private
+    queries of `anonymizer dp` spend from (a query names an account that is open; a release's
+    account opens with its first version). The ledger keeps the event and its reason.
+
+    \b
+    Example:
+      anonymizer budget open ann --epsilon 5 --delta 1e-6 --reason "ann's study, 2027" --db warehouse.duckdb
+    """
+    from anonymizer.dp import ledger
+    from anonymizer.engine.session import Engine
+    with open_db(db, must_exist=True) as con:
+        opened = ledger.open_account(Engine(con), None, schema, account, (epsilon, delta), reason)
+    if as_json:
+        echo_json(_as_dict(opened))
+    else:
+        click.echo(_format(opened))
 
 
 @budget.command()

@@ -14,15 +14,17 @@ from anonymizer.cli.params import db_option, echo_json, json_option, open_db
 def dp() -> None:
     """Differentially private counts, sums and means of a table, each person's contribution
     bounded in SQL (the macros anon_dp_count, anon_dp_sum, anon_dp_mean), the noise drawn from a
-    secure source and epsilon spent from the budget ledger before anything is drawn. A query the
-    budget cannot pay for is refused (exit 1); `anonymizer budget show` lists what was spent.
+    secure source and epsilon spent from the budget ledger before anything is drawn. A query
+    spends from an account opened by `anonymizer budget open`; one the account cannot pay for
+    is refused (exit 1); `anonymizer budget show` lists what was spent.
 
     \b
     Examples:
+      anonymizer budget open ann --epsilon 5 --delta 1e-6 --reason "ann's study" --db warehouse.duckdb
       anonymizer dp count visits --by region --person patient --epsilon 0.5 --delta 1e-7 \\
-          --budget 5 1e-6 --recipient ann --db warehouse.duckdb
+          --account ann --db warehouse.duckdb
       anonymizer dp mean visits --by region --person patient --value minutes --bounds 0 120 \\
-          --epsilon 1 --keys regions --budget 5 1e-6 --recipient ann --db warehouse.duckdb
+          --epsilon 1 --keys region=north,south,east,west --account ann --db warehouse.duckdb
     """
 
 
@@ -41,15 +43,15 @@ def _options(measured: bool) -> Callable:
             click.option("--epsilon", required=True, type=float, help="What this query spends."),
             click.option("--delta", type=float, help="The chance a cell one person makes is published (needed "
                                                       "without --keys)."),
-            click.option("--keys", help="A table whose rows are the cells to publish, every one (default: the "
-                                        "data's cells, selected privately)."),
+            click.option("--keys", "keys", multiple=True, metavar="DIM=V1,V2,...",
+                         help="The public values of a dimension (give every dimension): the cells are their "
+                              "product, each published (default: the data's cells, selected privately)."),
             click.option("--groups-per-person", default=1, show_default=True, type=int,
                          help="Cells one person may add to."),
             click.option("--rows-per-group", default=1, show_default=True, type=int,
                          help="Rows one person may add to a cell."),
-            click.option("--budget", "totals", required=True, nargs=2, type=float, metavar="EPSILON DELTA",
-                         help="The account's totals (as a release's budget: declares them)."),
-            click.option("--recipient", required=True, help="The account spent from: who receives the figures."),
+            click.option("--account", required=True,
+                         help="The budget account spent from (opened by `anonymizer budget open`)."),
             click.option("--schema", default="_anon_releases", show_default=True,
                          help="The snapshot schema holding the budget ledger."),
             db_option(help="DuckDB database file holding the table and the ledger."),
@@ -63,21 +65,31 @@ def _options(measured: bool) -> Callable:
 
 def _query(kind: str, table: str, kw: dict[str, Any]) -> None:
     from anonymizer.dp import queries
-    as_json, db, schema = kw.pop("as_json"), kw.pop("db"), kw.pop("schema")
-    totals, recipient = kw.pop("totals"), kw.pop("recipient")
+    as_json, db, schema, account = kw.pop("as_json"), kw.pop("db"), kw.pop("schema"), kw.pop("account")
     by, person, epsilon = [b.strip() for b in kw.pop("by").split(",")], kw.pop("person"), kw.pop("epsilon")
-    value, bounds = kw.pop("value", None), kw.pop("bounds", None)
+    value, bounds, keys = kw.pop("value", None), kw.pop("bounds", None), kw.pop("keys")
     options = {k: v for k, v in kw.items() if v is not None}
+    if keys:
+        options["keys"] = dict(_key_values(k) for k in keys)
     q = queries.query(kind, table, by, person, value, bounds, epsilon, options)
     with open_db(db, must_exist=True) as con:
-        frame = queries.run(con, q, {"epsilon": totals[0], "delta": totals[1], "recipient": recipient}, schema)
+        frame = queries.run(con, q, account, schema)
     if as_json:
-        echo_json({"query": q.name, "epsilon": q.spends[0], "delta": q.spends[1], "account": recipient,
+        echo_json({"query": q.name, "epsilon": q.spends[0], "delta": q.spends[1], "account": account,
                    "cells": frame.to_dict(orient="records")})
     else:
         click.echo(f"{q.name}: {len(frame)} cells, epsilon {q.spends[0]:g} and delta {q.spends[1]:g} spent from "
-                   f"{recipient}")
+                   f"{account}")
         click.echo(frame.to_string(index=False))
+
+
+def _key_values(text: str) -> tuple[str, list[str]]:
+    """``--keys DIM=V1,V2,...`` as (DIM, [V1, V2, ...])."""
+    from anonymizer.errors import SpecError
+    dim, sep, values = text.partition("=")
+    if not sep or not dim.strip() or not values:
+        raise SpecError("--keys", "must be DIM=V1,V2,... (a dimension and its public values)", text)
+    return dim.strip(), values.split(",")
 
 
 def _command(kind: str, measured: bool, doc: str) -> click.Command:
@@ -94,19 +106,19 @@ _command("count", False, """The noisy count of TABLE's rows per cell of --by.
     \b
     Example:
       anonymizer dp count visits --by region --person patient --epsilon 0.5 --delta 1e-7 \\
-          --budget 5 1e-6 --recipient ann --db warehouse.duckdb
+          --account ann --db warehouse.duckdb
     """)
 _command("sum", True, """The noisy sum of --value (clamped to --bounds) per cell of --by.
 
     \b
     Example:
       anonymizer dp sum visits --by region --person patient --value minutes --bounds 0 120 \\
-          --epsilon 1 --keys regions --budget 5 1e-6 --recipient ann --db warehouse.duckdb
+          --epsilon 1 --keys region=north,south,east,west --account ann --db warehouse.duckdb
     """)
 _command("mean", True, """The noisy count and mean of --value (clamped to --bounds) per cell of --by.
 
     \b
     Example:
       anonymizer dp mean visits --by region --person patient --value minutes --bounds 0 120 \\
-          --epsilon 1 --keys regions --budget 5 1e-6 --recipient ann --db warehouse.duckdb
+          --epsilon 1 --keys region=north,south,east,west --account ann --db warehouse.duckdb
     """)

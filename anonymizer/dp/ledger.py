@@ -5,7 +5,8 @@ release that recipient receives). Its events live in ``<snapshot_schema>._budget
 audit (``templates/publish/budget_*.sql.j2``):
 
 - ``open``: the account's totals (ε, δ), written by the first version that spends from it, from
-  its spec's ``budget:``;
+  its spec's ``budget:``, or by ``anonymizer budget open`` (:func:`open_account`, the only way
+  an account for queries opens);
 - ``spend``: one run's ε and δ, written in a transaction of its own when the mechanism starts
   (:func:`spend`, before the sample or the noise is drawn), its version set in the transaction
   that publishes it (:func:`settle`). A run that fails after the mechanism started (every
@@ -178,6 +179,33 @@ def settle(engine: Engine, target: Target, seq: int, version: int) -> None:
                budget=budget_table(target.output.catalog, target.output.snapshot_schema))
 
 
+def open_account(engine: Engine, catalog: str | None, schema: str, account: str, total: tuple[float, float],
+                 reason: str) -> Account:
+    """Open ``account`` with its totals (``anonymizer budget open``): the only way a query's
+    account (:mod:`anonymizer.dp.queries`) comes to be; a release's opens with its first version."""
+    if read(engine, catalog, schema, account) is not None:
+        raise SpecError("ACCOUNT", "has a budget already: `anonymizer budget refresh` renews it", account)
+    _check_reason_and_totals(reason, total)
+    table = budget_table(catalog, schema)
+    owned(engine, catalog, schema, BUDGET, BUDGET_CORE)
+    with engine.transaction():
+        engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
+        _event(engine, table, account, "open", None, None, total, reason)
+    opened = read(engine, catalog, schema, account)
+    assert opened is not None
+    return opened
+
+
+def _check_reason_and_totals(reason: str, total: tuple[float, float] | None) -> None:
+    if not reason.strip():
+        raise SpecError("--reason", "must say why (it is kept in the ledger)")
+    if total is not None:
+        if not (math.isfinite(total[0]) and total[0] > 0):
+            raise SpecError("--epsilon", "must be a finite number above 0", total[0])
+        if not (math.isfinite(total[1]) and 0 <= total[1] < 1):
+            raise SpecError("--delta", "must be a number in [0, 1)", total[1])
+
+
 def refresh(engine: Engine, catalog: str | None, schema: str, account: str, total: tuple[float, float] | None,
             reason: str) -> Account:
     """Start the account afresh (``anonymizer budget refresh``): its totals ``total`` (``None``:
@@ -186,13 +214,7 @@ def refresh(engine: Engine, catalog: str | None, schema: str, account: str, tota
     if found is None:
         raise SpecError("ACCOUNT", "has no budget in this database's ledger (a budget opens with the first "
                                    "differentially private version that spends from it)", account)
-    if not reason.strip():
-        raise SpecError("--reason", "must say why the budget is renewed (it is kept in the ledger)")
-    if total is not None:
-        if not (math.isfinite(total[0]) and total[0] > 0):
-            raise SpecError("--epsilon", "must be a finite number above 0", total[0])
-        if not (math.isfinite(total[1]) and 0 <= total[1] < 1):
-            raise SpecError("--delta", "must be a number in [0, 1)", total[1])
+    _check_reason_and_totals(reason, total)
     with engine.transaction():
         _event(engine, budget_table(catalog, schema), account, "refresh", None, None, total or found.total, reason)
     refreshed = read(engine, catalog, schema, account)
