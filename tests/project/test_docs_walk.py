@@ -36,6 +36,7 @@ NOT_HERE = {
     ("anonymizer", "history", "adult_demo", "--engine"): ("tests/engine/test_spark_docs.py", "Spark"),
     ("spark-submit",): ("tests/engine/test_spark_submit.py", "a cluster's spark-submit"),
     ("anonymizer", "bench"): ("tests/bench/", "a benchmark's sizes (millions of rows)"),
+    ("anonymizer", "dp", "mean", "adult_like"): ("tests/dp/test_queries.py", "the bench's 10M-row table"),
     ("anonymizer", "reproduce", "p000"): ("tests/families/lgb/", "a paper's whole experiment (minutes)"),
     ("anonymizer", "reproduce", "p001"): ("tests/families/generalized/", "a paper's whole experiment (minutes)"),
     ("anonymizer", "reproduce", "p002"): ("tests/families/anatomy/", "a paper's whole experiment (minutes)"),
