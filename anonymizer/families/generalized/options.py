@@ -64,10 +64,11 @@ SCHEMA: Mapping[str, dict] = {
                              "SafePub's above 0)"},
     "search_epsilon": {"type": "number", "exclusiveMinimum": 0,
                        "description": "SafePub: the part of epsilon the search spends (ARX's DP search budget; default "
-                                      "a tenth of epsilon)"},
+                                      "a twentieth of epsilon)"},
     "steps": {"type": "integer", "minimum": 1, "default": 300, "description": "SafePub: the search's steps"},
-    "score": {"enum": list(SCORES), "default": "loss",
-              "description": "SafePub: the score function of the search (selection private: loss, precision or aecs)"},
+    "score": {"enum": list(SCORES), "default": "smooth_loss",
+              "description": "SafePub: the score function of the search (selection private: smooth_loss, loss, "
+                             "precision, aecs or classification)"},
     "target": {"type": "string",
                "description": "SafePub, score classification: the column a classifier would predict (ARX's response "
                               "variable; sensitive or insensitive, not a quasi-identifier)"},
@@ -115,7 +116,7 @@ class Options:
     delta: float = 0.0
     search_epsilon: float = 0.1
     steps: int = 300
-    score: str = "loss"
+    score: str = "smooth_loss"
     selection: str = "private"
     target: str | None = None
 
@@ -162,7 +163,7 @@ def _safepub(v: dict) -> dict:
     epsilon = number(v["epsilon"], "algorithm.epsilon", 0, low_open=True, what="a positive number (epsilon of DP)")
     delta = number(v["delta"], "algorithm.delta", 0, 1, low_open=True, high_open=True,
                    what="a number between 0 and 1 (delta of DP; below 1 / rows)")
-    search = number(v.get("search_epsilon", epsilon / 10), "algorithm.search_epsilon", 0, low_open=True,
+    search = number(v.get("search_epsilon", epsilon / 20), "algorithm.search_epsilon", 0, low_open=True,
                     what="a positive number below epsilon")
     if search >= epsilon:
         raise SpecError("algorithm.search_epsilon", f"must be below epsilon ({epsilon}): the rest of epsilon "
@@ -176,7 +177,7 @@ def _safepub(v: dict) -> dict:
     steps = v.get("steps", 300)
     number(steps, "algorithm.steps", 1, whole=True, what="a whole number >= 1")
     return {"epsilon": float(epsilon), "delta": float(delta), "search_epsilon": float(search), "steps": int(steps),
-            "score": choice(v.get("score", "loss"), "algorithm.score", SCORES, "SafePub's score function"),
+            "score": choice(v.get("score", "smooth_loss"), "algorithm.score", SCORES, "SafePub's score function"),
             "selection": choice(v.get("selection", "private"), "algorithm.selection", SELECTIONS,
                                 "how SafePub picks the published node among its pivots"),
             "target": None if v.get("target") is None else name_field(v["target"], "algorithm.target")}
@@ -241,7 +242,7 @@ def mondrian_inputs(plan: Plan) -> Inputs:
 
 #: SafePub's score functions whose value depends only on the node, the hierarchies' heights and the
 #: counts of rows kept and suppressed: their sensitivities hold whatever the data (see _safepub_pairs)
-PRIVATE_SCORES = ("loss", "precision", "aecs", "classification")
+PRIVATE_SCORES = ("smooth_loss", "loss", "precision", "aecs", "classification")
 #: what ``algorithm.target`` must be (checked on the spec, and on the plan before the run spends)
 TARGET_ROLE = ("must name a sensitive or insensitive column (a quasi-identifier's values change with the node; an "
                "identifier is dropped)")
@@ -254,7 +255,7 @@ def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
     sensitivity holds: ``entropy`` reads the counts of each QI's values in the data and
     ``discernibility`` squares the row count, so one person moves every node's score by more
     than the bound the mechanism is scaled to (they are ARX's, offered with ``selection: best``
-    only); ``loss`` reads its cells' shares from the hierarchy files."""
+    only); ``loss`` and ``smooth_loss`` read their cells' shares from the hierarchy files."""
     for c in columns:
         if c.role == "quasi" and (c.hierarchy is None or c.hierarchy.kind != "csv"):
             raise SpecError(f"columns.{c.name}.hierarchy", "SafePub needs a hierarchy file (csv: ARX's form) on "

@@ -12,7 +12,7 @@ Algorithm 1 (SafePub), as here:
    candidates, removes the pivot, and draws the next pivot from the candidates (below: how);
    scores (:mod:`.safepub_scores`) are computed on the sampled rows
    (``safepub/scores.sql.j2``, one statement for a batch of nodes). The search's budget
-   ε_search (default a tenth of ε; ARX's default is 0.1 whatever ε) is subtracted from ε
+   ε_search (default a twentieth of ε; ARX's default is 0.1 whatever ε) is subtracted from ε
    first, as ARX does; β and k come from the rest, ε_anon
    (:mod:`anonymizer.dp.safepub_parameters`);
 3. **generalization and suppression** (lines 3-4): the sampled rows at the chosen node, every
@@ -28,12 +28,13 @@ a factor of at most 1.27 at 37 steps and 1.03 at 300, the scores spanning 178 at
 walk was nearly uniform already), and the published node is drawn among the
 walk's distinct pivots by permute-and-flip (:func:`anonymizer.dp.exponential.permute_and_flip`)
 at ε_search. Only the pivots are scored, a batch of nodes a statement. Its score is
-``loss`` (the default: each cell's share of its hierarchy file's leaves), ``precision``,
-``aecs`` or ``classification`` (:func:`~anonymizer.families.generalized.options.pair`): ARX's
-``entropy`` reads the counts of each QI's values and ``discernibility`` the row count, so one
-person moves every node's score beyond the sensitivity the mechanism is scaled to. On Adult
-(20 releases each, interleaved with ARX's) the default publishes a median loss of 0.853,
-0.717 and 0.591 at ε = 0.5, 1 and 2, ARX 0.855, 0.715 and 0.614 (the benchmarks page).
+``smooth_loss`` (the default: ARX's loss with the suppression at k phased in over k to
+2 (k - 1) rows, so that its sensitivity is one row's worth, not k's: :mod:`.safepub_scores`),
+``loss``, ``precision``, ``aecs`` or ``classification``
+(:func:`~anonymizer.families.generalized.options.pair`): ARX's ``entropy`` reads the counts of
+each QI's values and ``discernibility`` the row count, so one person moves every node's score
+beyond the sensitivity the mechanism is scaled to. Against ARX 3.9.2 run live on Adult, see
+the benchmarks page.
 ``selection: best`` is ARX's procedure, for
 comparison with ARX: the walk draws each pivot by the exponential mechanism at ``ε_search /
 steps``, the best pivot is published, and the release warns that ε does not cover that choice.
@@ -191,9 +192,9 @@ class Walk:
         for row in self.engine.rows("families/generalized/safepub/scores.sql.j2", {"k": self.k}, freq=self._cells,
                                     nodes=nodes, qis=self._qis, squares=name == "entropy",
                                     target=self.options.target is not None):
-            at, kept, classes, squares, loss, majority, *per_qi = row
+            at, kept, classes, squares, loss, majority, smooth, *per_qi = row
             found = Classes(int(kept), int(classes), int(squares), float(loss), tuple(int(s) for s in per_qi),
-                            int(majority))
+                            int(majority), float(smooth))
             node = nodes[int(at)]
             self.scores[node] = score(name, node, self.freq.heights, found, self.plan.rows, self.k)
         self.evaluated += len(nodes)
