@@ -15,9 +15,8 @@ and ``base(__rid, q0..q{d-1}, s0.., x0.., f<i>..)``: the rows with QIs as codes,
 (``s``) and passed-through (``x``) columns as they are, and each flagged QI's per-cell
 sensitivity flag ``f<i>`` (paper 000). Algorithms work on ``base`` only.
 
-NULL policy (spec field ``nulls``): ``error`` (default) stops with the columns and counts;
-``suppress`` leaves rows with a NULL quasi-identifier or sensitive value out of ``base`` and
-counts them as suppressed (they count against ``suppression_limit``).
+NULL policy (spec field ``nulls``): ``error`` (default) stops with the columns and counts; ``suppress``
+leaves rows with a NULL QI or sensitive value out of ``base``, counted as suppressed (against ``suppression_limit``).
 """
 
 from __future__ import annotations
@@ -140,6 +139,7 @@ class Plan:
     coded: CodedRows | None = None
     #: the source's fingerprint when first read (its spec's columns, the digest: :func:`check_unchanged`)
     printed: tuple[tuple[Column, ...], str] = ((), "")
+    shown: str = ""             # the source as messages name it (source: a work table or view)
 
     @property
     def k(self) -> int:
@@ -333,7 +333,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     with building(engine, coding, [c.name for c in spec.quasi], profile.values if coding == source else None) as (
             on, values):   # Spark: on its driver
         for i, col in enumerate(spec.quasi):
-            plan.qis.append(_code_qi(on, values, i, col, types[col.name]))
+            plan.qis.append(_code_qi(on, values, i, col, types[col.name], spec.target.budget is not None))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -347,7 +347,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     qis = [{"i": q.index, "col": ident(q.name), "dom": q.dom, "lookup": found[q.index] is not None} for q in plan.qis]
     lists = {f"{side}{i}": pair[k] for i, pair in found.items() if pair for k, side in enumerate(("values", "codes"))}
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
-    plan.in_place, plan.printed = in_place, (spec.columns, profile.digest)
+    plan.in_place, plan.printed, plan.shown = in_place, (spec.columns, profile.digest), source_shown(spec)
     plan.coded = CodedRows(dict(
         source=source, qis=qis, keep=keep + flags, has_rowid=_has_rowid(engine, source), person=person,
         nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
@@ -357,7 +357,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
         written(engine, plan)
     # no NULL where base filters: it keeps every row (its joins are on domains of these very values)
     plan.base_rows = rows if not profile.nulls else engine.count(written(engine, plan))
-    if plan.base_rows == 0:
+    if plan.base_rows == 0 and spec.target.budget is None:   # DP: the mechanism runs on no rows (it has spent)
         raise DataError(source, "no rows left after removing rows with NULLs")
     if plan.null_suppressed > spec.suppression_limit * rows:
         raise DataError(source, f"{plan.null_suppressed} rows have NULLs, more than suppression_limit "
@@ -395,8 +395,8 @@ def _has_rowid(engine: Engine, source: str) -> bool:
     return True
 
 
-def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str) -> QI:
-    coded = build_hierarchy(engine, source, col, str(i), source_type)
+def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str, dp: bool) -> QI:
+    coded = build_hierarchy(engine, source, col, str(i), source_type, empty=dp)
     low, high = coded.num_min, coded.num_max
     if col.domain is not None:
         assert low is not None and high is not None   # a domain is a numeric QI's (spec/columns.py: _domain)

@@ -82,9 +82,10 @@ def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProf
 
 def check_profile(spec: ReleaseSpec, source: str, profile: SourceProfile) -> None:
     """Refuse a source :func:`prepare` cannot release: empty, with non-finite values, fewer
-    rows than k, or NULLs under ``nulls: error``."""
+    rows than k, or NULLs under ``nulls: error`` (a DP release only for non-finite values: it
+    runs its mechanism on an empty table or one under k, whose output is then empty)."""
     rows, nulls = profile.rows, profile.nulls
-    if rows == 0:
+    if rows == 0 and spec.budget is None:   # a DP release runs on no rows too (dp/covered.py): refusing tells of them
         raise DataError(source, "is empty: there is nothing to anonymize")
     if profile.nonfinite:
         listing = ", ".join(f"{c} ({n} rows)" for c, n in profile.nonfinite.items())

@@ -50,11 +50,14 @@ class Coded:
     num_max: float | None
 
 
-def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, source_type: str | None = None) -> Coded:
+def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, source_type: str | None = None,
+                    empty: bool = False) -> Coded:
     """Code ``column`` of ``source`` and build its hierarchy (see the module docstring).
 
     ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables;
-    ``source_type``: the column's database type, when the caller has read it already.
+    ``source_type``: the column's database type, when the caller has read it already;
+    ``empty``: a column with no value is coded (an empty domain) instead of refused (a
+    differentially private release runs its mechanism on no rows: :mod:`anonymizer.dp.covered`).
     """
     builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
     site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name])
@@ -64,7 +67,7 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
     engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
                temporal=temporal, order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
-    if m == 0:
+    if m == 0 and not empty:
         raise DataError(source, f"column {column.name!r} has no values to build a hierarchy on")
     integer = numeric and site.value_type.upper() in INTEGER_TYPES
     domain = Domain(site, dom, order.leaves, m, lo, hi, integer)

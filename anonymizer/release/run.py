@@ -34,6 +34,7 @@ from anonymizer.plan import (Plan, check_suppression, load_source, prepare, reso
                              source_shown, spec_fingerprint)
 from anonymizer.source_profile import profile_source
 from anonymizer.dp import ledger
+from anonymizer.dp.covered import covered
 from anonymizer.dp.audit import withheld
 from anonymizer.spec.differential import DIFFERENTIAL
 from anonymizer.release.candidate import FamilySteps, ReleaseResult, Rounds, Verified
@@ -147,6 +148,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)
         spec = resolve_columns(spec, engine.columns(source), source_shown(spec, data is not None))
+        source = covered(engine, spec, source)   # DP: a row its hierarchy files do not cover is left out, not refused
         if views:
             check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
         spec_hash = spec_fingerprint(spec, engine)

@@ -140,7 +140,7 @@ def cells(engine: Engine, plan: Plan) -> Cells:
                    "keys": "private" if a.keys is None else "public"}
     if a.keys is None:                                        # private keys: a noisy threshold on persons
         draws, tau, scale = selection(len(frame), g, epsilon, delta)
-        frame = frame[[p + d >= tau for p, d in zip(frame["persons"], draws)]].reset_index(drop=True)
+        frame = frame.loc[[p + d >= tau for p, d in zip(frame["persons"], draws)]].reset_index(drop=True)   # no cell: []
         notes.update(threshold=tau, selection_scale=float(scale))
     noisy: dict[str, list[int]] = {}
     for q in quantities:

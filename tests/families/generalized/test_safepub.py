@@ -299,3 +299,36 @@ def test_nulls_are_suppressed_never_a_reason_to_stop(adult):
                   "LIMIT 40")                            # under k = 59: no refusal before the mechanism
     with pytest.raises(Exception, match="every row is suppressed.*has spent"):
         anonymize(_spec(steps=5), small)
+
+
+def test_a_value_its_hierarchy_file_lacks_is_left_out_never_a_reason_to_stop(adult):
+    """Whether a run publishes must not tell whether one row holds a value the hierarchy file
+    does not name (or a NaN): such rows are left out, as rows with a NULL are (dp/covered.py).
+    When no row is left, the mechanism runs on none and the run has spent."""
+    adult.execute("UPDATE adult SET education = 'Narnia' WHERE rowid = 3")
+    adult.execute("UPDATE adult SET age = 200 WHERE rowid = 4")
+    r = anonymize(_spec(steps=5), adult)
+    assert r.version == 1
+    assert adult.execute("SELECT count(*) FROM published.adult_dp WHERE education = 'Narnia' OR age = '200'"
+                         ).fetchone()[0] == 0
+    adult.execute("UPDATE adult SET education = 'Narnia'")
+    with pytest.raises(Exception, match='table "adult": safepub.*every row is suppressed.*has spent'):
+        anonymize(_spec(steps=5), adult)
+    assert [e for e, in adult.execute("SELECT event FROM _anon_releases._budget ORDER BY seq").fetchall()] == [
+        "open", "spend", "spend"]
+
+
+def test_a_hierarchy_file_that_is_no_tree_is_refused_on_the_file_alone(tmp_path):
+    """The review's finding: with X under P and under Q, 400 rows of a and c published and one
+    more row, of b, made the data's shape check fail (a refusal, before spending, telling of
+    one row). A DP release checks the file's own values: refused with or without that row."""
+    (tmp_path / "x.csv").write_text("a;X;P\nb;Y;P\nc;X;Q\n")
+    spec = {**_spec(steps=5), "source": {"table": "t"},
+            "columns": {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}}}}
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT ['a', 'c'][1 + i % 2] AS x FROM range(400) t(i)")
+    for _ in range(2):
+        with pytest.raises(SpecError, match="columns.x.hierarchy.*'X' at level 1"):
+            anonymize(spec, con)
+        con.execute("INSERT INTO t VALUES ('b')")
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0

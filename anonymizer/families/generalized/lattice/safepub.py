@@ -102,7 +102,7 @@ def safepub(engine: Engine, plan: Plan) -> AlgorithmResult:
     assign, classes = publish_levels(engine, sampled, rows)
     kept = engine.count(assign)
     if not kept:   # the mechanism's output is empty (post-processing: nothing outside epsilon); the run has spent
-        raise DataError(plan.source, f"safepub (epsilon {a.epsilon}, delta {a.delta:g}): every row is suppressed: each class of "
+        raise DataError(plan.shown or plan.source, f"safepub (epsilon {a.epsilon}, delta {a.delta:g}): every row is suppressed: each class of "
                         f"the sample (a share beta = {p.beta:.4f} of the rows) holds fewer than k = {p.k} rows at the "
                         "node drawn; SafePub needs far more rows than k, or coarser hierarchies, or a larger delta. "
                         "This run has spent its epsilon and delta all the same (anonymizer budget show)")

@@ -1,0 +1,43 @@
+"""A differentially private release's rows: those its hierarchy files cover.
+
+A release with generalization hierarchies refuses, before any work, a value its hierarchy file
+does not name (:func:`anonymizer.hierarchy.coverage.check_covered`). Under differential
+privacy that refusal is itself a release: whether a run publishes would tell whether one row
+holds such a value, outside ε. So a DP release reads the source through a view that leaves
+those rows out (``prepare/dp_covered.sql.j2``), as it leaves out a row with a NULL
+quasi-identifier (``nulls: suppress``): the mechanism runs on the rest, and such a row is
+published as a suppressed one is, not at all. For the same reason each file's shape (a tree, a
+numeric column's nodes ranges of its values) is checked on the file's own values
+(``prepare/dp_file_shape.sql.j2``), never only on the data's, which one row can change.
+"""
+
+from __future__ import annotations
+
+from anonymizer.engine.names import ident
+from anonymizer.engine.session import Engine
+from anonymizer.errors import SpecError
+from anonymizer.hierarchy.csv_file import load_leaves
+from anonymizer.spec.types import ReleaseSpec
+
+
+def covered(engine: Engine, spec: ReleaseSpec, source: str) -> str:
+    """``source`` itself, or for a DP release whose quasi-identifiers have hierarchy files, a
+    view of the rows whose every QI value its file names (module docstring)."""
+    files = [c for c in spec.quasi if c.hierarchy is not None and c.hierarchy.kind == "csv"]
+    if spec.target.budget is None or not files:
+        return source
+    qis = []
+    for i, c in enumerate(files):
+        assert c.hierarchy is not None and c.hierarchy.location is not None   # a csv hierarchy names its file
+        leaves, levels = load_leaves(engine, f"dp{i}", c.hierarchy.location, c.hierarchy.delimiter)
+        split, level, label = engine.one("prepare/dp_file_shape.sql.j2", leaves=leaves, levels=levels,
+                                         numeric=c.type == "numeric")
+        if split:
+            raise SpecError(f"columns.{c.name}.hierarchy", f"{split} label(s) of the file cover values that are not "
+                            f"neighbours, e.g. {label!r} at level {level} (is the file a tree? a numeric column's "
+                            "nodes must be ranges of its values); a differentially private release checks the file "
+                            "itself, since whether the rows show it would tell a fact of one row")
+        qis.append({"column": ident(c.name), "leaves": leaves})
+    target = engine.work("dp_covered")
+    engine.run("prepare/dp_covered.sql.j2", target=target, source=source, qis=qis)
+    return target
