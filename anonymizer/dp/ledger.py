@@ -163,8 +163,8 @@ def spend(engine: Engine, target: Target, release: str, note: str = "run started
     with engine.transaction():
         engine.run("publish/budget_table.sql.j2", schema=in_catalog(catalog, schema), budget=table)
         if check(engine, target) is None:
-            _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {release}")
-        _event(engine, table, b.account, "spend", release, None, b.spends, note)
+            _event(engine, table, b.account, "open", None, None, (b.epsilon, b.delta), f"opened by {release}", day=True)
+        _event(engine, table, b.account, "spend", release, None, b.spends, note, day=True)
         found = read(engine, catalog, schema, b.account)
     assert found is not None
     return int(found.events[-1]["seq"])
@@ -223,7 +223,7 @@ def refresh(engine: Engine, catalog: str | None, schema: str, account: str, tota
 
 
 def _event(engine: Engine, table: str, account: str, event: str, release: str | None, version: int | None,
-           amounts: tuple[float, float], reason: str | None) -> None:
+           amounts: tuple[float, float], reason: str | None, day: bool = False) -> None:
     engine.run("publish/budget_insert.sql.j2", {"account": account, "event": event, "release": release,
                                                 "version": version, "epsilon": amounts[0], "delta": amounts[1],
-                                                "reason": reason}, budget=table)
+                                                "reason": reason}, budget=table, day=day)

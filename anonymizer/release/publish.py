@@ -348,7 +348,7 @@ def publish(engine: Engine, target: Target, candidate: str, columns: list[str], 
             **{k: json.dumps(record[k], default=str) for k in ("parameters", "timings")},
             "figures": json.dumps(figures), "spec_text": record["spec_text"], **versions(engine),
         }
-        engine.run("publish/audit_insert.sql.j2", params, audit=audit)
+        engine.run("publish/audit_insert.sql.j2", params, audit=audit, day=target.budget is not None)
         if remember is not None:
             remember(version)
     return Published(version, params["view_name"], params["snapshot"])

@@ -332,3 +332,12 @@ def test_a_hierarchy_file_that_is_no_tree_is_refused_on_the_file_alone(tmp_path)
             anonymize(spec, con)
         con.execute("INSERT INTO t VALUES ('b')")
     assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
+
+
+def test_the_audit_and_the_ledger_keep_the_day_not_the_time_the_mechanism_ran(adult):
+    """From the spend event (when the mechanism started) to the audit row (when it published)
+    is how long the run took, which grows with the rows: a DP release records days only."""
+    anonymize(_spec(steps=5), adult)
+    times = adult.execute("SELECT published_at, created_at FROM _anon_releases._audit UNION ALL "
+                          "SELECT created_at, created_at FROM _anon_releases._budget").fetchall()
+    assert len(times) == 3 and all(t == t.replace(hour=0, minute=0, second=0, microsecond=0) for row in times for t in row)
