@@ -26,9 +26,9 @@ def load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> t
         raise SpecError(f"hierarchy {path}", "needs at least two columns (value;level1;...)")
     short, value = engine.one("hierarchy/csv_ragged.sql.j2", raw=raw, levels=ncols - 1)
     if short:
-        raise SpecError(f"hierarchy {path}", f"has {short} line(s) with fewer fields than its longest line's {ncols}, "
-                                             f"e.g. the line of {value!r}: give every value the same number of "
-                                             f"levels (value{delimiter}level1{delimiter}...)")
+        raise SpecError(f"hierarchy {path}", f"has {short} line(s) with an empty level or fewer fields than its longest "
+                                             f"line's {ncols}, e.g. the line of {value!r}: give every value the same "
+                                             f"number of levels, none empty (value{delimiter}level1{delimiter}...)")
     twice, value, a, b = engine.one("hierarchy/csv_conflicts.sql.j2", raw=raw, levels=ncols - 1)
     if twice:
         raise SpecError(f"hierarchy {path}", f"lists {twice} value(s) under two different parents, e.g. {value!r} as "

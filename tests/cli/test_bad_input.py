@@ -40,6 +40,7 @@ def run(folder: Path, spec_path: Path, db: Path, status: int, *words: str) -> st
 
 @pytest.mark.parametrize("text, words", [
     ("F;*;*\nM;*\n", ("sex.csv", "fewer fields", "'M'")),            # ragged: a line short of a level
+    ("F;X;*\nM;;*\n", ("sex.csv", "an empty level", "'M'")),        # a level left empty (the review of issue 60)
     (None, ("sex.csv", "cannot be read as a CSV file")),    # not text at all
 ])
 def test_a_hierarchy_file_that_is_no_hierarchy_is_the_specs_error(tmp_path, text, words):
