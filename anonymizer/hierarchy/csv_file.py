@@ -18,7 +18,17 @@ from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 
 def load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> tuple[str, int]:
     """Read the file (a local path, or a URI the engine reads) into ``leaves<key>(value,
-    h1..hH)``; return the table and H."""
+    h1..hH)``; return the table and H. A file the run has read already is not read again: its
+    table is returned (every step of the run sees the same lines, and a DP run reads each
+    file three times: to leave out the rows it does not cover, to code, to score)."""
+    seen = (engine.open_work(), str(path), delimiter)
+    if seen in engine.files:
+        return engine.files[seen]
+    engine.files[seen] = found = _load_leaves(engine, key, path, delimiter)
+    return found
+
+
+def _load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> tuple[str, int]:
     raw, leaves = engine.work(f"hraw{key}"), engine.work(f"leaves{key}")
     engine.load_csv(path, delimiter, raw)
     ncols = len(engine.columns(raw))
