@@ -80,10 +80,6 @@ class Engine:
     work_schema: str | None = None
     settings: Settings | None = None
     _beat: Heartbeat | None = field(default=None, init=False, repr=False, compare=False)
-    #: hierarchy files read in this run: (work schema, path, delimiter) -> (leaves table, levels)
-    #: (:func:`anonymizer.hierarchy.csv_file.load_leaves`)
-    files: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict, init=False, repr=False,
-                                                                compare=False)
     dialect: ClassVar[str] = "duckdb"   # the SQL its templates render to (:func:`render`)
     name: ClassVar[str] = "duckdb"      # as the spec's ``engine: {name}`` says, shown in the audit
     capabilities: ClassVar[Capabilities] = DUCKDB   # what it can do, asked instead of its name

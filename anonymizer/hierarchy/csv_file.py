@@ -16,16 +16,21 @@ from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.site import BY_VALUE, Domain, Levels, Order, Site
 
 
+#: the files the current run has read: (its work schema, path, delimiter) -> (leaves table, levels)
+_READ: dict[tuple[str, str, str], tuple[str, int]] = {}
+
+
 def load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> tuple[str, int]:
     """Read the file (a local path, or a URI the engine reads) into ``leaves<key>(value,
     h1..hH)``; return the table and H. A file the run has read already is not read again: its
     table is returned (every step of the run sees the same lines, and a DP run reads each
     file three times: to leave out the rows it does not cover, to code, to score)."""
     seen = (engine.open_work(), str(path), delimiter)
-    if seen in engine.files:
-        return engine.files[seen]
-    engine.files[seen] = found = _load_leaves(engine, key, path, delimiter)
-    return found
+    if seen not in _READ:
+        if any(run != seen[0] for run, *_ in _READ):   # another run's (work schemas are unique): not kept
+            _READ.clear()
+        _READ[seen] = _load_leaves(engine, key, path, delimiter)
+    return _READ[seen]
 
 
 def _load_leaves(engine: Engine, key: str, path: str | Path, delimiter: str) -> tuple[str, int]:
