@@ -56,8 +56,8 @@ DP_DIMENSIONS, DP_MEASURED = ("education", "sex"), "hours_per_week"
 def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threads: int | None = None,
                  algorithm: str = "mondrian") -> dict:
     """The benchmark's release spec (see the module docstring). ``safepub``: the same QIs with
-    ARX's Adult hierarchy files, epsilon 1, delta 1e-5, the precision score (the sensitive column
-    passed through unchanged); ``dp-aggregates``:
+    ARX's Adult hierarchy files, epsilon 1, delta 1e-5, its default score (the sensitive column
+    dropped: SafePub publishes quasi-identifiers only); ``dp-aggregates``:
     counts and the mean of hours_per_week by education and sex, at most 2 cells and 2 rows a
     cell per ``person`` (each person holds about 3 rows of the table), epsilon 1, delta 1e-6."""
     columns: dict = {q: {"role": "quasi", "type": "numeric" if q == "age" else "categorical"} for q in QIS}
@@ -69,6 +69,7 @@ def release_spec(k: int = 10, l: int = 2, memory_limit: str | None = None, threa
                   "algorithm": {"name": "mondrian"}, "output": {"view": "bench_release"}}
     if algorithm == "safepub":   # every QI with ARX's Adult hierarchy file (SafePub's rule)
         del spec["models"]
+        spec["columns"][SENSITIVE] = "identifier"
         for q in QIS:
             spec["columns"][q]["hierarchy"] = {"csv": str(data_path(f"arx_adult/adult_hierarchy_{q.replace('_', '-')}.csv"))}
         spec.update(algorithm={"name": "safepub", "epsilon": 1.0, "delta": 1e-5},

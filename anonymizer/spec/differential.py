@@ -54,6 +54,25 @@ def nulls(data: dict) -> str:
     return value
 
 
+def published(algorithm: Algorithm, columns: tuple, default_role: str | None) -> None:
+    """SafePub publishes quasi-identifiers only: its guarantee rests on every published row
+    standing in a class of at least k rows alike (Li, Qardaji and Su's k-anonymity after
+    sampling, which SafePub builds on, generalizes whole rows). A column published as it is
+    (sensitive or insensitive) would set a row apart within its class, and a value only one
+    person holds would show that they were sampled: make such a column a quasi-identifier
+    (with a hierarchy file, flat if need be: ``value;*``) or an identifier (dropped)."""
+    if algorithm.name != "safepub":
+        return
+    kept = [c.name for c in columns if c.role in ("sensitive", "insensitive")]
+    if kept or default_role in ("sensitive", "insensitive"):
+        where = f"columns.{kept[0]}" if kept else "default_role"
+        raise SpecError(where, "SafePub publishes quasi-identifiers only (every published row in a class of k alike): "
+                               "a column published as it is would set its row apart, and a value one person holds "
+                               "would show that they were sampled; make it a quasi-identifier with a hierarchy file "
+                               "or an identifier (dropped), and default_role identifier",
+                        kept[0] if kept else default_role)
+
+
 def history(value: Any) -> Any:
     """``history:`` as SafePub takes it: ``independent`` (the default here) and no person."""
     if value is None:

@@ -148,6 +148,7 @@ def parse_spec(data: dict, base: Path) -> ReleaseSpec:
     if algorithm.name in differential.DIFFERENTIAL:   # its model derived, its suppression, history and NULLs fixed
         models, suppression = differential.derived_models(data, algorithm), differential.suppression(data)
         history, nulls = differential.history(history), differential.nulls(data)
+        differential.published(algorithm, columns, default_role)
     else:
         models = parse_models(data.get("models"), columns)
         suppression = data.get("suppression_limit", 0.0)

@@ -128,12 +128,12 @@ def test_every_template_renders_and_parses(con, monkeypatch, tmp_path):
     # SafePub (safepub/ templates), with the entropy score's per-QI squares, on names that need quoting
     con.execute('CREATE TABLE "dp table" AS SELECT w.* FROM "my table" AS w, range(100)')
     files = {"select": "\n".join(f"{v};{v // 10 * 10}s;*" for v in range(20, 60)),
-             "my col": "\n".join(f"z{i};*" for i in range(7))}
+             "my col": "\n".join(f"z{i};*" for i in range(7)), 'a"b': "flu;*\ncold;*\nhiv;*\ncancer;*"}
     for name, text in files.items():   # SafePub takes hierarchy files only
         (tmp_path / f"{name}.csv").write_text(text + "\n", encoding="utf-8")
     safepub = {k: v for k, v in WEIRD.items() if k not in ("models", "suppression_limit", "history")}
-    safepub["columns"] = {**WEIRD["columns"], **{name: {"role": "quasi", "hierarchy": {"csv": str(tmp_path / f"{name}.csv")}}
-                                                 for name in files}}
+    safepub["columns"] = {**WEIRD["columns"], "note": "identifier",   # SafePub publishes quasi-identifiers only
+                          **{name: {"role": "quasi", "hierarchy": {"csv": str(tmp_path / f"{name}.csv")}} for name in files}}
     anonymize(dict(safepub, release="w_dp", source={"table": "dp table"}, algorithm={"name": "safepub", "epsilon": 2, "delta": 1e-3, "steps": 5,
                                                        "score": "entropy", "selection": "best"}, budget={"epsilon": 4, "delta": 1e-2}), con)
     aggregates = {"source": {"table": "dp table"}, "budget": {"epsilon": 4, "delta": 1e-2},

@@ -70,8 +70,8 @@ SCHEMA: Mapping[str, dict] = {
               "description": "SafePub: the score function of the search (selection private: smooth_loss, loss, "
                              "precision, aecs or classification)"},
     "target": {"type": "string",
-               "description": "SafePub, score classification: the column a classifier would predict (ARX's response "
-                              "variable; sensitive or insensitive, not a quasi-identifier)"},
+               "description": "SafePub, score classification: the quasi-identifier a classifier would predict (ARX's "
+                              "response variable; its input values are counted)"},
     "selection": {"enum": list(SELECTIONS), "default": "private",
                   "description": "SafePub: private (a uniform walk, the published pivot drawn by permute-and-flip "
                                  "at search_epsilon) or best (ARX's: the best pivot, a choice epsilon does not cover)"},
@@ -244,8 +244,8 @@ def mondrian_inputs(plan: Plan) -> Inputs:
 #: counts of rows kept and suppressed: their sensitivities hold whatever the data (see _safepub_pairs)
 PRIVATE_SCORES = ("smooth_loss", "loss", "precision", "aecs", "classification")
 #: what ``algorithm.target`` must be (checked on the spec, and on the plan before the run spends)
-TARGET_ROLE = ("must name a sensitive or insensitive column (a quasi-identifier's values change with the node; an "
-               "identifier is dropped)")
+TARGET_ROLE = ("must name a quasi-identifier (SafePub publishes no other column); the score counts its values as "
+               "they are in the input")
 
 
 def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
@@ -265,8 +265,7 @@ def _safepub_pairs(options: Options, columns: tuple[Column, ...]) -> None:
     if (options.score == "classification") != (options.target is not None):
         raise SpecError("algorithm.target", "names the column the classification score predicts: give it with "
                                             "score: classification, and only then", options.target)
-    if options.target is not None and options.target in {c.name for c in columns if c.role not in ("sensitive",
-                                                                                                    "insensitive")}:
+    if options.target is not None and options.target not in {c.name for c in columns if c.role == "quasi"}:
         raise SpecError("algorithm.target", TARGET_ROLE, options.target)
     if options.selection == "private" and options.score not in PRIVATE_SCORES:
         raise SpecError("algorithm.score", f"with selection: private, one of {', '.join(PRIVATE_SCORES)}: {options.score} "

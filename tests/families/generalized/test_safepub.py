@@ -28,10 +28,10 @@ from tests.families.generalized.conftest import ADULT
 QIS = ["age", "sex", "race", "education"]
 
 
-def _spec(**algorithm) -> dict:
-    columns = {q: {"role": "quasi", "hierarchy": {"csv": str(ADULT / f"adult_hierarchy_{q}.csv")}} for q in QIS}
+def _spec(qis: list[str] = QIS, **algorithm) -> dict:
+    columns = {q: {"role": "quasi", "hierarchy": {"csv": str(ADULT / f"adult_hierarchy_{q}.csv")}} for q in qis}
     columns["age"]["type"] = "numeric"
-    return {"release": "adult_dp", "source": {"table": "adult"}, "columns": columns, "default_role": "insensitive",
+    return {"release": "adult_dp", "source": {"table": "adult"}, "columns": columns, "default_role": "identifier",
             "algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, **algorithm}, "output": {"view": "adult_dp"},
             "budget": {"epsilon": 10.0, "delta": 1e-4}}
 
@@ -66,14 +66,11 @@ def test_a_release_publishes_k_anonymous_rows_and_audits_no_count_of_its_input(a
 
 
 def test_two_runs_draw_two_samples(adult):
-    """The published rows of two runs of one spec (each row's non-QI columns, which SafePub
-    publishes unchanged, as a multiset) differ: a fresh secret each run."""
+    """The published rows of two runs of one spec (as a multiset) differ: a fresh secret each run."""
     seen = []
     for _ in range(2):
         anonymize(_spec(), adult)
-        seen.append(adult.execute("SELECT fnlwgt_like FROM (SELECT hash(occupation, workclass, \"salary-class\", "
-                                  "\"native-country\", \"marital-status\") AS fnlwgt_like FROM published.adult_dp) "
-                                  "ORDER BY 1").fetchall())
+        seen.append(adult.execute("SELECT * EXCLUDE (eq_class) FROM published.adult_dp ORDER BY ALL").fetchall())
     assert seen[0] != seen[1]
 
 
@@ -93,8 +90,12 @@ def test_best_selection_warns_that_epsilon_does_not_cover_it(adult):
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1.0}}, "algorithm.delta"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification"}}, "algorithm.target"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "target": "salary-class"}}, "algorithm.target"),
-    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification", "target": "age"}},
-     "algorithm.target"),
+    ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "classification",
+                    "target": "salary-class"}}, "algorithm.target"),          # not a quasi-identifier
+    ({"columns": {"age": {"role": "quasi", "type": "numeric", "hierarchy": {"csv": str(ADULT / "adult_hierarchy_age.csv")}},
+                  "salary-class": "insensitive"}}, "columns.salary-class"),   # published as it is
+    ({"default_role": "insensitive"}, "default_role"),
+    ({"default_role": "sensitive"}, "default_role"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "gini"}}, "algorithm.score"),
     ({"algorithm": {"name": "safepub", "epsilon": 1.0, "delta": 1e-5, "score": "entropy"}}, "algorithm.score"),
     ({"columns": {"age": {"role": "quasi", "type": "numeric", "hierarchy": {"intervals": [5, 10]}}}},
@@ -145,29 +146,33 @@ def test_scores_are_arxs_definitions_computed_apart(score):
     con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
                 "LIMIT 3000")
     engine = Engine(con)
-    target = {"target": "salary-class"} if score == "classification" else {}
-    plan = prepare(engine, load_spec(_spec(score=score, selection="best", **target)))
+    classify = score == "classification"   # the target a quasi-identifier, its input values counted
+    qis = QIS + ["salary-class"] if classify else QIS
+    plan = prepare(engine, load_spec(_spec(qis, score=score, selection="best",
+                                           **({"target": "salary-class"} if classify else {}))))
     k = plan.models[0].k
     freq = build_frequency_set(engine, plan)
     walk = Walk(engine, plan, freq, k, options.of(plan))
     heights = freq.heights
     nodes = [tuple(heights), (0, 0, 0, 0), (1, 1, 0, 1), (3, 0, 1, 2), (2, 1, 1, 0)]
+    if classify:   # the target generalized (its input values still tell the classes apart) and not
+        nodes = [nodes[0]] + [n + (1,) for n in nodes[1:]] + [(2, 1, 1, 0, 0)]
     walk._score(nodes)
     rows = con.execute("SELECT * FROM adult").df()
-    n, d = len(rows), len(QIS)
-    maps = {q: _hierarchy(q) for q in QIS}
+    n, d = len(rows), len(qis)
+    maps = {q: _hierarchy(q) for q in qis}
     for node in nodes:
-        gen = pd.DataFrame({q: rows[q].astype(str).map(dict(zip(maps[q][0], maps[q][lv]))) for q, lv in zip(QIS, node)})
-        sizes = gen.groupby(QIS).size()
+        gen = pd.DataFrame({q: rows[q].astype(str).map(dict(zip(maps[q][0], maps[q][lv]))) for q, lv in zip(qis, node)})
+        sizes = gen.groupby(qis).size()
         kept_sizes = sizes[sizes >= k]
-        keep = gen.set_index(QIS).index.isin(kept_sizes.index)
+        keep = gen.set_index(qis).index.isin(kept_sizes.index)
         kept, suppressed = int(keep.sum()), n - int(keep.sum())
         cell = pd.Series(0.0, index=gen.index)                   # each row's loss: its cells' shares of the leaves
-        for q, lv in zip(QIS, node):                            # the file's leaves under each node
+        for q, lv in zip(qis, node):                            # the file's leaves under each node
             under = maps[q][lv].value_counts() if lv else pd.Series(1, index=maps[q][0])
             cell += (gen[q].map(under.to_dict()).astype(float) - 1) / (len(maps[q]) - 1)
         if score == "smooth_loss":
-            per = cell.groupby([gen[q] for q in QIS]).agg(["sum", "size"])
+            per = cell.groupby([gen[q] for q in qis]).agg(["sum", "size"])
             want = -sum(t + (d - t / z) * _smooth(z, k) for t, z in zip(per["sum"], per["size"])) / d
         elif score == "loss":
             want = -(cell[keep].sum() + suppressed * d) / (d * (k - 1))
@@ -178,7 +183,7 @@ def test_scores_are_arxs_definitions_computed_apart(score):
         elif score == "aecs":
             want = len(kept_sizes) + (1 if suppressed else 0)
         elif score == "classification":                         # MetricSDClassification: majority votes / k
-            votes = rows[keep].groupby([gen[q][keep] for q in QIS])["salary-class"].agg(lambda v: v.value_counts().max())
+            votes = rows[keep].groupby([gen[q][keep] for q in qis])["salary-class"].agg(lambda v: v.value_counts().max())
             want = sum(int(v) for v in votes) / k
         else:
             total = 0
@@ -243,15 +248,19 @@ def test_one_person_moves_every_private_score_by_at_most_its_sensitivity(score, 
     moved node (1)'s score by 103; read from the file, every node's score moves by at most 1,
     the sensitivity the mechanisms are scaled to."""
     (tmp_path / "x.csv").write_text("A;AB;*\nB;AB;*\nC;C;*\n")
-    target = {"target": "y"} if score == "classification" else {}
-    spec = {**_spec(score=score, selection="best", **target), "source": {"table": "t"},
-            "columns": {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}}, "y": "sensitive"}}
+    (tmp_path / "y.csv").write_text("0;*\n1;*\n2;*\n")
+    classify = score == "classification"   # its target a quasi-identifier
+    columns = {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}},
+               "y": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "y.csv")}} if classify else "identifier"}
+    spec = {**_spec(score=score, selection="best", **({"target": "y"} if classify else {})), "source": {"table": "t"},
+            "columns": columns}
     con = duckdb.connect()
     con.execute("CREATE TABLE t AS SELECT ['A', 'B'][1 + i % 2] AS x, i % 3 AS y FROM range(12000) t(i)")
     without = _all_scores(con, spec)
     con.execute("INSERT INTO t VALUES ('C', 1)")
     with_one = _all_scores(con, spec)
-    assert sorted(with_one) == sorted(without) == [(0,), (1,), (2,)]
+    assert sorted(with_one) == sorted(without) == ([(x, y) for x in range(3) for y in range(2)] if classify
+                                                   else [(0,), (1,), (2,)])
     assert max(abs(with_one[n] - without[n]) for n in with_one) <= 1 + 1e-9
 
 
@@ -277,13 +286,26 @@ def test_smooth_loss_moves_by_at_most_one_across_every_bend(extra, tmp_path):
 
 
 def test_the_classification_score_publishes_and_a_target_the_plan_drops_is_refused_before_spending(adult):
-    r = anonymize(_spec(score="classification", target="salary-class", steps=20), adult)
+    r = anonymize(_spec(QIS + ["salary-class"], score="classification", target="salary-class", steps=20), adult)
     assert r.version == 1 and r.algorithm["safepub"]["score"] == "classification"
-    spec = {**_spec(score="classification", target="salary-class", steps=20), "default_role": "identifier"}
+    spec = _spec(score="classification", target="salary-class", steps=20)    # salary-class no QI: dropped
     with pytest.raises(SpecError, match="algorithm.target"):
         anonymize({**spec, "release": "adult_dp2", "output": {"view": "adult_dp2"}}, adult)
     spent = adult.execute("SELECT count(*) FROM _anon_releases._budget WHERE event = 'spend'").fetchone()[0]
     assert spent == 1                                     # the first release's; the refused one spent nothing
+
+
+def test_a_column_published_as_it_is_is_refused_it_would_show_who_was_sampled(adult):
+    """The attack the rule stops: one person's value of a column SafePub would publish as it
+    is (here a unique salary-class) shows in the output exactly when they were sampled and
+    their class kept, a chance near beta with them and 0 without: no epsilon bounds that."""
+    spec = {**_spec(steps=5), "default_role": "insensitive"}
+    with pytest.raises(SpecError, match="default_role.*quasi-identifiers only"):
+        anonymize(spec, adult)
+    spec = {**_spec(steps=5), "columns": {**_spec()["columns"], "salary-class": "sensitive"}}
+    with pytest.raises(SpecError, match="columns.salary-class.*quasi-identifiers only"):
+        anonymize(spec, adult)
+    assert adult.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
 
 
 def test_nulls_are_suppressed_never_a_reason_to_stop(adult):

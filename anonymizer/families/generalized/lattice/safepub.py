@@ -71,10 +71,10 @@ BATCH = 64
 
 
 def safepub_target(engine: Engine, plan: Plan) -> None:
-    """Refuse, before the run spends, a classification target the plan does not keep (a
-    column left to ``default_role`` identifier, or none of the source's)."""
+    """Refuse, before the run spends, a classification target that is not one of the plan's
+    quasi-identifiers (the spec's rule, checked again on the columns resolved)."""
     target = options.of(plan).target if plan.algorithm == "safepub" else None
-    if target is not None and target not in {k.column.name for k in plan.sensitive + plan.passthrough}:
+    if target is not None and target not in {q.name for q in plan.qis}:
         raise SpecError("algorithm.target", options.TARGET_ROLE, target)
 
 
@@ -175,11 +175,11 @@ class Walk:
                               "nodes": [ident(self.freq.node(q.index, j)) for j in range(q.height + 1)],
                               "losses": [ident(f"c{q.index}_{j}") for j in range(q.height + 1)]})
         freq = self.freq.table
-        if self.options.target is not None:   # classification: the frequency set split by the target's values
+        if self.options.target is not None:   # classification: the frequency set split by the target QI's values
             freq = self.engine.work("safepub_target")
+            code = next(q.code for q in self.plan.qis if q.name == self.options.target)
             self.engine.run("families/generalized/safepub/target_freq.sql.j2", target=freq, freq=self.freq.table,
-                            sample=self.plan.base, codes=[ident(q.code) for q in self.plan.qis],
-                            column=ident(self.plan.kept(self.options.target).internal))
+                            sample=self.plan.base, codes=[ident(q.code) for q in self.plan.qis], column=ident(code))
         self._cells = self.engine.work("safepub_cells")
         self.engine.run("families/generalized/safepub/cell_losses.sql.j2", target=self._cells, freq=freq,
                         qis=self._qis)
