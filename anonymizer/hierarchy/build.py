@@ -57,10 +57,11 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
     ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables;
     ``source_type``: the column's database type, when the caller has read it already;
     ``empty``: a column with no value is coded (an empty domain) instead of refused (a
-    differentially private release runs its mechanism on no rows: :mod:`anonymizer.dp.covered`).
+    differentially private release runs its mechanism on no rows, and its source holds only the
+    values its hierarchy files name, so they are not checked again: :mod:`anonymizer.dp.covered`).
     """
     builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
-    site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name])
+    site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name], covered=empty)
     order = builder.order(site)
     dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
     temporal = is_temporal_type(site.value_type)

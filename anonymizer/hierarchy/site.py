@@ -22,6 +22,7 @@ class Site:
     column: "Column"      # resolved: its type is numeric or categorical
     key: str              # suffix of the column's work tables
     value_type: str       # the column's database type (and so the domain's ``value``)
+    covered: bool = False  # the source holds only values the hierarchy file names (anonymizer.dp.covered)
 
     @property
     def where(self) -> str:
