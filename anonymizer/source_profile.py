@@ -55,6 +55,17 @@ def cell_columns(spec: ReleaseSpec) -> list[str] | None:
     return sorted({m.sensitive for m in spec.models if m.sensitive is not None} - quasi)
 
 
+def vectors_first(engine: Engine, spec: ReleaseSpec) -> bool:
+    """Whether a release reads its QIs' distinct vectors in the profile's pass and builds its
+    hierarchies over them (:func:`~anonymizer.hierarchy.build.building`) instead of over the
+    rows: on an engine whose aggregates run apart from its rows (Spark), and for a
+    differentially private release, whose source is a view that leaves out the rows its
+    hierarchy files do not cover (:mod:`anonymizer.dp.covered`), evaluated again by each pass
+    over it; never where a model reads the population."""
+    apart = engine.capabilities.aggregates_apart or (spec.target.budget is not None and bool(spec.quasi))
+    return apart and not any(m.needs_population for m in spec.models)
+
+
 def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProfile:
     """The :class:`SourceProfile` of ``source`` for the resolved ``spec``: the columns whose
     NULLs a release suppresses or refuses (QIs, sensitive, individual, flags, the person key)."""
@@ -65,7 +76,7 @@ def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProf
     floats = [c for c in cols if types[c].upper() in FLOAT_TYPES]
     inputs = {"columns": [ident(c) for c in cols], "floats": [ident(c) for c in floats], "printed": _printed(spec.columns)}
     values, grouped = None, [c.name for c in spec.quasi] + (cell_columns(spec) or [])
-    if engine.capabilities.aggregates_apart and not any(m.needs_population for m in spec.models):
+    if vectors_first(engine, spec):
         values = engine.work("qi_values")   # the hierarchies' pass over the rows (hierarchy/build.py: building)
         others = [c for c in cols if c not in grouped]   # a grouped column's NULLs are its NULL vectors' rows
         engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in grouped],

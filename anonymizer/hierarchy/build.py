@@ -94,8 +94,11 @@ def building(engine: Engine, source: str, columns: Sequence[str],
     its bound), each vector read there as the rows it stands for. A hierarchy file is then read
     on the driver and reaches the executors as a table, never as a path. ``values``: that
     table, written already over ``source`` (the source's profile wrote it in its pass; its
-    writer drops it), possibly grouped by more columns than ``columns``."""
-    if not engine.capabilities.aggregates_apart:
+    writer drops it), possibly grouped by more columns than ``columns``; on any engine, the
+    hierarchies are then built over it (a DP release's:
+    :func:`~anonymizer.source_profile.vectors_first`)."""
+    apart = engine.capabilities.aggregates_apart
+    if not apart and values is None:
         yield engine, source
         return
     written = values is None
@@ -104,7 +107,7 @@ def building(engine: Engine, source: str, columns: Sequence[str],
         engine.run("hierarchy/qi_values.sql.j2", target=values, source=source, columns=[ident(c) for c in columns],
                    profile=None)
     with engine.for_aggregate(values) as on:
-        if on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
+        if apart and on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
             yield engine, source
         else:
             yield on, as_rows(values, columns)

@@ -363,3 +363,21 @@ def test_the_audit_and_the_ledger_keep_the_day_not_the_time_the_mechanism_ran(ad
     times = adult.execute("SELECT published_at, created_at FROM _anon_releases._audit UNION ALL "
                           "SELECT created_at, created_at FROM _anon_releases._budget").fetchall()
     assert len(times) == 3 and all(t == t.replace(hour=0, minute=0, second=0, microsecond=0) for row in times for t in row)
+
+
+def test_the_rows_are_read_through_the_covered_view_twice_whatever_the_qis(adult, monkeypatch):
+    """The view that leaves out uncovered rows is evaluated again by every statement reading it
+    (a semi-join per QI): the profile's pass writes the QIs' distinct vectors, the hierarchies
+    are built over those (source_profile.vectors_first), and only the copy of the rows into
+    ``base`` reads the view again; never once per QI."""
+    read: list[str] = []
+    execute = Engine.execute
+
+    def logged(self, text, params=None, *, template="<inline>"):
+        if "dp_covered" in text and not text.lstrip().upper().startswith(("CREATE VIEW", "DROP")):
+            read.append(template)
+        return execute(self, text, params, template=template)
+
+    monkeypatch.setattr(Engine, "execute", logged)
+    anonymize(_spec(steps=5), adult)
+    assert sorted(read) == ["hierarchy/qi_values.sql.j2", "prepare/base.sql.j2"], read

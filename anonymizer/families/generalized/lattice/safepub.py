@@ -50,6 +50,7 @@ steps and the node published, never the sample, its size, the pivots or their sc
 
 from __future__ import annotations
 
+import bisect
 import time
 from dataclasses import dataclass, field, replace
 
@@ -143,16 +144,18 @@ class Walk:
         pivot: Node = tuple(self.freq.heights)                       # Alg. 2: the top node first
         if best:
             self._score([pivot])
-        pivots, candidates = [pivot], {pivot}
+        pivots, ordered = [pivot], [pivot]        # the candidates, sorted: the draw's order is the nodes', not the data's
         for _ in range(a.steps):
             finer = [pivot[:i] + (lv - 1,) + pivot[i + 1:] for i, lv in enumerate(pivot) if lv > 0]
             if best:
                 self._score([n for n in finer if n not in self.scores])
-            candidates.update(finer)
-            candidates.discard(pivot)
-            if not candidates:                                       # the bottom reached, every node taken
+            del ordered[bisect.bisect_left(ordered, pivot)]
+            for n in finer:
+                at = bisect.bisect_left(ordered, n)
+                if at == len(ordered) or ordered[at] != n:
+                    ordered.insert(at, n)
+            if not ordered:                                          # the bottom reached, every node taken
                 break
-            ordered = sorted(candidates)                             # the draw's order: the nodes', not the data's
             pivot = (exponential.choose(ordered, [self.scores[n] for n in ordered], per_step) if best
                      else exponential.SYSTEM.choice(ordered))        # uniform: ε 0 (module docstring)
             pivots.append(pivot)
