@@ -331,9 +331,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     types = engine.columns(source)
     coding = population.coding_source(engine, spec.models, source, [c.name for c in spec.quasi])
     with building(engine, coding, [c.name for c in spec.quasi], profile.values if coding == source else None) as (
-            on, values):   # Spark: on its driver
+            on, over, values):   # Spark: on its driver
         for i, col in enumerate(spec.quasi):
-            plan.qis.append(_code_qi(on, values, i, col, types[col.name], spec.target.budget is not None))
+            plan.qis.append(_code_qi(on, over, values, i, col, types[col.name], spec.target.budget is not None))
     plan.sensitive = [Kept(c, f"s{j}", c.type == "numeric", _sensitive_hierarchy(engine, source, j, c))
                       for j, c in enumerate(spec.sensitive)]
     plan.passthrough = [Kept(c, f"x{j}", c.type == "numeric") for j, c in enumerate(spec.by_role("insensitive"))]
@@ -395,8 +395,8 @@ def _has_rowid(engine: Engine, source: str) -> bool:
     return True
 
 
-def _code_qi(engine: Engine, source: str, i: int, col: Column, source_type: str, dp: bool) -> QI:
-    coded = build_hierarchy(engine, source, col, str(i), source_type, empty=dp)
+def _code_qi(engine: Engine, source: str, values: str, i: int, col: Column, source_type: str, dp: bool) -> QI:
+    coded = build_hierarchy(engine, source, col, str(i), source_type, empty=dp, distinct=values)
     low, high = coded.num_min, coded.num_max
     if col.domain is not None:
         assert low is not None and high is not None   # a domain is a numeric QI's (spec/columns.py: _domain)

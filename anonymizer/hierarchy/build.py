@@ -51,21 +51,24 @@ class Coded:
 
 
 def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, source_type: str | None = None,
-                    empty: bool = False) -> Coded:
+                    empty: bool = False, distinct: str = "") -> Coded:
     """Code ``column`` of ``source`` and build its hierarchy (see the module docstring).
 
     ``column.type`` must be resolved (numeric or categorical); ``key`` names the work tables;
     ``source_type``: the column's database type, when the caller has read it already;
     ``empty``: a column with no value is coded (an empty domain) instead of refused (a
     differentially private release runs its mechanism on no rows, and its source holds only the
-    values its hierarchy files name, so they are not checked again: :mod:`anonymizer.dp.covered`).
+    values its hierarchy files name, so they are not checked again: :mod:`anonymizer.dp.covered`);
+    ``distinct``: a relation with the same distinct values of the column as ``source`` (the QIs'
+    distinct vectors, :func:`building`), read instead of the rows where only the values matter.
     """
     builder = BUILDERS[column.hierarchy.kind if column.hierarchy else "flat"]
-    site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name], covered=empty)
+    site = Site(engine, source, column, key, source_type or engine.columns(source)[column.name], covered=empty,
+                distinct=distinct)
     order = builder.order(site)
     dom, hier, numeric = site.work("dom"), site.work("hier"), column.type == "numeric"
     temporal = is_temporal_type(site.value_type)
-    engine.run("hierarchy/domain.sql.j2", target=dom, source=source, column=ident(column.name), numeric=numeric,
+    engine.run("hierarchy/domain.sql.j2", target=dom, source=site.values, column=ident(column.name), numeric=numeric,
                temporal=temporal, order_by=order.order_by, leaves=order.leaves)
     m, lo, hi = engine.execute(f"SELECT count(*), min(num), max(num) FROM {dom}").fetchone()
     if m == 0 and not empty:
@@ -85,7 +88,7 @@ def build_hierarchy(engine: Engine, source: str, column: "Column", key: str, sou
 
 @contextmanager
 def building(engine: Engine, source: str, columns: Sequence[str],
-             values: str | None = None) -> Iterator[tuple[Engine, str]]:
+             values: str | None = None) -> Iterator[tuple[Engine, str, str]]:
     """Where the hierarchies of ``columns`` of ``source`` are built, and over what: ``engine``
     over ``source`` itself, or, on an engine whose aggregates run apart from its rows
     (``capabilities.aggregates_apart``: Spark), the distinct vectors of ``columns`` with their
@@ -96,10 +99,12 @@ def building(engine: Engine, source: str, columns: Sequence[str],
     table, written already over ``source`` (the source's profile wrote it in its pass; its
     writer drops it), possibly grouped by more columns than ``columns``; on any engine, the
     hierarchies are then built over it (a DP release's:
-    :func:`~anonymizer.source_profile.vectors_first`)."""
+    :func:`~anonymizer.source_profile.vectors_first`). Yields the engine, the rows (``source``,
+    or the vectors as the rows they stand for) and a relation with the same distinct values
+    (``source``, or the vectors themselves: the domain and a file's coverage read only those)."""
     apart = engine.capabilities.aggregates_apart
     if not apart and values is None:
-        yield engine, source
+        yield engine, source, source
         return
     written = values is None
     if values is None:
@@ -108,9 +113,9 @@ def building(engine: Engine, source: str, columns: Sequence[str],
                    profile=None)
     with engine.for_aggregate(values) as on:
         if apart and on is engine:   # more distinct vectors than the driver takes: over the rows, as statements of ``engine``
-            yield engine, source
+            yield engine, source, source
         else:
-            yield on, as_rows(values, columns)
+            yield on, as_rows(values, columns), values
     if written:
         engine.release_tables(values)
 

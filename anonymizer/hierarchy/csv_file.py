@@ -58,7 +58,7 @@ def order(site: Site) -> Order:
     h = site.column.hierarchy
     leaves, height = load_leaves(site.engine, site.key, h.location, h.delimiter)
     if not site.covered:   # a DP release's source is already the rows its files cover (dp/covered.py)
-        check_covered(site.engine, site.source, site.column.name, leaves, site.where)
+        check_covered(site.engine, site.values, site.column.name, leaves, site.where)
     if site.column.type == "numeric":
         return Order(BY_VALUE.order_by, leaves)
     return Order(", ".join([f"lv.h{j}" for j in range(height, 0, -1)] + ["vals.value"]), leaves)

@@ -18,7 +18,7 @@ def declared_order(site: Site, values: tuple[str, ...], field: str) -> Order:
     """Code the domain in the order of ``values``, which must name every value of the column."""
     leaves = site.work("order")
     site.engine.run("hierarchy/order_leaves.sql.j2", {"values": list(values)}, target=leaves)
-    check_covered(site.engine, site.source, site.column.name, leaves, field)
+    check_covered(site.engine, site.values, site.column.name, leaves, field)
     return Order("lv.pos", leaves)
 
 

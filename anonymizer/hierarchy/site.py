@@ -23,6 +23,13 @@ class Site:
     key: str              # suffix of the column's work tables
     value_type: str       # the column's database type (and so the domain's ``value``)
     covered: bool = False  # the source holds only values the hierarchy file names (anonymizer.dp.covered)
+    distinct: str = ""    # a relation holding the column's distinct values as source does, read where only
+                          # they matter (the domain, a file's coverage): source, or the QIs' distinct vectors
+
+    @property
+    def values(self) -> str:
+        """The relation the column's distinct values are read from (``distinct``, else ``source``)."""
+        return self.distinct or self.source
 
     @property
     def where(self) -> str:

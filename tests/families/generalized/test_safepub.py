@@ -381,3 +381,15 @@ def test_the_rows_are_read_through_the_covered_view_twice_whatever_the_qis(adult
     monkeypatch.setattr(Engine, "execute", logged)
     anonymize(_spec(steps=5), adult)
     assert sorted(read) == ["hierarchy/qi_values.sql.j2", "prepare/base.sql.j2"], read
+
+
+def test_a_column_whose_type_cannot_show_the_files_values_is_refused_before_spending(adult):
+    """A DOUBLE age holds 39 as '39.0', which ARX's file of whole numbers never names: every
+    row would be left out and the run would spend for nothing. The column's type and the file
+    are public, so the release is refused on them, before the ledger is touched."""
+    adult.execute("ALTER TABLE adult ALTER age TYPE DOUBLE")
+    with pytest.raises(SpecError, match=r"columns.age.hierarchy: no value of the file is written as a DOUBLE.*'1'.*'1.0'"):
+        anonymize(_spec(steps=5), adult)
+    assert adult.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
+    adult.execute("ALTER TABLE adult ALTER age TYPE SMALLINT")
+    assert anonymize(_spec(steps=5), adult).version == 1
