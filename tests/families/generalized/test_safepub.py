@@ -393,3 +393,20 @@ def test_a_column_whose_type_cannot_show_the_files_values_is_refused_before_spen
     assert adult.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
     adult.execute("ALTER TABLE adult ALTER age TYPE SMALLINT")
     assert anonymize(_spec(steps=5), adult).version == 1
+
+
+def test_columns_named_as_the_files_own_columns_are_the_rows(tmp_path):
+    """The covered view compares each row's value with its file's values in a subquery over
+    the file's table (value, h1, ..): a QI named ``value`` or ``h1`` is the row's, never the
+    file's own column (which would keep every row, or none)."""
+    (tmp_path / "v.csv").write_text("a;*\nb;*\n")
+    (tmp_path / "h.csv").write_text("x;*\ny;*\n")
+    con = duckdb.connect()
+    con.execute("CREATE TABLE t AS SELECT ['a', 'b', 'zz'][1 + i % 3] AS value, ['x', 'y'][1 + i % 2] AS h1 "
+                "FROM range(3000) t(i)")
+    spec = {**_spec(steps=5), "source": {"table": "t"},
+            "columns": {"value": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "v.csv")}},
+                        "h1": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "h.csv")}}}}
+    anonymize(spec, con)
+    assert con.execute("SELECT count(*) FROM published.adult_dp WHERE value NOT IN ('a', 'b', '*')").fetchone()[0] == 0
+    assert con.execute("SELECT count(*) FROM published.adult_dp").fetchone()[0] > 0
