@@ -410,3 +410,26 @@ def test_columns_named_as_the_files_own_columns_are_the_rows(tmp_path):
     anonymize(spec, con)
     assert con.execute("SELECT count(*) FROM published.adult_dp WHERE value NOT IN ('a', 'b', '*')").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM published.adult_dp").fetchone()[0] > 0
+
+
+@pytest.mark.parametrize("score", ["smooth_loss", "entropy", "classification"])
+def test_a_batch_summed_over_the_levels_it_never_reads_scores_as_one_with_the_bottom(score):
+    """scores.sql.j2 first sums the frequency set over the levels below the batch's lowest
+    (its meet): a batch of coarse nodes alone scores every node as a batch holding the bottom
+    node does, which reads every level."""
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE adult AS SELECT * FROM read_csv('{ADULT / 'adult.csv.gz'}', delim=';', header=true) "
+                "LIMIT 3000")
+    engine = Engine(con)
+    classify = score == "classification"
+    qis = QIS + ["salary-class"] if classify else QIS
+    plan = prepare(engine, load_spec(_spec(qis, score=score, selection="best",
+                                           **({"target": "salary-class"} if classify else {}))))
+    freq = build_frequency_set(engine, plan)
+    coarse = [n + (1,) * classify for n in [(2, 1, 1, 1), (3, 1, 1, 2), (2, 1, 1, 2), (4, 1, 1, 1)]]
+    walk = Walk(engine, plan, freq, plan.models[0].k, options.of(plan))
+    walk._score(coarse)
+    alone, walk.scores = walk.scores, {}
+    walk._score(coarse + [(0,) * len(qis)])
+    assert alone == pytest.approx({n: walk.scores[n] for n in coarse}, rel=1e-12)
+    assert len(set(alone.values())) == len(coarse)

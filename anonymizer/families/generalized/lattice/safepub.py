@@ -192,8 +192,9 @@ class Walk:
         if not nodes:
             return
         name = self.options.score
+        meet = [min(levels) for levels in zip(*nodes)]
         for row in self.engine.rows("families/generalized/safepub/scores.sql.j2", {"k": self.k}, freq=self._cells,
-                                    nodes=nodes, qis=self._qis, squares=name == "entropy",
+                                    nodes=nodes, meet=meet, qis=self._qis, squares=name == "entropy",
                                     target=self.options.target is not None):
             at, kept, classes, squares, loss, majority, smooth, *per_qi = row
             found = Classes(int(kept), int(classes), int(squares), float(loss), tuple(int(s) for s in per_qi),
