@@ -29,6 +29,7 @@ from anonymizer.base_rows import CodedRows, deferred, written
 from anonymizer.engine.session import Engine
 from anonymizer.errors import DataError, PrivacyCheckFailed, SpecError
 from anonymizer.hierarchy import build_hierarchy, column_type
+from anonymizer.row_ids import row_id
 from anonymizer.hierarchy.build import building
 from anonymizer.hierarchy.coverage import check_covered
 from anonymizer.hierarchy.csv_file import load_leaves
@@ -349,7 +350,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
     plan.in_place, plan.printed, plan.shown = in_place, (spec.columns, profile.digest), source_shown(spec)
     plan.coded = CodedRows(dict(
-        source=source, qis=qis, keep=keep + flags, has_rowid=_has_rowid(engine, source), person=person,
+        source=source, qis=qis, keep=keep + flags, rowid=row_id(engine, source), person=person,
         nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
         not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
         + [ident(k.column.name) for k in (plan.individual, plan.person) if k]), lists)
@@ -379,20 +380,6 @@ def check_suppression(plan: Plan, suppressed: int) -> None:
                                  plan.target.view, achieved_is="rows that would be suppressed",
                                  reason=f"{suppressed} rows would be suppressed, {suppressed - allowed} more than "
                                         "it allows")
-
-
-def _has_rowid(engine: Engine, source: str) -> bool:
-    """Whether the source is a table with a ``rowid`` (views and table functions have none;
-    a user column called ``rowid`` would shadow it; an engine without ``rowid``, Spark, has none)."""
-    if not engine.capabilities.rowid:
-        return False
-    if "rowid" in (name.lower() for name in engine.columns(source)):
-        return False
-    try:
-        engine.con.execute(f"SELECT rowid FROM {source} LIMIT 0")
-    except Exception:  # noqa: BLE001 - a binder error means: no rowid
-        return False
-    return True
 
 
 def _code_qi(engine: Engine, source: str, values: str, i: int, col: Column, source_type: str, dp: bool) -> QI:

@@ -22,6 +22,7 @@ from anonymizer.engine.session import Engine
 from anonymizer.errors import SpecError
 from anonymizer.hierarchy.csv_file import load_leaves
 from anonymizer.hierarchy.spec import NUMERIC_TYPES
+from anonymizer.row_ids import VIEW_ROWID, has_rowid
 from anonymizer.spec.types import ReleaseSpec
 
 
@@ -45,7 +46,9 @@ def covered(engine: Engine, spec: ReleaseSpec, source: str) -> str:
         _check_type(engine, c.name, types[c.name], leaves)
         qis.append({"column": ident(c.name), "leaves": leaves})
     target = engine.work("dp_covered")
-    engine.run("prepare/dp_covered.sql.j2", target=target, source=source, qis=qis)
+    rowid = has_rowid(engine, source) and VIEW_ROWID not in types   # the table's, passed on (row_ids.py)
+    engine.run("prepare/dp_covered.sql.j2", target=target, source=source, qis=qis,
+               rowid=ident(VIEW_ROWID) if rowid else None)
     return target
 
 

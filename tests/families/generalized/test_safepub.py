@@ -22,6 +22,7 @@ from anonymizer.families.generalized.lattice.frequency_set import build_frequenc
 from anonymizer.families.generalized.lattice.safepub import Walk
 from anonymizer.plan import prepare
 from anonymizer.randomness import ReleaseKey
+from anonymizer.row_ids import VIEW_ROWID
 from anonymizer.spec.parse import load_spec
 from tests.families.generalized.conftest import ADULT
 
@@ -371,16 +372,22 @@ def test_the_rows_are_read_through_the_covered_view_twice_whatever_the_qis(adult
     are built over those (source_profile.vectors_first), and only the copy of the rows into
     ``base`` reads the view again; never once per QI."""
     read: list[str] = []
+    texts: dict[str, str] = {}
     execute = Engine.execute
 
     def logged(self, text, params=None, *, template="<inline>"):
         if "dp_covered" in text and not text.lstrip().upper().startswith(("CREATE VIEW", "DROP")):
             read.append(template)
+        texts[template] = text
         return execute(self, text, params, template=template)
 
     monkeypatch.setattr(Engine, "execute", logged)
     anonymize(_spec(steps=5), adult)
     assert sorted(read) == ["hierarchy/qi_values.sql.j2", "prepare/base.sql.j2"], read
+    assert f"src.{VIEW_ROWID} AS __rid" in texts["prepare/base.sql.j2"].replace('"', "")   # the table's rowid, passed on
+    adult.execute("CREATE VIEW adult_view AS SELECT * FROM adult")   # a view: no rowid to pass on, its rows numbered
+    assert anonymize({**_spec(steps=5), "source": {"table": "adult_view"}}, adult, force=True).version == 2
+    assert "row_number() OVER () AS __rid" in texts["prepare/base.sql.j2"]
 
 
 def test_a_column_whose_type_cannot_show_the_files_values_is_refused_before_spending(adult):
