@@ -313,7 +313,7 @@ def check_unchanged(engine: Engine, plan: Plan) -> None:
 
 
 def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
-            profile: SourceProfile | None = None, in_place: str | None = None) -> Plan:
+            profile: SourceProfile | None = None, in_place: str | None = None, rowid: str | None = None) -> Plan:
     """Load and check the source, code the QIs and build ``base`` (see module docstring).
 
     ``source``: the quoted source relation when the caller already loaded it and resolved the
@@ -321,7 +321,9 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     ``profile``: its :class:`SourceProfile`, when the caller read it (with the fingerprint);
     ``in_place``: where the run writes its candidate to publish it in place
     (:func:`~anonymizer.release.in_place.placed`): ``base`` may then stay unwritten
-    (:mod:`anonymizer.base_rows`).
+    (:mod:`anonymizer.base_rows`); ``rowid``: the SQL (over ``src``) of a unique id of
+    ``source``'s rows where its maker passes one on (:func:`anonymizer.dp.covered.covered`),
+    else its table's ``rowid`` or ``row_number()`` (:mod:`anonymizer.row_ids`).
     """
     engine.open_work()
     spec, source, profile = check_source(engine, spec, source, resolved=source is not None, profile=profile)
@@ -350,7 +352,7 @@ def prepare(engine: Engine, spec: ReleaseSpec, source: str | None = None,
     person = ident(plan.individual.column.name) if plan.individual and spec.nulls == "suppress" else None
     plan.in_place, plan.printed, plan.shown = in_place, (spec.columns, profile.digest), source_shown(spec)
     plan.coded = CodedRows(dict(
-        source=source, qis=qis, keep=keep + flags, rowid=row_id(engine, source), person=person,
+        source=source, qis=qis, keep=keep + flags, rowid=rowid or row_id(engine, source), person=person,
         nullable=[q["col"] for q in qis] + [ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags],
         not_null=[ident(k.column.name) for k in plan.sensitive] + [f["col"] for f in flags]
         + [ident(k.column.name) for k in (plan.individual, plan.person) if k]), lists)

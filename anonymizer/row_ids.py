@@ -1,11 +1,14 @@
 """How a release numbers its source's rows (``__rid`` of ``prepare/base.sql.j2``): a table's
 ``rowid``, far cheaper than ``row_number() OVER ()``, which a view needs (DuckDB numbers the
 rows of a table, not of a query); a DP release's covered view (:mod:`anonymizer.dp.covered`)
-passes its table's ``rowid`` on in a column of its own (:data:`VIEW_ROWID`)."""
+passes its table's ``rowid`` on in a column of its own (:data:`VIEW_ROWID`), which that view's
+maker hands to :func:`~anonymizer.plan.prepare`: never guessed from a column's name, which a
+source's own column may bear."""
 
 from __future__ import annotations
 
-from anonymizer.engine.names import ident
+from typing import Iterable
+
 from anonymizer.engine.session import Engine
 
 #: the column in which a DP release's covered view passes its source table's rowid on
@@ -27,10 +30,12 @@ def has_rowid(engine: Engine, source: str) -> bool:
 
 
 def row_id(engine: Engine, source: str) -> str | None:
-    """The SQL (over the alias ``src``) of a unique id of ``source``'s rows: its ``rowid``, the
-    covered view's :data:`VIEW_ROWID`, or ``None`` (the caller numbers the rows)."""
-    if has_rowid(engine, source):
-        return "src.rowid"
-    if engine.capabilities.rowid and VIEW_ROWID in engine.columns(source):
-        return f"src.{ident(VIEW_ROWID)}"
-    return None
+    """The SQL (over the alias ``src``) of a unique id of ``source``'s rows: its ``rowid``, or
+    ``None`` (the caller numbers the rows)."""
+    return "src.rowid" if has_rowid(engine, source) else None
+
+
+def free_name(columns: Iterable[str], name: str) -> bool:
+    """Whether a relation of ``columns`` can take a column called ``name`` (DuckDB's names
+    ignore case)."""
+    return name.lower() not in {c.lower() for c in columns}

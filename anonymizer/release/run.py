@@ -148,7 +148,7 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         engine.say(f"release {spec.release}: loading {spec.source.table}")
         source = load_source(engine, spec, data)
         spec = resolve_columns(spec, engine.columns(source), source_shown(spec, data is not None))
-        source = covered(engine, spec, source)   # DP: a row its hierarchy files do not cover is left out, not refused
+        source, rowid = covered(engine, spec, source)   # DP: a row its hierarchy files do not cover is left out, not refused
         if views:
             check_owner(engine, spec.target)   # a view of another release or of the database: refused before any work
         spec_hash = spec_fingerprint(spec, engine)
@@ -180,7 +180,8 @@ def publish_release(spec: ReleaseSpec, con: "duckdb.DuckDBPyConnection | pyspark
         with engine.small(source_rows):   # a source of one row group: one thread
             with phase(engine, clock, "prepare", f"coding {len(spec.quasi)} QIs and copying the rows to the work "
                                                  "database"):
-                plan = prepare(engine, spec, source, profile, in_place=None if dry_run else placed(engine, spec.target))
+                plan = prepare(engine, spec, source, profile, in_place=None if dry_run else placed(engine, spec.target),
+                               rowid=rowid)
             try:   # a DP run spends when its mechanism starts, whether it publishes or not (ledger.spend)
                 steps = family.steps()
                 steps.refuse(engine, plan)

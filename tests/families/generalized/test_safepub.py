@@ -440,3 +440,74 @@ def test_a_batch_summed_over_the_levels_it_never_reads_scores_as_one_with_the_bo
     walk._score(coarse + [(0,) * len(qis)])
     assert alone == pytest.approx({n: walk.scores[n] for n in coarse}, rel=1e-12)
     assert len(set(alone.values())) == len(coarse)
+
+
+@pytest.mark.parametrize("name", ["__anon_source_rowid", "__ANON_SOURCE_ROWID"])
+def test_a_source_column_named_as_the_views_row_id_is_never_taken_for_it(tmp_path, name):
+    """The review's F1: the row id was guessed from a column's name, so a source column of
+    that name (one value in every row) became every row's id: one shared sample draw (rows
+    kept or dropped all together), and n^2 rows in the candidate after the run had spent. The
+    covered view now hands its column over, and takes none that a source column's name
+    (in any case) would shadow."""
+    (tmp_path / "y.csv").write_text("a;*\nb;*\nc;*\n")
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT ['a', 'b', 'c'][1 + i % 3] AS y, 7 AS {name} FROM range(3000) t(i)")
+    con.execute("CREATE VIEW tv AS SELECT * FROM t")
+    for source in ("t", "tv"):
+        spec = {**_spec(steps=5), "release": f"r_{source}", "output": {"view": f"r_{source}"}, "source": {"table": source},
+                "columns": {"y": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "y.csv")}}}}
+        anonymize(spec, con)
+        kept = con.execute(f"SELECT count(*) FROM published.r_{source}").fetchone()[0]
+        assert 0.5 * 3000 < kept < 0.7 * 3000   # beta ~ 0.61 of the rows, each drawn apart
+
+
+def _one_qi(tmp_path, lines: str, column_sql: str, rows: int = 3000) -> tuple[duckdb.DuckDBPyConnection, dict]:
+    """A table t of one QI x (``column_sql``: its type and values over i) and a spec with a
+    hierarchy file of ``lines``."""
+    (tmp_path / "x.csv").write_text(lines)
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE t AS SELECT {column_sql} AS x FROM range({rows}) t(i)")
+    return con, {**_spec(steps=5), "source": {"table": "t"},
+                 "columns": {"x": {"role": "quasi", "hierarchy": {"csv": str(tmp_path / "x.csv")}}}}
+
+
+@pytest.mark.parametrize(("lines", "column_sql", "refusal"), [
+    # the review's F2: 0.0 and -0.0 are one DOUBLE, written apart: coded as one, labelled by the first row
+    ("0.0;A;*\n-0.0;A;*\n1.0;B;*\n", "[0.0, -0.0, 1.0][1 + i % 3]::DOUBLE", "equal as the DOUBLE column compares them"),
+    # F2/F3: 'a' and 'A' under NOCASE; a collation takes apart what the file's text tells apart
+    ("a;X;*\nb;X;*\n", "['a', 'b'][1 + i % 2]::VARCHAR COLLATE NOCASE", "columns.x: compares text under a collation"),
+    # F5: a BIGINT file ordered as DOUBLEs hid a split that one row of 99999999999999999 showed
+    ("99999999999999990;A;*\n99999999999999999;B;*\n100000000000000000;A;*\n",
+     "[99999999999999990, 100000000000000000][1 + i % 2]::BIGINT", "not neighbours"),
+    # F6: a type the check skipped: no row could be covered, the run spent for nothing
+    ("2020-01-01;A;*\n", "TIMESTAMP_S '2020-01-01 00:00:00' + INTERVAL (i % 2) DAY", "no value of the file is written as"),
+])
+def test_what_the_file_and_the_columns_type_show_is_refused_before_spending(tmp_path, lines, column_sql, refusal):
+    """The review's findings F2, F3, F5 and F6: facts of the file and of the column's type,
+    both public, refused before the ledger is touched, whatever the rows hold."""
+    con, spec = _one_qi(tmp_path, lines, column_sql)
+    if "NOCASE" in column_sql:   # a "table" with the collation: created apart (CREATE TABLE AS drops it)
+        con.execute("CREATE OR REPLACE TABLE t (x VARCHAR COLLATE NOCASE)")
+        con.execute("INSERT INTO t SELECT ['a', 'b'][1 + i % 2] FROM range(3000) t(i)")
+    with pytest.raises(SpecError, match=refusal):
+        anonymize(spec, con)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE schema_name = '_anon_releases'").fetchone()[0] == 0
+
+
+def test_a_collated_column_released_from_a_view_without_its_collation_publishes(tmp_path):
+    """The refusal's advice works: a view that drops the collation (decode(encode(x)))."""
+    con, spec = _one_qi(tmp_path, "a;X;*\nA;X;*\nb;Y;*\n", "'a'")
+    con.execute("CREATE OR REPLACE TABLE t (x VARCHAR COLLATE NOCASE)")
+    con.execute("INSERT INTO t SELECT ['a', 'A', 'b'][1 + i % 3] FROM range(3000) t(i)")
+    con.execute("CREATE VIEW tv AS SELECT decode(encode(x)) AS x FROM t")
+    anonymize({**spec, "source": {"table": "tv"}}, con)
+    assert {x for x, in con.execute("SELECT DISTINCT x FROM published.adult_dp").fetchall()} <= {"a", "A", "b", "X", "Y", "*"}
+
+
+def test_a_nan_the_file_names_is_left_out_never_a_reason_to_stop(tmp_path):
+    """The review's F4: a file naming 'nan' covered a NaN row, and the source's profile then
+    refused the NaN: a stop on a fact of one row. A NaN or an infinity is always left out."""
+    con, spec = _one_qi(tmp_path, "0.0;A;*\n1.0;B;*\ninf;B;*\nnan;B;*\n", "[0.0, 1.0][1 + i % 2]::DOUBLE")
+    con.execute("INSERT INTO t VALUES ('nan'::DOUBLE), ('inf'::DOUBLE)")
+    assert anonymize(spec, con).version == 1
+    assert con.execute("SELECT count(*) FROM published.adult_dp WHERE x IN ('nan', 'inf')").fetchone()[0] == 0
