@@ -129,12 +129,16 @@ class LiveArx:
             said = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])
             return {"whole": whole, "error": next((s for s in said if "Exception" in s), said[0]).strip()[:300]}
         figures = json.loads(lines[-1])
-        return {"whole": whole, "jvm": (figures.get("cold_ms") or 0.0) / 1000, "figures": figures,
-                "published": out if figures.get("out") and out.is_file() else None}
+        published = out.with_name(figures["out"]) if figures.get("out") else None   # safepub: FILE-<run>
+        return {"whole": whole, "jvm": (figures.get("cold_ms") or figures.get("anonymize_ms") or 0.0) / 1000,
+                "figures": figures, "published": published if published and published.is_file() else None}
 
 
-def arx_args(models: list[dict], suppression: float, local: bool) -> list[str]:
-    """The driver's arguments for a configuration of the grid (its models, limit and recoding)."""
+def arx_args(models: list[dict], suppression: float, local: bool, algorithm: dict | None = None) -> list[str]:
+    """The driver's arguments for a configuration of the grid (its models, limit and recoding;
+    SafePub's ε and δ when ``algorithm`` is SafePub's, ARX's other settings its own defaults)."""
+    if algorithm is not None and algorithm.get("name") == "safepub":
+        return ["mode=safepub", f"eps={algorithm['epsilon']}", f"delta={algorithm['delta']}"]
     args = [f"mode={'local' if local else 'global'}"]
     for m in models:
         if m["type"] == "k-anonymity":
@@ -150,17 +154,16 @@ def arx_args(models: list[dict], suppression: float, local: bool) -> list[str]:
     return args
 
 
-def summarize(runs: list[dict], measure) -> dict:
-    """ARX's figures of one configuration: medians of the runs' seconds, the last run's table
-    measured with ``measure`` (a published CSV -> :func:`published_loss`'s dict)."""
+def summarize(runs: list[dict]) -> dict:
+    """ARX's figures of one configuration: medians of the runs' seconds and of their tables'
+    loss (``loss`` of each run, :func:`anonymizer.bench.arx._measured`; ``losses`` every run's),
+    the last run's other figures."""
     failed = [r["error"] for r in runs if "error" in r]
     if failed:
         return {"error": failed[0], "runs": len(runs)}
     last = runs[-1]["figures"]
-    out = {"whole": statistics.median(r["whole"] for r in runs), "jvm": statistics.median(r["jvm"] for r in runs),
-           "loss": None, "suppressed": last.get("suppressed"), "checked": last.get("transformations_checked"),
-           "classes": last.get("classes"), "tool": last.get("tool"), "runs": len(runs)}
-    if runs[-1]["published"] is not None:
-        out["loss"] = measure(runs[-1]["published"])["loss"]
-    return out
-
+    losses = [r["loss"] for r in runs if "loss" in r]
+    return {"whole": statistics.median(r["whole"] for r in runs), "jvm": statistics.median(r["jvm"] for r in runs),
+            "loss": statistics.median(losses) if len(losses) == len(runs) else None, "losses": losses,
+            "suppressed": last.get("suppressed"), "checked": last.get("transformations_checked"),
+            "classes": last.get("classes"), "tool": last.get("tool"), "runs": len(runs)}

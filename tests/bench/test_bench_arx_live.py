@@ -43,7 +43,9 @@ public class ArxBench {
         List<String> qis = Arrays.asList(a.get("qis").split(","));
         List<String> lines = Files.readAllLines(Paths.get(a.get("data")), StandardCharsets.UTF_8);
         String[] head = lines.get(0).split(";");
-        try (PrintWriter w = new PrintWriter(a.get("out"), "UTF-8")) {
+        boolean dp = "safepub".equals(a.get("mode"));   // as ArxBench: each SafePub run's table FILE-<run>
+        String out = dp ? a.get("out").replace(".csv", "-0.csv") : a.get("out");
+        try (PrintWriter w = new PrintWriter(out, "UTF-8")) {
             w.println(lines.get(0) + ";_outlier");
             for (int r = 1; r < lines.size(); r++) {
                 String[] f = lines.get(r).split(";", -1);
@@ -51,8 +53,10 @@ public class ArxBench {
                 w.println(String.join(";", f) + (r == 1 ? ";1" : ";0"));
             }
         }
-        System.out.println("{\"tool\":\"ARX " + org.deidentifier.arx.ARXAnonymizer.VERSION + "\",\"cold_ms\":250.0,"
-                           + "\"suppressed\":1,\"transformations_checked\":7,\"classes\":2,\"out\":\"arx.csv\"}");
+        System.out.println("{\"tool\":\"ARX " + org.deidentifier.arx.ARXAnonymizer.VERSION + "\",\""
+                           + (dp ? "anonymize_ms" : "cold_ms") + "\":250.0,\"suppressed\":1,"
+                           + "\"transformations_checked\":7,\"classes\":2,\"out\":\""
+                           + Paths.get(out).getFileName() + "\"}");
     }
 }
 """
@@ -111,6 +115,16 @@ def test_the_live_grid_takes_turns_and_measures_both_tables_alike(stub, monkeypa
 
 
 @needs_javac
+def test_a_live_safepub_run_is_measured_on_its_numbered_table(stub, monkeypatch):
+    jar, driver = stub
+    monkeypatch.setattr(arx, "run_config", fake_ours([]))
+    (line,) = run_arx_grid(("safepub",), repeat=1, arx_jar=jar, driver=driver, names=("safepub eps=1",))
+    got = line["arx"]
+    assert got["jvm"] == 0.25 and got["losses"] == [got["loss"]]
+    assert got["loss"] == pytest.approx(((30162 - 1) * 7 + len(QIS)) / (30162 * len(QIS)), abs=1e-12)
+
+
+@needs_javac
 def test_the_command_says_live_in_its_heading_and_lines(stub, monkeypatch):
     jar, driver = stub
     monkeypatch.setattr(arx, "run_config", fake_ours([]))
@@ -144,6 +158,41 @@ def test_the_driver_is_asked_for_each_configuration():
     assert {f"local k={k} {m}" for k in (2, 5, 10, 50)
             for m in ("l=2", "entropy-l=2", "t=0.2", "s=2%", "s=5%")} <= set(named)
     assert all(c.algorithm == arx.OURS_LOCAL for c in named.values() if c.local)
+
+
+def test_safepub_runs_both_tools_at_the_same_epsilon_and_delta():
+    named = {c.name: c for c in arx.configs(("safepub",))}
+    assert sorted(named) == ["safepub eps=0.5", "safepub eps=1", "safepub eps=2"]
+    one = named["safepub eps=1"]
+    assert arx_args(one.models, one.suppression, one.local, one.algorithm) == ["mode=safepub", "eps=1.0",
+                                                                             "delta=1e-05"]
+    spec = one.spec()   # QIs only, a budget of one release, no k or suppression limit of ours
+    assert spec["algorithm"] == {"name": "safepub", "epsilon": 1.0, "delta": 1e-5}
+    assert spec["budget"] == {"epsilon": 1.0, "delta": 1e-5} and spec["default_role"] == "identifier"
+    assert "models" not in spec and "suppression_limit" not in spec
+    assert {c for c, v in spec["columns"].items() if v["role"] == "quasi"} == set(QIS)
+    from anonymizer.spec import parse_spec
+    assert parse_spec(spec, Path(".")).algorithm.name == "safepub"
+
+
+def test_a_random_release_is_judged_by_the_median_of_its_runs():
+    runs = [{"whole": w, "in_process": w - 0.3, "algorithm_seconds": 0.2, "loss": loss, "release_loss": loss,
+             "suppressed": 9, "classes": 3, "node": None, "checks": None}
+            for w, loss in ((1.0, 0.70), (1.2, 0.60), (1.1, 0.65))]
+    ours = arx._ours(runs)
+    assert ours["loss"] == 0.65 and ours["losses"] == [0.70, 0.60, 0.65] and ours["whole"] == 1.1
+    theirs = arx_live.summarize([{"whole": w, "jvm": 0.5, "loss": loss, "figures": {"tool": "ARX 3.9.2"}}
+                                 for w, loss in ((4.0, 0.66), (4.6, 0.80), (4.4, 0.70))])
+    assert theirs["loss"] == 0.70 and theirs["whole"] == 4.4
+    line = dict(ours, config="safepub eps=1", group="safepub", arx_source="live", arx=theirs)
+    assert format_arx_grid([line]).splitlines()[-1].endswith("| time 0.25x ARX, loss <= ARX")
+    slow = dict(line, whole=1.2)
+    assert format_arx_grid([slow]).splitlines()[-1].endswith("| TIME 0.27x ARX > 0.25x, loss <= ARX")
+    lossy = dict(line, loss=0.71, release_loss=0.71)
+    assert "LOSS > ARX" in format_arx_grid([lossy])
+    # a run of ARX whose table is missing leaves the median unknown, never one of the others
+    assert arx_live.summarize([{"whole": 4.0, "jvm": 0.5, "figures": {}}, {"whole": 4.2, "jvm": 0.5, "loss": 0.7,
+                                                                          "figures": {}}])["loss"] is None
 
 
 def _refused(*args: str) -> str:
