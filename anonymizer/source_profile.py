@@ -93,12 +93,14 @@ def profile_source(engine: Engine, spec: ReleaseSpec, source: str) -> SourceProf
 
 def check_profile(spec: ReleaseSpec, source: str, profile: SourceProfile) -> None:
     """Refuse a source :func:`prepare` cannot release: empty, with non-finite values, fewer
-    rows than k, or NULLs under ``nulls: error`` (a DP release only for non-finite values: it
-    runs its mechanism on an empty table or one under k, whose output is then empty)."""
+    rows than k, or NULLs under ``nulls: error``. A DP release is refused none of these on its
+    rows (whether it stops must not tell a fact of one row): it runs its mechanism on an empty
+    table or one under k, whose output is then empty; SafePub leaves a NaN or an infinity out
+    (:mod:`anonymizer.dp.covered`) and dp-aggregates clamps it to the bounds, NaN to the upper."""
     rows, nulls = profile.rows, profile.nulls
     if rows == 0 and spec.budget is None:   # a DP release runs on no rows too (dp/covered.py): refusing tells of them
         raise DataError(source, "is empty: there is nothing to anonymize")
-    if profile.nonfinite:
+    if profile.nonfinite and spec.budget is None:
         listing = ", ".join(f"{c} ({n} rows)" for c, n in profile.nonfinite.items())
         raise DataError(source, f"NaN or infinity in {listing}: a value to generalize must be a finite number; "
                                 "set those values to NULL (with 'nulls: suppress') or clean them")

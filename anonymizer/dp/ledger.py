@@ -24,6 +24,12 @@ release keeps its account: a spec naming another account than its earlier versio
 (their audit rows' ``parameters.budget``), or a ledger that lost that account, is refused too
 (the versions compose whatever the account says). Sums are
 ``math.fsum`` (correctly rounded) and compared with the totals as they are: never above them.
+
+A database keeps one account of a name: a run or ``budget open`` naming an account that the
+ledger of another snapshot schema of the same database holds is refused (:func:`held_elsewhere`),
+so that a release published again with another ``snapshot_schema`` (or a query naming another
+``--schema``) spends from the account it has, never from a new one. The ledger lives in the
+output database, beside the releases it accounts for: another database file is another ledger.
 """
 
 from __future__ import annotations
@@ -115,6 +121,8 @@ def check(engine: Engine, target: Target) -> Account | None:
     b = target.budget
     if b is None:
         return None
+    _not_held_elsewhere(engine, target.output.catalog, target.output.snapshot_schema, b.account,
+                        "output.snapshot_schema")
     account = read(engine, target.output.catalog, target.output.snapshot_schema, b.account)
     before = _earlier_account(engine, target)   # the account the release's earlier versions spent from
     if before is not None and before != b.account:
@@ -138,6 +146,27 @@ def check(engine: Engine, target: Target) -> Account | None:
     if after[0] > account.total[0] or after[1] > account.total[1]:
         raise BudgetExhausted(b.account, b.spends, account.left, account.total)
     return account
+
+
+def held_elsewhere(engine: Engine, catalog: str | None, schema: str, account: str) -> str | None:
+    """The other schema of the database whose ledger (this package's: a table with the ledger's
+    columns) holds ``account``, or ``None`` (module docstring: one account of a name a database)."""
+    for (other,) in engine.rows("publish/budget_holders.sql.j2", {"database": catalog, "name": BUDGET}):
+        if other.lower() == schema.lower():
+            continue
+        have = {c.lower() for c in engine.columns(in_catalog(catalog, other, BUDGET))}
+        if have.issuperset(BUDGET_CORE) and read(engine, catalog, other, account) is not None:
+            return str(other)
+    return None
+
+
+def _not_held_elsewhere(engine: Engine, catalog: str | None, schema: str, account: str, field: str) -> None:
+    other = held_elsewhere(engine, catalog, schema, account)
+    if other is not None:
+        raise SpecError(field, f"names schema {schema}, but account {account} is kept in the ledger of schema "
+                               f"{other} of this database, which keeps one account of a name so that its spending "
+                               f"never starts afresh: use schema {other} (a budget changes only by "
+                               f"`anonymizer budget refresh`)", schema)
 
 
 def _earlier_account(engine: Engine, target: Target) -> str | None:
@@ -185,6 +214,7 @@ def open_account(engine: Engine, catalog: str | None, schema: str, account: str,
     account (:mod:`anonymizer.dp.queries`) comes to be; a release's opens with its first version."""
     if read(engine, catalog, schema, account) is not None:
         raise SpecError("ACCOUNT", "has a budget already: `anonymizer budget refresh` renews it", account)
+    _not_held_elsewhere(engine, catalog, schema, account, "--schema")
     _check_reason_and_totals(reason, total)
     table = budget_table(catalog, schema)
     owned(engine, catalog, schema, BUDGET, BUDGET_CORE)

@@ -215,8 +215,9 @@ def check_view(engine: Engine, out: Output, release: str, name: str, has_audit: 
         owner = engine.one("publish/view_owner.sql.j2", {"view": shown},
                            audit=in_catalog(out.catalog, out.snapshot_schema, AUDIT))
     if owner is None:
-        raise ViewNotOwned(shown, f"{shown} exists and was not created by a release (a {kind} of the "
-                                  f"database); drop it or choose another output.view")
+        raise ViewNotOwned(shown, f"{shown} exists and was not created by a release audited in snapshot schema "
+                                  f"{out.snapshot_schema} (a {kind} of the database: another snapshot schema's, or "
+                                  "none's); drop it, choose another output.view, or keep its snapshot_schema")
     holder, version, main, figures, snap = owner
     if holder != release:
         raise ViewNotOwned(shown, f"view {shown} belongs to release {holder}; choose another output.view", holder)

@@ -173,3 +173,25 @@ def test_refresh_refuses_totals_that_are_not_finite(db, option, value):
     done = CliRunner().invoke(main, ["budget", "refresh", "adult_dp", "--db", str(db), "--reason", "r", option, value])
     assert done.exit_code == 2 and option in done.output
     assert [e[1] for e in _events(db)] == ["open", "spend"]   # nothing written
+
+
+def test_another_snapshot_schema_of_the_database_never_opens_a_fresh_account(db):
+    """A release published again with another snapshot schema (its view elsewhere too) spends from
+    the account it has: one account of a name a database, whichever schema's ledger keeps it."""
+    budget = {"epsilon": 1.5, "delta": 1e-4}
+    _run(db, budget=budget)
+    with pytest.raises(SpecError, match="kept in the ledger of schema _anon_releases") as refused:
+        _run(db, budget=budget, output={"view": "adult_dp2", "schema": "pub2", "snapshot_schema": "snap2"})
+    assert refused.value.field == "output.snapshot_schema"
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM duckdb_schemas() WHERE schema_name IN ('pub2', 'snap2')").fetchone() == (0,)
+    con.close()
+    runner = CliRunner()
+    opened = runner.invoke(main, ["budget", "open", "adult_dp", "--epsilon", "5", "--delta", "1e-4", "--reason",
+                                  "a second account", "--schema", "snap2", "--db", str(db)])
+    assert opened.exit_code == 2 and "kept in the ledger of schema _anon_releases" in opened.output
+    # a schema's own table of that name is no ledger: it hides no account
+    con = duckdb.connect(str(db))
+    con.execute("CREATE SCHEMA mine; CREATE TABLE mine._budget (note VARCHAR)")
+    con.close()
+    assert _run(db, budget=budget, release="other", output={"view": "other"}).version == 1

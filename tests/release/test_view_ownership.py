@@ -130,8 +130,9 @@ def test_a_users_own_view_is_refused_and_left_untouched(con, name):
     make_people(con)
     con.execute(f'CREATE SCHEMA published; CREATE VIEW published."{name}" AS SELECT 42 AS answer')
     definition = view_sql(con, "published", name)
-    with pytest.raises(AnonymizerError, match="published.people_k5 exists and was not created by a release "
-                                              r"\(a view of the database\); drop it or choose another output.view"):
+    with pytest.raises(AnonymizerError, match="published.people_k5 exists and was not created by a release audited "
+                                              r"in snapshot schema _anon_releases \(a view of the database: another "
+                                              r"snapshot schema's, or none's\); drop it, choose another output.view"):
         anonymize(BASE, con)
     assert view_sql(con, "published", name) == definition
     assert con.execute("SELECT * FROM published.people_k5").fetchall() == [(42,)]
@@ -143,7 +144,7 @@ def test_a_table_of_that_name_is_refused(con):
     make_people(con)
     con.execute("CREATE SCHEMA published; CREATE TABLE published.people_k5 AS SELECT 7 AS x")
     with pytest.raises(AnonymizerError, match="published.people_k5 exists and was not created by a release "
-                                              r"\(a table of the database\)"):
+                                              r"audited in snapshot schema _anon_releases \(a table of the database"):
         anonymize(BASE, con)
     assert con.execute("SELECT * FROM published.people_k5").fetchall() == [(7,)]
     assert snapshots(con) == []

@@ -171,3 +171,17 @@ def test_an_empty_table_runs_the_mechanism_declared_cells_and_all(con):
         ("F", "north"), ("M", "north")]
     assert anonymize(_spec(), con).version == 2
     assert con.execute("SELECT count(*) FROM published.visits_dp").fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("value, counted", [("nan", 100.0), ("inf", 100.0), ("-inf", 0.0)])
+def test_a_nan_or_infinity_is_clamped_never_a_reason_to_stop(con, value, counted):
+    """Whether a DP release runs must not tell a fact of one row: a non-finite measured value
+    counts as a bound (NaN as the upper), as any value beyond the bounds does."""
+    con.execute("""CREATE TABLE visits AS SELECT i AS pid, 'F' AS sex, 'north' AS region, 50.0::DOUBLE AS hours
+                   FROM range(1, 400) t(i)""")
+    con.execute(f"INSERT INTO visits VALUES (0, 'F', 'north', '{value}'::DOUBLE)")
+    spec = dict(_spec(keys={"sex": ["F"], "region": ["north"]}, epsilon=500.0), budget={"epsilon": 500, "delta": 1e-4})
+    r = anonymize(spec, con)
+    assert r.version == 1 and all(m["holds"] for m in r.models)
+    (mean,) = con.execute("SELECT hours_mean FROM published.visits_dp").fetchone()
+    assert abs(mean - (399 * 50.0 + counted) / 400) < 0.02   # noise of scale 0.004 rows and 0.4 in sums

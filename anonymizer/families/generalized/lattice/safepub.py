@@ -111,9 +111,12 @@ def safepub(engine: Engine, plan: Plan) -> AlgorithmResult:
     notes = {"levels": walk.levels(node), "epsilon": a.epsilon, "delta": a.delta, "search_epsilon": a.search_epsilon,
              "anonymization_epsilon": p.epsilon, "beta": p.beta, "k": p.k, "score": a.score, "steps": walk.steps,
              "selection": a.selection}
+    covers = ("the sample and the search's steps" if a.score in options.PRIVATE_SCORES else
+              f"the sample only: {a.score} reads the data's value counts or size, so its sensitivity does not hold "
+              "and the search's steps are not private either")
     warnings = [] if a.selection != "best" else [
         f"selection: best publishes the pivot with the best {a.score} score, a choice made on the data without "
-        f"noise (ARX's): epsilon = {a.epsilon} covers the sample and the search's steps, not that choice"]
+        f"noise (ARX's): epsilon = {a.epsilon} covers {covers}, not that choice"]
     return AlgorithmResult(assign=assign, classes=classes, suppressed=plan.base_rows - int(kept),
                            presampled=plan.base_rows - freq.rows, rounds=walk.steps,
                            seconds=time.perf_counter() - start, notes={"safepub": notes, "warnings": warnings},
