@@ -35,8 +35,10 @@ def budget() -> None:
 @_schema
 @json_option
 def show(account: str | None, db: str, schema: str, as_json: bool) -> None:
-    """Every account (or ACCOUNT): its totals, spent and left since its last refresh, and each
-    event (open, spend by a release's version, refresh with its reason)."""
+    """Every account (or ACCOUNT): its totals, spent and left since its last refresh, what it
+    spent over its life when it was refreshed (what its recipients may hold: a refresh renews a
+    budget, it does not undo a disclosure), and each event (open, spend by a release's version,
+    refresh with its reason)."""
     from anonymizer.dp import ledger
     from anonymizer.engine.session import Engine
     from anonymizer.errors import SpecError
@@ -114,12 +116,16 @@ def refresh(account: str, reason: str, epsilon: float | None, delta: float | Non
 def _as_dict(a) -> dict:
     return {"account": a.name, "total": {"epsilon": a.total[0], "delta": a.total[1]},
             "spent": {"epsilon": a.spent[0], "delta": a.spent[1]}, "left": {"epsilon": a.left[0], "delta": a.left[1]},
+            "lifetime": {"epsilon": a.lifetime[0], "delta": a.lifetime[1]}, "refreshes": a.refreshes,
             "events": [{k: v for k, v in e.items() if k != "account"} for e in a.cumulative()]}
 
 
 def _format(a) -> str:
     lines = [f"account {a.name}: epsilon {a.spent[0]:g} of {a.total[0]:g} spent ({a.left[0]:g} left), "
              f"delta {a.spent[1]:g} of {a.total[1]:g}"]
+    if a.refreshes:   # a refresh renews the budget; what was spent before it stays disclosed
+        lines[0] += (f"; over its life, across {a.refreshes} refresh{'es' if a.refreshes > 1 else ''}: "
+                     f"epsilon {a.lifetime[0]:g}, delta {a.lifetime[1]:g}")
     for e in a.cumulative():
         when = str(e["created_at"])[:19]
         if e["event"] == "spend":

@@ -138,8 +138,10 @@ def format_history(found: dict) -> str:
             lines.append("    chosen    " + ", ".join(f"{k} {_n(x)}" for k, x in shown.items()))
         if v["models"]:
             lines.append("    achieved  " + ", ".join(f"{m['model']} {_n(m['figure'])}" for m in v["models"]))
-        if v.get("combination"):
-            lines.append("    versions  " + across(v["combination"]))
+        if v.get("combination"):   # a DP version's guarantee across versions is its budget's, not this measure
+            lines.append("    versions  " + across(v["combination"])
+                         + ("; a measure of the published rows only: DP versions compose by epsilon (budget)"
+                            if v.get("privacy_budget") else ""))
         if v.get("privacy_budget"):
             b = v["privacy_budget"]
             lines.append(f"    budget    spent epsilon {b['epsilon']:g}, delta {b['delta']:g} of account {b['account']}: "

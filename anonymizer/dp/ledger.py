@@ -64,6 +64,17 @@ class Account:
     def left(self) -> tuple[float, float]:
         return max(self.total[0] - self.spent[0], 0.0), max(self.total[1] - self.spent[1], 0.0)
 
+    @property
+    def lifetime(self) -> tuple[float, float]:
+        """What every spend event of the account spent, refreshes or not: what its recipients
+        may hold (a refresh renews the budget, it does not undo a disclosure)."""
+        spends = [e for e in self.events if e["event"] == "spend"]
+        return math.fsum(e["epsilon"] for e in spends), math.fsum(e["delta"] for e in spends)
+
+    @property
+    def refreshes(self) -> int:
+        return sum(1 for e in self.events if e["event"] == "refresh")
+
     def cumulative(self) -> list[dict]:
         """The events with ``spent`` (what the account had spent after each, since its last
         open or refresh) and ``total`` (its totals then)."""

@@ -96,8 +96,12 @@ def test_refresh_is_explicit_audited_and_shown(db):
     account = json.loads(shown.output)["accounts"][0]
     assert [e["event"] for e in account["events"]] == ["open", "spend", "refresh", "spend"]
     assert account["spent"] == {"epsilon": 1.0, "delta": 1e-5} and account["left"]["epsilon"] == 0.5
+    assert account["lifetime"] == {"epsilon": 2.0, "delta": 2e-5} and account["refreshes"] == 1
+    said = runner.invoke(main, ["budget", "show", "adult_dp", "--db", str(db)]).output.splitlines()[0]
+    assert said.endswith("; over its life, across 1 refresh: epsilon 2, delta 2e-05")
     history = runner.invoke(main, ["history", "adult_dp", "--db", str(db)])
     assert history.output.count("budget    spent epsilon 1") == 2 and "cumulative epsilon 1 of 1.5" in history.output
+    assert history.output.count("a measure of the published rows only: DP versions compose by epsilon") == 2
 
 
 def test_the_cli_refuses_an_overspending_run_with_exit_1(db, tmp_path):
